@@ -1,0 +1,121 @@
+# vcapd: one non-recursive Makefile. Objects under $(BUILD)/, libraries through
+# pkg-config, user CFLAGS first and project flags appended. Quiet unless V=1.
+#
+#   make            build build/vcapd and the unit tests
+#   make run        install missing packages, build, start the daemon
+#   make test       install missing packages, build, run every test
+#   make asan       unit + integration tests under AddressSanitizer/UBSan
+#   make bench      benchmarks that print numbers (not tests)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+PKGS := libevent libevent_pthreads libmicrohttpd libturbojpeg libjpeg libv4l2
+
+ifneq ($(V),1)
+Q := @
+endif
+
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wno-missing-field-initializers -fno-strict-aliasing -MMD -MP \
+	-I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lyuv -lpthread -lm
+
+ifeq ($(SAN),1)
+override CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+override LDFLAGS += -fsanitize=address,undefined
+endif
+
+COMMON_SRC := $(wildcard common/*.c)
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
+TOOL_SRC   := $(wildcard tests/tools/*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+TOOL_BIN   := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+VCAPD      := $(BUILD)/vcapd
+
+# Debian packages: what building needs, and what the tests drive.
+DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
+	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev
+DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
+	xz-utils chromium nginx-light systemd openssl
+
+.PHONY: bench-bins all run test asan bench install clean deps-build deps-test unit integ vm tools
+
+all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
+
+$(BUILD)/libvcap.a: $(COMMON_OBJ)
+	@echo "  AR    $@"
+	$(Q)$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(VCAPD): $(BUILD)/server/main.o $(SERVER_OBJ) $(BUILD)/libvcap.a
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+deps-build:
+	$(Q)sh tests/deps.sh $(DEPS_BUILD)
+
+deps-test:
+	$(Q)sh tests/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
+
+run: deps-build
+	$(Q)$(MAKE) --no-print-directory all
+	./$(VCAPD) $(ARGS)
+
+# The README's test command: everything, in one go.
+test: deps-test
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all
+	$(Q)sh tests/run-all.sh
+
+asan: deps-build
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all
+	$(Q)VCAP_BUILD=build/asan sh tests/run-all.sh unit integ
+
+bench: deps-build
+	$(Q)$(MAKE) --no-print-directory CFLAGS="-O3 -g" BUILD=build/bench-o3 bench-bins
+	$(Q)sh tests/run-bench.sh build/bench-o3
+
+bench-bins: $(BENCH_BIN)
+
+install: $(VCAPD)
+	install -Dm755 $(VCAPD) $(DESTDIR)$(PREFIX)/bin/vcapd
+	install -d $(DESTDIR)$(PREFIX)/share/vcapd/web
+	cp -r web/. $(DESTDIR)$(PREFIX)/share/vcapd/web/
+	install -Dm644 conf/vcapd.conf $(DESTDIR)/etc/vcapd/vcapd.conf.example
+	install -Dm644 systemd/vcapd.service $(DESTDIR)/lib/systemd/system/vcapd.service
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,83 @@
+/* One camera: a capture source (V4L2 device through libv4l2, or the
+ * test-pattern source) driven by the event loop, with its state machine
+ * (absent -> idle -> streaming -> error/retry), its capabilities, controls,
+ * inputs and statistics. Frames are delivered to one callback on the loop
+ * thread; the fan-out to clients lives elsewhere.
+ *
+ * CONTRACT between the capture layer and the serving layer: extend it, do not
+ * break it. All functions must be called on the loop thread. */
+#ifndef VC_CAPTURE_H
+#define VC_CAPTURE_H
+
+#include <stdint.h>
+
+#include "common/caps.h"
+#include "common/frame.h"
+
+struct event_base;
+struct vc_cam;
+
+enum vc_cam_state {
+	VC_CAM_ABSENT = 0, /* device node missing or unopenable; retried with backoff */
+	VC_CAM_IDLE,       /* open, not streaming (no consumers) */
+	VC_CAM_STREAMING,
+	VC_CAM_ERROR,      /* failed; retried with backoff */
+};
+
+/* A capture mode: what the device is asked to deliver. */
+struct vc_mode {
+	uint32_t fourcc;
+	uint32_t width, height;
+	struct vc_fract ival; /* 0/0 = driver default */
+};
+
+struct vc_cam_config {
+	const char *id;       /* stable id used in URLs ("0", "front"); copied */
+	const char *path;     /* "/dev/video0", "/dev/v4l/by-id/...", "test", "test:640x480@30:YUYV" */
+	struct vc_mode preferred; /* zero fields = choose */
+	int input;            /* VIDIOC_S_INPUT index, -1 = leave */
+	unsigned n_buffers;   /* mmap buffers to request, 0 = default (4) */
+	int idle_stop_ms;     /* stop streaming this long after the last consumer; <0 = never */
+	int stall_timeout_ms; /* no frame this long while streaming = restart; 0 = default */
+};
+
+struct vc_cam_stats {
+	uint64_t frames;      /* frames delivered */
+	uint64_t dropped;     /* sequence gaps reported by the driver */
+	uint64_t errors;      /* error-flagged or invalid buffers discarded */
+	uint64_t copies;      /* frames copied because too few buffers stayed queued */
+	uint64_t restarts;    /* recoveries after errors/unplug */
+	double fps;           /* measured over the last seconds */
+};
+
+/* Called on the loop thread for every captured frame; the callee takes its own
+ * reference (vc_frame_ref) if it keeps the frame past the call. */
+typedef void (*vc_cam_frame_cb)(void *opaque, struct vc_frame *f);
+/* Called on state changes and mode changes (new caps or geometry). */
+typedef void (*vc_cam_event_cb)(void *opaque, struct vc_cam *cam);
+
+int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out);
+void vc_cam_free(struct vc_cam *cam); /* frames still referenced stay valid until unref'd */
+
+void vc_cam_set_callbacks(struct vc_cam *cam, vc_cam_frame_cb on_frame,
+			  vc_cam_event_cb on_event, void *opaque);
+
+/* Consumers: streaming starts with the first acquire and stops idle_stop_ms
+ * after the last release. */
+void vc_cam_acquire(struct vc_cam *cam);
+void vc_cam_release(struct vc_cam *cam);
+
+/* Ask for a new mode; applied asynchronously (STREAMOFF/S_FMT/STREAMON) and
+ * reported through on_event. Returns 0 or -errno (unsupported). */
+int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m);
+
+const char *vc_cam_id(const struct vc_cam *cam);
+const char *vc_cam_path(const struct vc_cam *cam);
+enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
+const char *vc_cam_state_name(enum vc_cam_state s);
+/* Current negotiated mode and geometry (valid when not ABSENT). */
+void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g);
+const struct vc_caps *vc_cam_caps(const struct vc_cam *cam);
+void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs test suites and counts their one-line results ("name: OK", "name: FAIL ...",
+# "name: SKIP why"). A test program that exits non-zero without printing a FAIL
+# line is counted as one failure, so a crash can never pass silently.
+#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm]...
+# VCAP_BUILD selects the build directory for "unit" and "integ" (default build).
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${VCAP_BUILD:-build}
+LOGDIR=build/test-logs
+mkdir -p "$LOGDIR"
+pass=0 fail=0 skip=0
+
+# run_one NAME TIMEOUT CMD...: run, print its output, count its results.
+run_one() {
+	name=$1 t=$2; shift 2
+	log="$LOGDIR/$(echo "$name" | tr '/ ' '__').log"
+	timeout -k 10 "$t" "$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(grep -cE ': OK( |$)' "$log"); f=$(grep -cE ': FAIL( |$)' "$log")
+	s=$(grep -cE ': SKIP( |$)' "$log")
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "$name: FAIL (exit status $rc$( [ "$rc" = 124 ] && echo ', timed out'))"
+		f=1
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+unit() { # $1 = build dir
+	for t in "$1"/tests/test_*; do
+		[ -x "$t" ] || continue
+		run_one "$t" 600 "$t"
+	done
+}
+
+integ() { # $1 = build dir
+	for t in tests/integ/*.sh; do
+		[ -f "$t" ] || continue
+		VCAPD="$1/vcapd" VCAP_BUILD="$1" run_one "$t[$1]" 900 sh "$t"
+	done
+}
+
+suites=${*:-unit unit-asan integ integ-asan vm}
+for s in $suites; do
+	echo "=== suite $s"
+	case $s in
+	unit) unit "$BUILD" ;;
+	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
+	integ) integ "$BUILD" ;;
+	integ-asan) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
+	vm) [ -f tests/vm/run.sh ] && run_one vm 2400 sh tests/vm/run.sh ;;
+	*) echo "run-all: unknown suite $s"; fail=$((fail + 1)) ;;
+	esac
+done
+echo
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
