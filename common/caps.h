@@ -29,6 +29,13 @@ struct vc_caps_fmt {
 	struct vc_caps_size *sizes;
 };
 
+/* A capture mode: what a device is asked to deliver. */
+struct vc_mode {
+	uint32_t fourcc;
+	uint32_t width, height;
+	struct vc_fract ival; /* 0/0 = driver default */
+};
+
 struct vc_caps {
 	size_t n_fmts;
 	struct vc_caps_fmt *fmts;

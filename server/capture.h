@@ -24,13 +24,6 @@ enum vc_cam_state {
 	VC_CAM_ERROR,      /* failed; retried with backoff */
 };
 
-/* A capture mode: what the device is asked to deliver. */
-struct vc_mode {
-	uint32_t fourcc;
-	uint32_t width, height;
-	struct vc_fract ival; /* 0/0 = driver default */
-};
-
 struct vc_cam_config {
 	const char *id;       /* stable id used in URLs ("0", "front"); copied */
 	const char *path;     /* "/dev/video0", "/dev/v4l/by-id/...", "test", "test:640x480@30:YUYV" */

@@ -54,4 +54,9 @@ for s in $suites; do
 done
 echo
 echo "$pass passed, $fail failed, $skip skipped"
+# A run that checked nothing proves nothing: it fails.
+if [ "$pass" = 0 ]; then
+	echo "run-all: no check passed; an empty run is a failure"
+	exit 1
+fi
 [ "$fail" = 0 ]
