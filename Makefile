@@ -15,7 +15,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-PKGS := libevent libevent_pthreads libmicrohttpd libturbojpeg libjpeg libv4l2
+PKGS := libevent libevent_pthreads libmicrohttpd libturbojpeg libjpeg libv4l2 gnutls
 
 ifneq ($(V),1)
 Q := @
@@ -24,7 +24,7 @@ endif
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wno-missing-field-initializers -fno-strict-aliasing -MMD -MP \
 	-I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lyuv -lpthread -lm
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lyuv -lcrypt -lpthread -lm
 
 ifeq ($(SAN),1)
 override CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -47,7 +47,8 @@ VCAPD      := $(BUILD)/vcapd
 
 # Debian packages: what building needs, and what the tests drive.
 DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
-	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev
+	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev \
+	libgnutls28-dev libcrypt-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd openssl
 

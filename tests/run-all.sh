@@ -48,7 +48,11 @@ for s in $suites; do
 	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
 	integ) integ "$BUILD" ;;
 	integ-asan) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
-	vm) [ -f tests/vm/run.sh ] && run_one vm 2400 sh tests/vm/run.sh ;;
+	vm) # one script per guest boot: tests/vm/boot_*.sh (each boots vivid-vm once)
+		for t in tests/vm/boot_*.sh; do
+			[ -f "$t" ] || continue
+			run_one "$t" 1500 sh "$t"
+		done ;;
 	*) echo "run-all: unknown suite $s"; fail=$((fail + 1)) ;;
 	esac
 done
