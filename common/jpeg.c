@@ -1,0 +1,87 @@
+/* The JPEG context: libjpeg/TurboJPEG handles and scratch owned by one
+ * thread, reused across frames; size helpers. Encoding lives in
+ * jpeg_enc.c, decoding in jpeg_dec.c, parsing and DHT in jpeg_parse.c,
+ * lossless transforms in jpeg_xform.c, colour in jpeg_color.c. */
+#define LOG_PREFIX "jpeg: "
+#include "common/jpeg_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/log.h"
+
+struct vc_jpeg *vc_jpeg_new(void)
+{
+	struct vc_jpeg *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		log_error("context: %s", "out of memory");
+	return j;
+}
+
+void vc_jpeg_free(struct vc_jpeg *j)
+{
+	if (!j)
+		return;
+	if (j->c_ready)
+		jpeg_destroy_compress(&j->c);
+	if (j->tjc)
+		tjDestroy(j->tjc);
+	if (j->tjd)
+		tjDestroy(j->tjd);
+	if (j->tjx)
+		tjDestroy(j->tjx);
+	tjFree(j->xbuf);
+	free(j->scratch);
+	free(j);
+}
+
+uint8_t *vc_jpeg_scratch(struct vc_jpeg *j, size_t n)
+{
+	if (n > j->scratch_size) {
+		/* Grow by half again so alternating sizes do not reallocate. */
+		size_t sz = n + n / 2;
+		uint8_t *p = malloc(sz);
+
+		if (!p)
+			return NULL;
+		free(j->scratch);
+		j->scratch = p;
+		j->scratch_size = sz;
+	}
+	return j->scratch;
+}
+
+size_t vc_jpeg_bound(uint32_t w, uint32_t h)
+{
+	if (w == 0 || h == 0 || w > 16384 || h > 16384)
+		return 0;
+	/* TurboJPEG's own worst case for 4:4:4 (the largest subsampling case),
+	 * which also covers what our raw-data encoder writes. */
+	return tjBufSize((int)w, (int)h, TJSAMP_444);
+}
+
+uint32_t vc_jpeg_scaled(uint32_t dim, int scale_denom)
+{
+	if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8)
+		return 0;
+	return (dim + (uint32_t)scale_denom - 1) / (uint32_t)scale_denom;
+}
+
+int vc_jpeg_check_view(const struct vc_image *s)
+{
+	const struct vc_fmt *f = s->fmt;
+	struct vc_geom g;
+
+	if (!f || vc_fmt_geometry(f, s->width, s->height, 0, &g) < 0)
+		return -EINVAL;
+	for (int p = 0; p < g.color_planes && p < 3; p++) {
+		uint32_t lines = g.plane[p].lines;
+
+		if (!s->plane[p] || s->stride[p] < g.plane[p].stride || lines == 0)
+			return -EINVAL;
+		if (s->plane_size[p] < (size_t)s->stride[p] * (lines - 1) + g.plane[p].stride)
+			return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,156 @@
+/* YCbCr range and matrix conversion for the JPEG paths: JFIF wants full-range
+ * BT.601; cameras send limited range (and HD sources BT.709). The loops work
+ * on rows the codec owns (scratch strips or a decode destination), in fixed
+ * point, written so the compiler can vectorise them (fixed 16-sample inner
+ * loops) without intrinsics. */
+#include "common/jpeg_int.h"
+
+
+/* Kr, Kb of each V4L2 ycbcr_enc we know; others fall back to BT.601. */
+static void enc_k(int enc, double *kr, double *kb)
+{
+	static const struct { int enc; double kr, kb; } tab[] = {
+		{ V4L2_YCBCR_ENC_601, 0.299, 0.114 },
+		{ V4L2_YCBCR_ENC_XV601, 0.299, 0.114 },
+		{ V4L2_YCBCR_ENC_709, 0.2126, 0.0722 },
+		{ V4L2_YCBCR_ENC_XV709, 0.2126, 0.0722 },
+		{ V4L2_YCBCR_ENC_BT2020, 0.2627, 0.0593 },
+		{ V4L2_YCBCR_ENC_SMPTE240M, 0.212, 0.087 },
+	};
+	*kr = 0.299;
+	*kb = 0.114;
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (tab[i].enc == enc) {
+			*kr = tab[i].kr;
+			*kb = tab[i].kb;
+		}
+}
+
+void vc_jpeg_color_resolve(const struct vc_colorimetry *c, int *enc, int *full)
+{
+	int e = c->ycbcr_enc ? c->ycbcr_enc : (int)V4L2_MAP_YCBCR_ENC_DEFAULT(c->colorspace);
+	int q = c->quantization ? c->quantization
+				: (int)V4L2_MAP_QUANTIZATION_DEFAULT(0, c->colorspace, e);
+
+	*enc = e;
+	*full = q == V4L2_QUANTIZATION_FULL_RANGE;
+}
+
+/* Normalised YCbCr (Y 0..1, C -0.5..0.5) -> RGB and back, for one encoding. */
+static void ycc_to_rgb(double kr, double kb, double m[3][3])
+{
+	double kg = 1.0 - kr - kb;
+
+	m[0][0] = 1; m[0][1] = 0; m[0][2] = 2 * (1 - kr);
+	m[2][0] = 1; m[2][1] = 2 * (1 - kb); m[2][2] = 0;
+	/* G = (Y - Kr R - Kb B) / Kg */
+	m[1][0] = 1;
+	m[1][1] = -kb * 2 * (1 - kb) / kg;
+	m[1][2] = -kr * 2 * (1 - kr) / kg;
+}
+
+static void rgb_to_ycc(double kr, double kb, double m[3][3])
+{
+	double kg = 1.0 - kr - kb;
+
+	m[0][0] = kr; m[0][1] = kg; m[0][2] = kb;
+	m[1][0] = -kr / (2 * (1 - kb)); m[1][1] = -kg / (2 * (1 - kb)); m[1][2] = 0.5;
+	m[2][0] = 0.5; m[2][1] = -kg / (2 * (1 - kr)); m[2][2] = -kb / (2 * (1 - kr));
+}
+
+void vc_jpeg_ycc_xf(int enc_in, int full_in, int enc_out, int full_out, struct ycc_xf *x)
+{
+	double kri, kbi, kro, kbo, a[3][3], b[3][3], m[3][3];
+	double sy_in = full_in ? 255 : 219, sc_in = full_in ? 255 : 224;
+	double sy_out = full_out ? 255 : 219, sc_out = full_out ? 255 : 224;
+
+	enc_k(enc_in, &kri, &kbi);
+	enc_k(enc_out, &kro, &kbo);
+	x->y_in_off = full_in ? 0 : 16;
+	x->y_out_off = full_out ? 0 : 16;
+	ycc_to_rgb(kri, kbi, a);
+	rgb_to_ycc(kro, kbo, b);
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++) {
+			double s = 0;
+
+			for (int k = 0; k < 3; k++)
+				s += b[r][k] * a[k][c];
+			m[r][c] = s * (r ? sc_out : sy_out) / (c ? sc_in : sy_in);
+		}
+	x->scale_only = 1;
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++) {
+			double v = m[r][c] * 4096.0;
+
+			x->m[r][c] = (int)(v < 0 ? v - 0.5 : v + 0.5);
+			if (r != c && x->m[r][c] != 0)
+				x->scale_only = 0;
+		}
+	x->identity = x->scale_only && x->m[0][0] == 4096 && x->m[1][1] == 4096 &&
+		      x->m[2][2] == 4096 && x->y_in_off == x->y_out_off;
+}
+
+static inline uint8_t clamp_q12(int v)
+{
+	v = v < 0 ? 0 : v >> 12;
+	return (uint8_t)(v > 255 ? 255 : v);
+}
+
+/* out = clamp(((in - in_off) * k + out_off * 4096 + 2048) >> 12): one plane row. */
+static void scale_row(uint8_t *row, int w, int in_off, int k, int out_off)
+{
+	int bias = out_off * 4096 + 2048 - in_off * k;
+	int i = 0;
+
+	for (; i + 16 <= w; i += 16)
+		for (int t = 0; t < 16; t++)
+			row[i + t] = clamp_q12(row[i + t] * k + bias);
+	for (; i < w; i++)
+		row[i] = clamp_q12(row[i] * k + bias);
+}
+
+void vc_jpeg_y_apply(const struct ycc_xf *x, uint8_t *row, int w)
+{
+	if (!x->identity)
+		scale_row(row, w, x->y_in_off, x->m[0][0], x->y_out_off);
+}
+
+void vc_jpeg_ycc_apply(const struct ycc_xf *x, uint8_t **y, int n_y, int w,
+		       uint8_t **cb, uint8_t **cr, int n_c, int cw, int hs, int vs)
+{
+	if (x->identity)
+		return;
+	if (x->scale_only) {
+		for (int r = 0; r < n_y; r++)
+			scale_row(y[r], w, x->y_in_off, x->m[0][0], x->y_out_off);
+		for (int r = 0; r < n_c; r++) {
+			scale_row(cb[r], cw, 128, x->m[1][1], 128);
+			scale_row(cr[r], cw, 128, x->m[2][2], 128);
+		}
+		return;
+	}
+	/* Luma from the co-sited (nearest) chroma sample, before chroma changes. */
+	for (int r = 0; r < n_y; r++) {
+		const uint8_t *u = cb[r >> vs], *v = cr[r >> vs];
+		uint8_t *p = y[r];
+		int bias = x->y_out_off * 4096 + 2048 - x->y_in_off * x->m[0][0] -
+			   128 * (x->m[0][1] + x->m[0][2]);
+
+		for (int i = 0; i < w; i++)
+			p[i] = clamp_q12(p[i] * x->m[0][0] + u[i >> hs] * x->m[0][1] +
+					 v[i >> hs] * x->m[0][2] + bias);
+	}
+	for (int r = 0; r < n_c; r++) {
+		uint8_t *u = cb[r], *v = cr[r];
+		int bb = 128 * 4096 + 2048 - 128 * (x->m[1][1] + x->m[1][2]);
+		int br = 128 * 4096 + 2048 - 128 * (x->m[2][1] + x->m[2][2]);
+
+		for (int i = 0; i < cw; i++) {
+			int b = u[i], rr = v[i];
+
+			u[i] = clamp_q12(b * x->m[1][1] + rr * x->m[1][2] + bb);
+			v[i] = clamp_q12(b * x->m[2][1] + rr * x->m[2][2] + br);
+		}
+	}
+}

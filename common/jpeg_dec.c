@@ -1,0 +1,171 @@
+/* Decoding with TurboJPEG, optionally scaled 1/2, 1/4, 1/8 in the DCT (far
+ * cheaper than decoding in full and scaling). Planar YUV with the JPEG's own
+ * subsampling and GREY are written straight into the destination planes,
+ * the 8-bit RGB family through libjpeg-turbo's colour conversion; the
+ * range/matrix the destination asks for is then applied in place. Any
+ * warning (truncated or corrupt entropy data) fails the decode: a camera
+ * frame that does not decode cleanly is dropped, not shown half grey. */
+#define LOG_PREFIX "jpeg: "
+#include "common/jpeg_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "common/log.h"
+
+static const struct { int pf, size, r, g, b, alpha; } tj_layouts[] = {
+	{ TJPF_RGB, 3, 0, 1, 2, 0 },  { TJPF_BGR, 3, 2, 1, 0, 0 },
+	{ TJPF_RGBX, 4, 0, 1, 2, 0 }, { TJPF_BGRX, 4, 2, 1, 0, 0 },
+	{ TJPF_XRGB, 4, 1, 2, 3, 0 }, { TJPF_XBGR, 4, 3, 2, 1, 0 },
+	{ TJPF_RGBA, 4, 0, 1, 2, 1 }, { TJPF_BGRA, 4, 2, 1, 0, 1 },
+	{ TJPF_ARGB, 4, 1, 2, 3, 1 }, { TJPF_ABGR, 4, 3, 2, 1, 1 },
+};
+
+static int byte_of(const struct vc_fmt *f, const struct vc_bits *b)
+{
+	if (b->depth != 8 || b->shift % 8)
+		return -1;
+	return f->big_endian ? f->group_bytes[0] - 1 - b->shift / 8 : b->shift / 8;
+}
+
+/* TurboJPEG pixel format writing this row's layout, or -1. Alpha rows get
+ * the alpha variants so alpha comes out opaque. */
+static int rgb_pf(const struct vc_fmt *f)
+{
+	if (f->layout != VC_LAYOUT_PACKED_RGB || f->group_px != 1)
+		return -1;
+	int r = byte_of(f, &f->r), g = byte_of(f, &f->g), b = byte_of(f, &f->b);
+	int alpha = f->has_alpha && f->a.depth == 8;
+
+	for (size_t i = 0; i < sizeof(tj_layouts) / sizeof(tj_layouts[0]); i++)
+		if (tj_layouts[i].size == f->group_bytes[0] && tj_layouts[i].r == r &&
+		    tj_layouts[i].g == g && tj_layouts[i].b == b &&
+		    tj_layouts[i].alpha == alpha)
+			return tj_layouts[i].pf;
+	return -1;
+}
+
+static const struct { int ss, tj, hs, vs; } ss_map[] = {
+	{ VC_JPEG_SS_444, TJSAMP_444, 0, 0 }, { VC_JPEG_SS_422, TJSAMP_422, 1, 0 },
+	{ VC_JPEG_SS_420, TJSAMP_420, 1, 1 }, { VC_JPEG_SS_440, TJSAMP_440, 0, 1 },
+	{ VC_JPEG_SS_411, TJSAMP_411, 2, 0 },
+};
+
+static int tj_fail(struct vc_jpeg *j, const char *what)
+{
+	log_debug("%s: %s", what, tjGetErrorStr2(j->tjd));
+	return -EBADMSG;
+}
+
+/* Applies dst's colorimetry (JPEG samples are full-range BT.601). */
+static void dst_color(const struct vc_image *d, int grey_only)
+{
+	struct ycc_xf x;
+	int enc, full;
+	uint8_t *y[16], *u[16], *v[16];
+	const struct vc_fmt *f = d->fmt;
+
+	if (f->layout == VC_LAYOUT_GREY) {
+		full = d->color.quantization != V4L2_QUANTIZATION_LIM_RANGE;
+		enc = V4L2_YCBCR_ENC_601;
+	} else {
+		vc_jpeg_color_resolve(&d->color, &enc, &full);
+	}
+	vc_jpeg_ycc_xf(V4L2_YCBCR_ENC_601, 1, enc, full, &x);
+	if (x.identity)
+		return;
+	if (grey_only || f->layout == VC_LAYOUT_GREY) {
+		/* Grey JPEG: chroma is neutral already in any encoding. */
+		for (uint32_t r = 0; r < d->height; r++)
+			vc_jpeg_y_apply(&x, d->plane[0] + (size_t)r * d->stride[0], (int)d->width);
+		return;
+	}
+	int hs = f->log2_chroma_w, vs = f->log2_chroma_h;
+	int cw = (int)((d->width + (1u << hs) - 1) >> hs);
+	uint32_t ch = (d->height + (1u << vs) - 1) >> vs;
+	int pu = f->swap_uv ? 2 : 1, pv = f->swap_uv ? 1 : 2;
+
+	/* In strips of 16 luma lines so a chroma row is at hand for each. */
+	for (uint32_t y0 = 0; y0 < d->height; y0 += 16) {
+		int ny = d->height - y0 < 16 ? (int)(d->height - y0) : 16;
+		uint32_t c0 = y0 >> vs;
+		int nc = 0;
+
+		for (int i = 0; i < ny; i++)
+			y[i] = d->plane[0] + (size_t)(y0 + (uint32_t)i) * d->stride[0];
+		for (; nc < (16 >> vs) && c0 + (uint32_t)nc < ch; nc++) {
+			u[nc] = d->plane[pu] + (size_t)(c0 + (uint32_t)nc) * d->stride[pu];
+			v[nc] = d->plane[pv] + (size_t)(c0 + (uint32_t)nc) * d->stride[pv];
+		}
+		vc_jpeg_ycc_apply(&x, y, ny, (int)d->width, u, v, nc, cw, hs, vs);
+	}
+}
+
+int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_denom,
+		   const struct vc_image *dst)
+{
+	struct vc_jpeg_info info;
+	const struct vc_fmt *f;
+	int r, pf, flags = TJFLAG_STOPONWARNING;
+	uint32_t sw, sh;
+
+	if (!j || !dst || !dst->fmt)
+		return -EINVAL;
+	f = dst->fmt;
+	r = vc_jpeg_parse(in, len, &info);
+	if (r < 0)
+		return r;
+	sw = vc_jpeg_scaled(info.width, scale_denom);
+	sh = vc_jpeg_scaled(info.height, scale_denom);
+	if (!sw || dst->width != sw || dst->height != sh)
+		return -EINVAL;
+	if (f->layout == VC_LAYOUT_COMPRESSED || vc_jpeg_check_view(dst) < 0)
+		return -EINVAL;
+	if (!j->tjd && !(j->tjd = tjInitDecompress())) {
+		log_error("cannot create the decompressor: %s", tjGetErrorStr2(NULL));
+		return -ENOMEM;
+	}
+	/* TurboJPEG reads a few bytes past EOI never; info.size trims junk. */
+	pf = rgb_pf(f);
+	if (f->layout == VC_LAYOUT_GREY && f->depth == 8 && f->group_bytes[0] == 1)
+		pf = TJPF_GRAY;
+	if (pf >= 0) {
+		if (tjDecompress2(j->tjd, in, info.size, dst->plane[0], (int)sw,
+				  (int)dst->stride[0], (int)sh, pf, flags) < 0)
+			return tj_fail(j, "decode");
+		if (pf == TJPF_GRAY)
+			dst_color(dst, 1);
+		return 0;
+	}
+	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8) {
+		int ok = info.subsamp == VC_JPEG_SS_GRAY;
+
+		for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
+			if (ss_map[i].ss == info.subsamp && ss_map[i].hs == f->log2_chroma_w &&
+			    ss_map[i].vs == f->log2_chroma_h)
+				ok = 1;
+		if (ok) {
+			unsigned char *planes[3] = { dst->plane[0], dst->plane[f->swap_uv ? 2 : 1],
+						     dst->plane[f->swap_uv ? 1 : 2] };
+			int strides[3] = { (int)dst->stride[0], (int)dst->stride[f->swap_uv ? 2 : 1],
+					   (int)dst->stride[f->swap_uv ? 1 : 2] };
+
+			if (tjDecompressToYUVPlanes(j->tjd, in, info.size, planes, (int)sw, strides,
+						    (int)sh, flags) < 0)
+				return tj_fail(j, "decode");
+			if (info.subsamp == VC_JPEG_SS_GRAY) {
+				uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
+				uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
+
+				for (int p = 1; p < 3; p++)
+					for (uint32_t y = 0; y < ch; y++)
+						memset(dst->plane[p] + (size_t)y * dst->stride[p], 128, cw);
+			}
+			dst_color(dst, info.subsamp == VC_JPEG_SS_GRAY);
+			return 0;
+		}
+	}
+	char fcc[16];
+	log_debug("decode: no path to %s", vc_fourcc_str(f->fourcc, fcc));
+	return -EINVAL;
+}

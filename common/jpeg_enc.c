@@ -1,0 +1,511 @@
+/* Encoding. YUV and grey sources go in as raw YCbCr (jpeg_write_raw_data)
+ * with no colour conversion: planar rows are handed to libjpeg straight from
+ * the source, semi-planar chroma is split and packed 4:2:2 deinterleaved by
+ * libyuv one iMCU row (8 or 16 lines) at a time into a cache-sized strip.
+ * Limited range / non-601 input is converted to JFIF on that strip. RGB
+ * goes through libjpeg-turbo's own SIMD colour conversion. Everything else
+ * is converted to I420 by the converter first. One compressor per context,
+ * reused for every frame. */
+#define LOG_PREFIX "jpeg: "
+#include "common/jpeg_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <libyuv.h>
+
+#include "common/log.h"
+
+/* ---- libjpeg glue: error manager and a destination in the caller's buffer */
+
+static void on_error(j_common_ptr c)
+{
+	struct jerr *e = (struct jerr *)c->err;
+
+	longjmp(e->jb, 1);
+}
+
+static void on_message(j_common_ptr c)
+{
+	char buf[JMSG_LENGTH_MAX];
+
+	c->err->format_message(c, buf);
+	log_debug("libjpeg: %s", buf);
+}
+
+static void dest_init(j_compress_ptr c)
+{
+	(void)c; /* next_output_byte/free_in_buffer are set before start */
+}
+
+static boolean dest_full(j_compress_ptr c)
+{
+	struct jdest *d = (struct jdest *)c->dest;
+
+	d->err->overflow = 1;
+	ERREXIT(c, JERR_BUFFER_SIZE);
+	return FALSE;
+}
+
+static void dest_term(j_compress_ptr c)
+{
+	(void)c;
+}
+
+/* Creates the compressor on first use. */
+static int comp_ready(struct vc_jpeg *j)
+{
+	if (j->c_ready)
+		return 0;
+	j->c.err = jpeg_std_error(&j->cerr.pub);
+	j->cerr.pub.error_exit = on_error;
+	j->cerr.pub.output_message = on_message;
+	if (setjmp(j->cerr.jb)) {
+		log_error("cannot create the compressor: %s", "out of memory");
+		return -ENOMEM;
+	}
+	jpeg_create_compress(&j->c);
+	j->dest.pub.init_destination = dest_init;
+	j->dest.pub.empty_output_buffer = dest_full;
+	j->dest.pub.term_destination = dest_term;
+	j->dest.err = &j->cerr;
+	j->c.dest = &j->dest.pub;
+	j->c_ready = 1;
+	j->c_quality = -1;
+	return 0;
+}
+
+/* Sets the compressor's parameters unless it already has these. */
+static void comp_setup(struct vc_jpeg *j, uint32_t w, uint32_t h, int ncomp, int jcs,
+		       int hs, int vs, int quality, int raw)
+{
+	struct jpeg_compress_struct *c = &j->c;
+
+	if (j->c_quality == quality && j->c_w == (int)w && j->c_h == (int)h &&
+	    j->c_ncomp == jcs && j->c_hs == hs && j->c_vs == (vs | raw << 4))
+		return;
+	c->image_width = w;
+	c->image_height = h;
+	c->input_components = ncomp;
+	c->in_color_space = (J_COLOR_SPACE)jcs;
+	jpeg_set_defaults(c);
+	c->raw_data_in = raw ? TRUE : FALSE;
+	c->optimize_coding = FALSE;
+	c->dct_method = JDCT_ISLOW;
+	if (c->num_components == 3) {
+		c->comp_info[0].h_samp_factor = 1 << hs;
+		c->comp_info[0].v_samp_factor = 1 << vs;
+		for (int i = 1; i < 3; i++) {
+			c->comp_info[i].h_samp_factor = 1;
+			c->comp_info[i].v_samp_factor = 1;
+		}
+	}
+	jpeg_set_quality(c, quality, TRUE);
+	j->c_quality = quality;
+	j->c_w = (int)w;
+	j->c_h = (int)h;
+	j->c_ncomp = jcs;
+	j->c_hs = hs;
+	j->c_vs = vs | raw << 4;
+}
+
+/* ---- raw YCbCr path */
+
+enum { K_PLANAR = 1, K_SEMI, K_PACKED, K_GREY };
+
+struct plan {
+	int kind;
+	int ncomp;    /* JPEG components: 1 or 3 */
+	int hs, vs;   /* source chroma subsampling (log2) */
+	int jhs, jvs; /* JPEG chroma subsampling (log2); jhs == hs, jvs >= vs */
+	int ci[2];    /* source plane (planar) / interleave slot of Cb, Cr */
+	int chroma_first; /* packed: UYVY-like */
+	struct ycc_xf xf;
+};
+
+/* Legal JPEG raw sampling that libjpeg accepts: at most 10 blocks per MCU. */
+static int legal_ss(int hs, int vs)
+{
+	return hs <= 2 && vs <= 1 && (1 << hs) * (1 << vs) + 2 <= 10;
+}
+
+static int plan_yuv(const struct vc_image *src, int subsamp, struct plan *p)
+{
+	const struct vc_fmt *f = src->fmt;
+	int enc, full;
+
+	memset(p, 0, sizeof(*p));
+	if (f->depth != 8)
+		return -ENOTSUP;
+	if (f->layout == VC_LAYOUT_GREY && f->group_bytes[0] == 1 && f->group_px == 1) {
+		p->kind = K_GREY;
+	} else if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3) {
+		p->kind = K_PLANAR;
+		p->ci[0] = f->swap_uv ? 2 : 1;
+		p->ci[1] = f->swap_uv ? 1 : 2;
+	} else if (f->layout == VC_LAYOUT_SEMIPLANAR && f->color_planes == 2) {
+		p->kind = K_SEMI;
+	} else if (f->layout == VC_LAYOUT_PACKED_YUV && f->group_px == 2 &&
+		   f->group_bytes[0] == 4 && f->a_off == VC_NONE &&
+		   ((f->y_off[0] == 0 && f->y_off[1] == 2) ||
+		    (f->y_off[0] == 1 && f->y_off[1] == 3))) {
+		p->kind = K_PACKED;
+		p->chroma_first = f->y_off[0] == 1;
+		p->ci[0] = f->u_off[0] > f->v_off[0]; /* Cr first in memory: swap */
+	} else {
+		return -ENOTSUP;
+	}
+	p->hs = f->log2_chroma_w;
+	p->vs = f->log2_chroma_h;
+	if (p->kind == K_GREY || subsamp == VC_JPEG_SS_GRAY) {
+		p->ncomp = 1;
+	} else {
+		p->ncomp = 3;
+		p->jhs = p->hs;
+		p->jvs = p->vs;
+		if (subsamp == VC_JPEG_SS_420 && p->hs == 1 && p->vs == 0)
+			p->jvs = 1; /* 4:2:2 -> 4:2:0: average chroma line pairs */
+		else if (subsamp != VC_JPEG_SS_AUTO &&
+			 !(subsamp == VC_JPEG_SS_444 && p->hs == 0 && p->vs == 0) &&
+			 !(subsamp == VC_JPEG_SS_422 && p->hs == 1 && p->vs == 0) &&
+			 !(subsamp == VC_JPEG_SS_420 && p->hs == 1 && p->vs == 1) &&
+			 !(subsamp == VC_JPEG_SS_411 && p->hs == 2 && p->vs == 0))
+			return -ENOTSUP;
+		if (!legal_ss(p->jhs, p->jvs))
+			return -ENOTSUP;
+	}
+	if (p->kind == K_GREY) {
+		/* Grey formats carry luma only; V4L2 calls them full range unless told. */
+		full = src->color.quantization != V4L2_QUANTIZATION_LIM_RANGE;
+		vc_jpeg_ycc_xf(V4L2_YCBCR_ENC_601, full, V4L2_YCBCR_ENC_601, 1, &p->xf);
+	} else {
+		vc_jpeg_color_resolve(&src->color, &enc, &full);
+		vc_jpeg_ycc_xf(enc, full, V4L2_YCBCR_ENC_601, 1, &p->xf);
+	}
+	return 0;
+}
+
+static void pad_row(uint8_t *row, int w, int pw)
+{
+	if (pw > w)
+		memset(row + w, row[w - 1], (size_t)(pw - w));
+}
+
+static void avg_rows(const uint8_t *a, const uint8_t *b, uint8_t *d, int w)
+{
+	int i = 0;
+
+	for (; i + 16 <= w; i += 16)
+		for (int t = 0; t < 16; t++)
+			d[i + t] = (uint8_t)((a[i + t] + b[i + t] + 1) >> 1);
+	for (; i < w; i++)
+		d[i] = (uint8_t)((a[i] + b[i] + 1) >> 1);
+}
+
+static inline const uint8_t *row_at(const struct vc_image *s, int p, uint32_t y)
+{
+	return s->plane[p] + (size_t)y * s->stride[p];
+}
+
+/* Everything the strip loop needs, computed once per frame. */
+struct strip {
+	const struct vc_image *s;
+	const struct plan *p;
+	int w, h, pw, cw, pcw, ch_src;
+	int mcu_h;
+	int direct_y, direct_c;
+	uint8_t *ys, *cs[2], *as[2]; /* scratch: luma rows, JPEG chroma rows, source chroma rows */
+	JSAMPROW yr[16], cr[2][16];
+};
+
+/* Source chroma rows [c0, c0 + n) of component k as pointers (planar) or
+ * materialised in as[k] (semi-planar split). Packed sources were already
+ * deinterleaved by fill_strip. */
+static void src_chroma(struct strip *t, int c0, int n, const uint8_t **rows[2])
+{
+	const struct vc_image *s = t->s;
+
+	for (int i = 0; i < n; i++) {
+		int y = c0 + i;
+
+		if (t->p->kind == K_PLANAR) {
+			rows[0][i] = row_at(s, t->p->ci[0], (uint32_t)y);
+			rows[1][i] = row_at(s, t->p->ci[1], (uint32_t)y);
+		} else if (t->p->kind == K_SEMI) {
+			uint8_t *u = t->as[0] + (size_t)i * t->pcw, *v = t->as[1] + (size_t)i * t->pcw;
+
+			if (s->fmt->swap_uv)
+				SplitUVPlane(row_at(s, 1, (uint32_t)y), 0, v, 0, u, 0, t->cw, 1);
+			else
+				SplitUVPlane(row_at(s, 1, (uint32_t)y), 0, u, 0, v, 0, t->cw, 1);
+			rows[0][i] = u;
+			rows[1][i] = v;
+		} else {
+			rows[0][i] = t->as[0] + (size_t)i * t->pcw;
+			rows[1][i] = t->as[1] + (size_t)i * t->pcw;
+		}
+	}
+}
+
+/* Builds the row pointers for the iMCU row starting at luma line y0. */
+static void fill_strip(struct strip *t, int y0)
+{
+	const struct vc_image *s = t->s;
+	const struct plan *p = t->p;
+	int ny = t->h - y0 < t->mcu_h ? t->h - y0 : t->mcu_h;
+
+	/* Luma (and, for packed 4:2:2, its chroma into the source-chroma scratch). */
+	if (p->kind == K_PACKED) {
+		const uint8_t *src = row_at(s, 0, (uint32_t)y0);
+		uint8_t *u = t->as[p->ci[0]], *v = t->as[!p->ci[0]];
+
+		if (p->chroma_first)
+			UYVYToI422(src, (int)s->stride[0], t->ys, t->pw, u, t->pcw, v, t->pcw,
+				   t->w, ny);
+		else
+			YUY2ToI422(src, (int)s->stride[0], t->ys, t->pw, u, t->pcw, v, t->pcw,
+				   t->w, ny);
+		for (int i = 0; i < ny; i++)
+			t->yr[i] = t->ys + (size_t)i * t->pw;
+	} else {
+		for (int i = 0; i < ny; i++) {
+			const uint8_t *r = row_at(s, 0, (uint32_t)(y0 + i));
+
+			if (t->direct_y) {
+				t->yr[i] = (JSAMPROW)(uintptr_t)r; /* libjpeg only reads raw rows */
+			} else {
+				t->yr[i] = t->ys + (size_t)i * t->pw;
+				memcpy(t->yr[i], r, (size_t)t->w);
+			}
+		}
+	}
+	if (!t->direct_y)
+		for (int i = 0; i < ny; i++)
+			pad_row(t->yr[i], t->w, t->pw);
+
+	int nc = 0;
+	if (p->ncomp == 3) {
+		int jc0 = y0 >> p->jvs;
+		int jch = (t->h + (1 << p->jvs) - 1) >> p->jvs;
+		int up = p->jvs - p->vs; /* 0, or 1 when averaging line pairs */
+		int sc0 = jc0 << up;
+		int sn;
+		const uint8_t *srows0[16], *srows1[16];
+		const uint8_t **srows[2] = { srows0, srows1 };
+
+		nc = jch - jc0 < (t->mcu_h >> p->jvs) ? jch - jc0 : t->mcu_h >> p->jvs;
+		sn = t->ch_src - sc0 < (nc << up) ? t->ch_src - sc0 : nc << up;
+		if (p->kind == K_PACKED) /* rows are relative to the strip already */
+			sc0 = 0;
+		src_chroma(t, sc0, sn, srows);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < nc; i++) {
+				uint8_t *d = t->cs[k] + (size_t)i * t->pcw;
+
+				if (up) {
+					int a = 2 * i, b = 2 * i + 1 < sn ? 2 * i + 1 : 2 * i;
+
+					avg_rows(srows[k][a], srows[k][b], d, t->cw);
+				} else if (t->direct_c) {
+					t->cr[k][i] = (JSAMPROW)(uintptr_t)srows[k][i];
+					continue;
+				} else {
+					memcpy(d, srows[k][i], (size_t)t->cw);
+				}
+				pad_row(d, t->cw, t->pcw);
+				t->cr[k][i] = d;
+			}
+	}
+	if (!p->xf.identity) {
+		if (p->ncomp == 3)
+			vc_jpeg_ycc_apply(&p->xf, t->yr, ny, t->pw, t->cr[0], t->cr[1], nc, t->pcw,
+					  p->jhs, p->jvs);
+		else
+			for (int i = 0; i < ny; i++)
+				vc_jpeg_y_apply(&p->xf, t->yr[i], t->pw);
+	}
+	/* Lines below the picture repeat its last line (edge extension). */
+	for (int i = ny; i < t->mcu_h; i++)
+		t->yr[i] = t->yr[ny - 1];
+	if (p->ncomp == 3)
+		for (int k = 0; k < 2; k++)
+			for (int i = nc; i < 8; i++)
+				t->cr[k][i] = t->cr[k][nc - 1];
+}
+
+static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct plan *p,
+		   int quality, uint8_t *out, size_t cap, size_t *len)
+{
+	struct strip t;
+	int maxh = 1 << p->jhs;
+	size_t need;
+	uint8_t *sc;
+	JSAMPARRAY planes[3];
+
+	memset(&t, 0, sizeof(t));
+	t.s = s;
+	t.p = p;
+	t.w = (int)s->width;
+	t.h = (int)s->height;
+	if (p->ncomp == 1)
+		maxh = 1;
+	t.pw = (t.w + 8 * maxh - 1) / (8 * maxh) * (8 * maxh);
+	t.cw = (t.w + (1 << p->hs) - 1) >> p->hs;
+	t.pcw = t.pw >> p->jhs;
+	t.ch_src = (t.h + (1 << p->vs) - 1) >> p->vs;
+	t.mcu_h = p->ncomp == 1 ? 8 : 8 << p->jvs;
+	/* Rows may come straight from the source when nothing changes them and
+	 * libjpeg's reads (padded to whole blocks) stay inside the row. */
+	t.direct_y = p->kind != K_PACKED && p->xf.identity && t.pw == t.w;
+	t.direct_c = p->kind == K_PLANAR && p->xf.identity && t.pcw == t.cw && p->jvs == p->vs;
+	need = (size_t)t.pw * 16 + (size_t)t.pcw * (2 * 8 + 2 * 16);
+	sc = vc_jpeg_scratch(j, need);
+	if (!sc)
+		return -ENOMEM;
+	t.ys = sc;
+	t.cs[0] = t.ys + (size_t)t.pw * 16;
+	t.cs[1] = t.cs[0] + (size_t)t.pcw * 8;
+	t.as[0] = t.cs[1] + (size_t)t.pcw * 8;
+	t.as[1] = t.as[0] + (size_t)t.pcw * 16;
+	planes[0] = t.yr;
+	planes[1] = t.cr[0];
+	planes[2] = t.cr[1];
+
+	int r = comp_ready(j);
+	if (r < 0)
+		return r;
+	j->cerr.overflow = 0;
+	if (setjmp(j->cerr.jb)) {
+		jpeg_abort_compress(&j->c);
+		j->c_quality = -1;
+		return j->cerr.overflow ? -ENOSPC : -EINVAL;
+	}
+	comp_setup(j, s->width, s->height, p->ncomp,
+		   p->ncomp == 1 ? JCS_GRAYSCALE : JCS_YCbCr, p->jhs, p->jvs, quality, 1);
+	j->dest.pub.next_output_byte = out;
+	j->dest.pub.free_in_buffer = cap;
+	jpeg_start_compress(&j->c, TRUE);
+	while (j->c.next_scanline < j->c.image_height) {
+		fill_strip(&t, (int)j->c.next_scanline);
+		jpeg_write_raw_data(&j->c, planes, (JDIMENSION)t.mcu_h);
+	}
+	jpeg_finish_compress(&j->c);
+	*len = cap - j->dest.pub.free_in_buffer;
+	return 0;
+}
+
+/* ---- RGB path: libjpeg-turbo's extended input colour spaces */
+
+static const struct { int jcs, size, r, g, b; } rgb_layouts[] = {
+	{ JCS_EXT_RGB, 3, 0, 1, 2 },  { JCS_EXT_BGR, 3, 2, 1, 0 },
+	{ JCS_EXT_RGBX, 4, 0, 1, 2 }, { JCS_EXT_BGRX, 4, 2, 1, 0 },
+	{ JCS_EXT_XRGB, 4, 1, 2, 3 }, { JCS_EXT_XBGR, 4, 3, 2, 1 },
+};
+
+/* Byte offset of an 8-bit field inside a group, or -1. */
+static int byte_of(const struct vc_fmt *f, const struct vc_bits *b)
+{
+	if (b->depth != 8 || b->shift % 8)
+		return -1;
+	return f->big_endian ? f->group_bytes[0] - 1 - b->shift / 8 : b->shift / 8;
+}
+
+static int rgb_jcs(const struct vc_fmt *f)
+{
+	if (f->layout != VC_LAYOUT_PACKED_RGB || f->group_px != 1)
+		return -1;
+	int r = byte_of(f, &f->r), g = byte_of(f, &f->g), b = byte_of(f, &f->b);
+
+	for (size_t i = 0; i < sizeof(rgb_layouts) / sizeof(rgb_layouts[0]); i++)
+		if (rgb_layouts[i].size == f->group_bytes[0] && rgb_layouts[i].r == r &&
+		    rgb_layouts[i].g == g && rgb_layouts[i].b == b)
+			return rgb_layouts[i].jcs;
+	return -1;
+}
+
+static int rgb_run(struct vc_jpeg *j, const struct vc_image *s, int jcs, int hs, int vs,
+		   int ncomp, int quality, uint8_t *out, size_t cap, size_t *len)
+{
+	int r = comp_ready(j);
+	if (r < 0)
+		return r;
+	j->cerr.overflow = 0;
+	if (setjmp(j->cerr.jb)) {
+		jpeg_abort_compress(&j->c);
+		j->c_quality = -1;
+		return j->cerr.overflow ? -ENOSPC : -EINVAL;
+	}
+	comp_setup(j, s->width, s->height, s->fmt->group_bytes[0], jcs, hs, vs, quality, 0);
+	if (ncomp == 1) {
+		jpeg_set_colorspace(&j->c, JCS_GRAYSCALE);
+		j->c_quality = -1; /* not the cached set-up any more */
+	}
+	j->dest.pub.next_output_byte = out;
+	j->dest.pub.free_in_buffer = cap;
+	jpeg_start_compress(&j->c, TRUE);
+	while (j->c.next_scanline < j->c.image_height) {
+		JSAMPROW rows[16];
+		int n = 0;
+
+		for (; n < 16 && j->c.next_scanline + (unsigned)n < j->c.image_height; n++)
+			rows[n] = (JSAMPROW)(uintptr_t)row_at(s, 0, j->c.next_scanline + (unsigned)n);
+		jpeg_write_scanlines(&j->c, rows, (JDIMENSION)n);
+	}
+	jpeg_finish_compress(&j->c);
+	*len = cap - j->dest.pub.free_in_buffer;
+	return 0;
+}
+
+static int enc_rgb(struct vc_jpeg *j, const struct vc_image *s, int jcs, int subsamp,
+		   int quality, uint8_t *out, size_t cap, size_t *len)
+{
+	int hs = 1, vs = 1, ncomp = 3;
+
+	if (subsamp == VC_JPEG_SS_444)
+		hs = vs = 0;
+	else if (subsamp == VC_JPEG_SS_422)
+		vs = 0;
+	else if (subsamp == VC_JPEG_SS_GRAY)
+		ncomp = 1;
+	else if (subsamp != VC_JPEG_SS_AUTO && subsamp != VC_JPEG_SS_420)
+		return -ENOTSUP;
+
+	return rgb_run(j, s, jcs, hs, vs, ncomp, quality, out, cap, len);
+}
+
+/* ---- entry points */
+
+int vc_jpeg_encode_ss(struct vc_jpeg *j, const struct vc_image *src, int quality,
+		      int subsamp, uint8_t *out, size_t cap, size_t *len)
+{
+	struct plan p;
+	int r, jcs;
+	char fcc[16];
+
+	if (!j || !src || !out || !len || quality < 1 || quality > 100)
+		return -EINVAL;
+	if (!src->fmt || src->fmt->layout == VC_LAYOUT_COMPRESSED)
+		return -EINVAL;
+	r = vc_jpeg_check_view(src);
+	if (r < 0) {
+		log_debug("encode: bad source view %s %ux%u",
+			  vc_fourcc_str(src->fmt ? src->fmt->fourcc : 0, fcc),
+			  src->width, src->height);
+		return r;
+	}
+	jcs = rgb_jcs(src->fmt);
+	if (jcs >= 0)
+		return enc_rgb(j, src, jcs, subsamp, quality, out, cap, len);
+	r = plan_yuv(src, subsamp, &p);
+	if (r == 0)
+		return enc_raw(j, src, &p, quality, out, cap, len);
+	log_debug("encode: no JPEG path for %s", vc_fourcc_str(src->fmt->fourcc, fcc));
+	return -EINVAL;
+}
+
+int vc_jpeg_encode(struct vc_jpeg *j, const struct vc_image *src, int quality,
+		   uint8_t *out, size_t cap, size_t *len)
+{
+	return vc_jpeg_encode_ss(j, src, quality, VC_JPEG_SS_AUTO, out, cap, len);
+}

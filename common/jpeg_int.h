@@ -1,0 +1,70 @@
+/* Private to the jpeg_*.c files: the per-thread context and the helpers they
+ * share. Nothing outside common/jpeg*.c includes this. */
+#ifndef VC_JPEG_INT_H
+#define VC_JPEG_INT_H
+
+#include <setjmp.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
+
+#include <jpeglib.h>
+#include <turbojpeg.h>
+#include <linux/videodev2.h>
+
+#include "common/jpeg.h"
+
+/* libjpeg reports errors through a callback that must not return: it
+ * longjmps back to the setjmp in the function that called libjpeg. */
+struct jerr {
+	struct jpeg_error_mgr pub;
+	jmp_buf jb;
+	int overflow; /* the destination ran out of room (-> -ENOSPC) */
+};
+
+/* Destination manager writing straight into the caller's buffer. */
+struct jdest {
+	struct jpeg_destination_mgr pub;
+	struct jerr *err;
+};
+
+struct vc_jpeg {
+	struct jpeg_compress_struct c; /* raw YCbCr encoder, reused every frame */
+	struct jerr cerr;
+	struct jdest dest;
+	int c_ready;
+	int c_quality, c_w, c_h, c_ncomp, c_hs, c_vs; /* what c is set up for */
+	tjhandle tjc, tjd, tjx; /* TurboJPEG: RGB encode, decode, transform */
+	uint8_t *scratch; /* strip rows, decode planes */
+	size_t scratch_size;
+	uint8_t *xbuf;    /* tjTransform output (tjAlloc'd, grown by TurboJPEG) */
+	unsigned long xbuf_size;
+};
+
+/* Scratch of at least n bytes (kept between frames); NULL on ENOMEM. */
+uint8_t *vc_jpeg_scratch(struct vc_jpeg *j, size_t n);
+
+/* Checks a raw view: known format, planes present, strides at least the
+ * minimum, plane_size covering every line. 0 or -EINVAL. */
+int vc_jpeg_check_view(const struct vc_image *s);
+
+/* A YCbCr -> YCbCr conversion between encodings/ranges as fixed-point
+ * coefficients (Q12) on centred samples. */
+struct ycc_xf {
+	int identity; /* nothing to do */
+	int scale_only; /* no cross terms: Y and C scaled independently */
+	int y_in_off, y_out_off; /* 16 (limited) or 0 (full) */
+	int m[3][3]; /* rows Y, Cb, Cr; columns Y, Cb, Cr (centred) */
+};
+
+/* Resolve V4L2 colorimetry of a YUV picture to (matrix, full range). */
+void vc_jpeg_color_resolve(const struct vc_colorimetry *c, int *enc, int *full);
+/* Conversion from (enc_in, full_in) to (enc_out, full_out). */
+void vc_jpeg_ycc_xf(int enc_in, int full_in, int enc_out, int full_out, struct ycc_xf *x);
+/* Converts one strip in place. y: rows of luma (n_y rows, w samples each),
+ * cb/cr: chroma rows (w >> hs samples, rows indexed y >> vs). Luma is
+ * converted first from the untouched chroma, then chroma. */
+void vc_jpeg_ycc_apply(const struct ycc_xf *x, uint8_t **y, int n_y, int w,
+		       uint8_t **cb, uint8_t **cr, int n_c, int cw, int hs, int vs);
+/* Grey plane only (Y of a GREY picture, or luma of a grey JPEG). */
+void vc_jpeg_y_apply(const struct ycc_xf *x, uint8_t *row, int w);
+
+#endif
