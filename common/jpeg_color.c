@@ -5,35 +5,24 @@
  * loops) without intrinsics. */
 #include "common/jpeg_int.h"
 
+#include "common/color.h"
 
-/* Kr, Kb of each V4L2 ycbcr_enc we know; others fall back to BT.601. */
-static void enc_k(int enc, double *kr, double *kb)
+
+/* Kr, Kb of each matrix color.h names. */
+static void enc_k(int matrix, double *kr, double *kb)
 {
-	static const struct { int enc; double kr, kb; } tab[] = {
-		{ V4L2_YCBCR_ENC_601, 0.299, 0.114 },
-		{ V4L2_YCBCR_ENC_XV601, 0.299, 0.114 },
-		{ V4L2_YCBCR_ENC_709, 0.2126, 0.0722 },
-		{ V4L2_YCBCR_ENC_XV709, 0.2126, 0.0722 },
-		{ V4L2_YCBCR_ENC_BT2020, 0.2627, 0.0593 },
-		{ V4L2_YCBCR_ENC_SMPTE240M, 0.212, 0.087 },
+	static const struct { int m; double kr, kb; } tab[] = {
+		{ VC_MATRIX_BT601, 0.299, 0.114 },
+		{ VC_MATRIX_BT709, 0.2126, 0.0722 },
+		{ VC_MATRIX_BT2020, 0.2627, 0.0593 },
 	};
 	*kr = 0.299;
 	*kb = 0.114;
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (tab[i].enc == enc) {
+		if (tab[i].m == matrix) {
 			*kr = tab[i].kr;
 			*kb = tab[i].kb;
 		}
-}
-
-void vc_jpeg_color_resolve(const struct vc_colorimetry *c, int *enc, int *full)
-{
-	int e = c->ycbcr_enc ? c->ycbcr_enc : (int)V4L2_MAP_YCBCR_ENC_DEFAULT(c->colorspace);
-	int q = c->quantization ? c->quantization
-				: (int)V4L2_MAP_QUANTIZATION_DEFAULT(0, c->colorspace, e);
-
-	*enc = e;
-	*full = q == V4L2_QUANTIZATION_FULL_RANGE;
 }
 
 /* Normalised YCbCr (Y 0..1, C -0.5..0.5) -> RGB and back, for one encoding. */
@@ -97,16 +86,47 @@ static inline uint8_t clamp_q12(int v)
 	return (uint8_t)(v > 255 ? 255 : v);
 }
 
-/* out = clamp(((in - in_off) * k + out_off * 4096 + 2048) >> 12): one plane row. */
+/* GCC's default -O2 cost model only vectorises loops without a scalar
+ * epilogue; these per-sample loops are the hot part of limited-range input,
+ * so ask for the full cost model here (measured: 0.15 vs 0.45 ns/sample).
+ * Other compilers vectorise them at -O2 anyway. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZE __attribute__((optimize("vect-cost-model=dynamic")))
+#else
+#define VECTORIZE
+#endif
+
+/* out = min(255, max(0, in * k7 + pos - neg) >> 7) in unsigned 16-bit lanes:
+ * with a Q7 factor k7 <= 160 and pos, neg < 2^14 nothing overflows
+ * (255 * 160 + 2^14 < 2^16), and the compiler packs 8..16 samples per
+ * instruction. */
+VECTORIZE static void lin_row(uint8_t *row, int w, uint16_t k7, uint16_t pos, uint16_t neg)
+{
+	for (int i = 0; i < w; i++) {
+		uint16_t v = (uint16_t)(row[i] * k7 + pos);
+
+		v = v < neg ? neg : v; /* written so it stays a 16-bit saturating subtract */
+		v = (uint16_t)(v - neg);
+		v = (uint16_t)(v >> 7);
+		row[i] = (uint8_t)(v > 255 ? 255 : v);
+	}
+}
+
+/* out = clamp(((in - in_off) * k + out_off * 4096 + 2048) >> 12) for one row:
+ * luma (offsets 0/16) or chroma (offsets 128), through a Q7 factor (the
+ * rounding stays within 0.3 level over the range). */
 static void scale_row(uint8_t *row, int w, int in_off, int k, int out_off)
 {
-	int bias = out_off * 4096 + 2048 - in_off * k;
-	int i = 0;
+	int k7 = (k + 16) >> 5; /* Q12 -> Q7 */
+	int bias = 64 + (out_off << 7) - in_off * k7;
 
-	for (; i + 16 <= w; i += 16)
-		for (int t = 0; t < 16; t++)
-			row[i + t] = clamp_q12(row[i + t] * k + bias);
-	for (; i < w; i++)
+	if (k7 <= 160 && bias > -(1 << 14) && bias < (1 << 14)) {
+		lin_row(row, w, (uint16_t)k7, (uint16_t)(bias > 0 ? bias : 0),
+			(uint16_t)(bias < 0 ? -bias : 0));
+		return;
+	}
+	bias = out_off * 4096 + 2048 - in_off * k;
+	for (int i = 0; i < w; i++)
 		row[i] = clamp_q12(row[i] * k + bias);
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/color.h"
 #include "common/log.h"
 
 static const struct { int pf, size, r, g, b, alpha; } tj_layouts[] = {
@@ -61,17 +62,12 @@ static int tj_fail(struct vc_jpeg *j, const char *what)
 static void dst_color(const struct vc_image *d, int grey_only)
 {
 	struct ycc_xf x;
-	int enc, full;
+	struct vc_ycbcr e;
 	uint8_t *y[16], *u[16], *v[16];
 	const struct vc_fmt *f = d->fmt;
 
-	if (f->layout == VC_LAYOUT_GREY) {
-		full = d->color.quantization != V4L2_QUANTIZATION_LIM_RANGE;
-		enc = V4L2_YCBCR_ENC_601;
-	} else {
-		vc_jpeg_color_resolve(&d->color, &enc, &full);
-	}
-	vc_jpeg_ycc_xf(V4L2_YCBCR_ENC_601, 1, enc, full, &x);
+	vc_color_resolve_fmt(f, &d->color, &e);
+	vc_jpeg_ycc_xf(VC_MATRIX_BT601, 1, e.matrix, e.full_range, &x);
 	if (x.identity)
 		return;
 	if (grey_only || f->layout == VC_LAYOUT_GREY) {

@@ -15,6 +15,7 @@
 #include <jerror.h>
 #include <libyuv.h>
 
+#include "common/color.h"
 #include "common/log.h"
 
 /* ---- libjpeg glue: error manager and a destination in the caller's buffer */
@@ -133,7 +134,7 @@ static int legal_ss(int hs, int vs)
 static int plan_yuv(const struct vc_image *src, int subsamp, struct plan *p)
 {
 	const struct vc_fmt *f = src->fmt;
-	int enc, full;
+	struct vc_ycbcr e;
 
 	memset(p, 0, sizeof(*p));
 	if (f->depth != 8)
@@ -175,14 +176,8 @@ static int plan_yuv(const struct vc_image *src, int subsamp, struct plan *p)
 		if (!legal_ss(p->jhs, p->jvs))
 			return -ENOTSUP;
 	}
-	if (p->kind == K_GREY) {
-		/* Grey formats carry luma only; V4L2 calls them full range unless told. */
-		full = src->color.quantization != V4L2_QUANTIZATION_LIM_RANGE;
-		vc_jpeg_ycc_xf(V4L2_YCBCR_ENC_601, full, V4L2_YCBCR_ENC_601, 1, &p->xf);
-	} else {
-		vc_jpeg_color_resolve(&src->color, &enc, &full);
-		vc_jpeg_ycc_xf(enc, full, V4L2_YCBCR_ENC_601, 1, &p->xf);
-	}
+	vc_color_resolve_fmt(f, &src->color, &e);
+	vc_jpeg_ycc_xf(e.matrix, e.full_range, VC_MATRIX_BT601, 1, &p->xf);
 	return 0;
 }
 
@@ -192,15 +187,10 @@ static void pad_row(uint8_t *row, int w, int pw)
 		memset(row + w, row[w - 1], (size_t)(pw - w));
 }
 
+/* Average of two chroma lines (4:2:2 -> 4:2:0), libyuv's SIMD blend. */
 static void avg_rows(const uint8_t *a, const uint8_t *b, uint8_t *d, int w)
 {
-	int i = 0;
-
-	for (; i + 16 <= w; i += 16)
-		for (int t = 0; t < 16; t++)
-			d[i + t] = (uint8_t)((a[i + t] + b[i + t] + 1) >> 1);
-	for (; i < w; i++)
-		d[i] = (uint8_t)((a[i] + b[i] + 1) >> 1);
+	InterpolatePlane(a, 0, b, 0, d, 0, w, 1, 128);
 }
 
 static inline const uint8_t *row_at(const struct vc_image *s, int p, uint32_t y)

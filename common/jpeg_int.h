@@ -55,9 +55,8 @@ struct ycc_xf {
 	int m[3][3]; /* rows Y, Cb, Cr; columns Y, Cb, Cr (centred) */
 };
 
-/* Resolve V4L2 colorimetry of a YUV picture to (matrix, full range). */
-void vc_jpeg_color_resolve(const struct vc_colorimetry *c, int *enc, int *full);
-/* Conversion from (enc_in, full_in) to (enc_out, full_out). */
+/* Conversion from (matrix_in, full_in) to (matrix_out, full_out); matrices
+ * are color.h's enum vc_matrix, resolved with vc_color_resolve_fmt(). */
 void vc_jpeg_ycc_xf(int enc_in, int full_in, int enc_out, int full_out, struct ycc_xf *x);
 /* Converts one strip in place. y: rows of luma (n_y rows, w samples each),
  * cb/cr: chroma rows (w >> hs samples, rows indexed y >> vs). Luma is
