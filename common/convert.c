@@ -1,0 +1,347 @@
+/* Raw -> raw conversion and scaling: validates the views, picks a direct
+ * libyuv function when one exists for the pair (same size), and otherwise
+ * runs reader -> hub (8-bit planar YUV, luma, or ARGB) -> scale -> writer.
+ * Readers and writers live in convert_read.c and convert_write.c. */
+#define LOG_PREFIX "convert: "
+#include "common/convert.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <libyuv/convert.h>
+#include <libyuv/convert_argb.h>
+#include <libyuv/convert_from.h>
+#include <libyuv/planar_functions.h>
+#include <libyuv/scale.h>
+#include <libyuv/scale_argb.h>
+
+#include "common/convert_int.h"
+#include "common/log.h"
+
+#define MAX_SIDE 16384
+
+struct vc_conv *vc_conv_new(void)
+{
+	return calloc(1, sizeof(struct vc_conv));
+}
+
+void vc_conv_free(struct vc_conv *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		free(c->buf[i]);
+	free(c);
+}
+
+/* Which rows the readers/writers handle, by layout class and fields. */
+static int fmt_ok(const struct vc_fmt *f, int as_dst)
+{
+	if (!f || f->group_bytes[0] == 0)
+		return 0;
+	switch (f->layout) {
+	case VC_LAYOUT_PLANAR_YUV:
+	case VC_LAYOUT_SEMIPLANAR:
+		return f->depth == 8 && f->group_px == 1 && f->log2_chroma_w <= 2 &&
+		       f->log2_chroma_h <= f->log2_chroma_w &&
+		       f->color_planes == (f->layout == VC_LAYOUT_PLANAR_YUV ? 3 : 2) &&
+		       f->group_bytes[1] && (f->color_planes == 2 || f->group_bytes[2]);
+	case VC_LAYOUT_PACKED_YUV:
+		return f->depth == 8 && f->color_planes == 1 && f->log2_chroma_h == 0 &&
+		       f->log2_chroma_w <= 2 && f->group_px >= 1 && f->group_px <= 8;
+	case VC_LAYOUT_PACKED_RGB:
+		return f->group_bytes[0] <= 4 && f->r.depth && f->r.depth <= 8 &&
+		       f->g.depth && f->g.depth <= 8 && f->b.depth && f->b.depth <= 8 &&
+		       f->a.depth <= 8;
+	case VC_LAYOUT_GREY:
+		return f->depth >= 8 && f->depth <= 16;
+	case VC_LAYOUT_BAYER:
+		return !as_dst && f->depth >= 8 && f->depth <= 16 && f->cfa >= VC_CFA_BGGR &&
+		       f->cfa <= VC_CFA_RGGB;
+	default:
+		return 0;
+	}
+}
+
+int vc_conv_supported(const struct vc_fmt *src, const struct vc_fmt *dst)
+{
+	return fmt_ok(src, 0) && fmt_ok(dst, 1);
+}
+
+/* Minimum bytes of one line, and lines, of colour plane p. */
+static void plane_need(const struct vc_fmt *f, uint32_t w, uint32_t h, int p,
+		       size_t *row, size_t *lines)
+{
+	if (p == 0) {
+		uint32_t gp = f->group_px ? f->group_px : 1;
+		*row = (size_t)((w + gp - 1) / gp) * f->group_bytes[0];
+		*lines = h;
+	} else {
+		*row = (size_t)cdim((int)w, f->log2_chroma_w) * f->group_bytes[p];
+		*lines = (size_t)cdim((int)h, f->log2_chroma_h);
+	}
+}
+
+static int check_view(const struct vc_image *v, int as_dst)
+{
+	if (!v || !fmt_ok(v->fmt, as_dst) || v->width < 1 || v->height < 1 ||
+	    v->width > MAX_SIDE || v->height > MAX_SIDE)
+		return -EINVAL;
+	for (int p = 0; p < v->fmt->color_planes && p < 3; p++) {
+		size_t row, lines;
+		plane_need(v->fmt, v->width, v->height, p, &row, &lines);
+		if (!v->plane[p] || v->stride[p] < row || v->stride[p] > INT32_MAX ||
+		    v->plane_size[p] < (lines - 1) * v->stride[p] + row)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- hub helpers ---- */
+
+typedef int (*yuv_to_argb_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
+			      uint8_t *, int, const struct YuvConstants *, int, int);
+typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
+			    int, int, uint8_t *, int, uint8_t *, int, uint8_t *, int, int, int,
+			    enum FilterMode);
+
+/* Indexed [ch][cw]; 4:4:0 does not occur (fmt_ok rejects it). */
+static const yuv_to_argb_fn to_argb[2][2] = { { I444ToARGBMatrix, I422ToARGBMatrix },
+					      { NULL, I420ToARGBMatrix } };
+static const yuv_to_argb_fn to_rgb24[2][2] = { { I444ToRGB24Matrix, I422ToRGB24Matrix },
+					       { NULL, I420ToRGB24Matrix } };
+static const yuv_scale_fn yuv_scale[2][2] = { { I444Scale, I422Scale }, { NULL, I420Scale } };
+
+static int align64(int n) { return (n + 63) & ~63; }
+
+/* Scales a YUV/Y hub to w x h into scratch. */
+static int scale_yuv_hub(struct vc_conv *c, struct hub *h, int w, int ht)
+{
+	int sy = align64(w), sc = align64(cdim(w, h->cw));
+	size_t ny = (size_t)sy * ht, nc = (size_t)sc * cdim(ht, h->ch);
+	uint8_t *b = conv_scratch(c, S_SCALE, ny + (h->kind == HUB_YUV ? 2 * nc : 0));
+
+	if (!b)
+		return -ENOMEM;
+	if (h->kind == HUB_Y) {
+		ScalePlane(h->p[0], h->stride[0], h->w, h->h, b, sy, w, ht, kFilterBox);
+	} else if (yuv_scale[h->ch][h->cw](h->p[0], h->stride[0], h->p[1], h->stride[1], h->p[2],
+					   h->stride[2], h->w, h->h, b, sy, b + ny, sc,
+					   b + ny + nc, sc, w, ht, kFilterBox)) {
+		return -EINVAL;
+	}
+	h->p[0] = b, h->p[1] = b + ny, h->p[2] = b + ny + nc;
+	h->stride[0] = sy, h->stride[1] = h->stride[2] = sc;
+	h->w = w, h->h = ht;
+	return 0;
+}
+
+static int scale_argb_hub(struct vc_conv *c, struct hub *h, int w, int ht)
+{
+	uint8_t *b = conv_scratch(c, S_ARGB2, (size_t)w * 4 * ht);
+
+	if (!b)
+		return -ENOMEM;
+	if (ARGBScale(h->p[0], h->stride[0], h->w, h->h, b, w * 4, w, ht, kFilterBox))
+		return -EINVAL;
+	h->p[0] = b, h->stride[0] = w * 4, h->w = w, h->h = ht;
+	return 0;
+}
+
+/* YUV/Y hub -> ARGB hub at the same size (scratch). */
+static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
+{
+	int st = h->w * 4;
+	uint8_t *b = conv_scratch(c, S_ARGB, (size_t)st * h->h);
+	const struct YuvConstants *k = vc_color_libyuv(h->enc, 0);
+
+	if (!b)
+		return -ENOMEM;
+	if (h->kind == HUB_Y)
+		I400ToARGBMatrix(h->p[0], h->stride[0], b, st, k, h->w, h->h);
+	else
+		to_argb[h->ch][h->cw](h->p[0], h->stride[0], h->p[1], h->stride[1], h->p[2],
+				      h->stride[2], b, st, k, h->w, h->h);
+	h->kind = HUB_ARGB;
+	h->p[0] = b, h->stride[0] = st, h->p[1] = h->p[2] = NULL;
+	return 0;
+}
+
+/* ---- destination families ---- */
+
+static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
+{
+	int w = dst->width, ht = dst->height, ly = conv_rgb_libyuv(dst->fmt), r;
+
+	if (h->kind != HUB_ARGB) {
+		if ((h->w != w || h->h != ht) && (r = scale_yuv_hub(c, h, w, ht)))
+			return r;
+		if (h->kind == HUB_YUV && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
+			/* Straight into the destination; the Yvu constants with U
+			 * and V swapped give the R<->B swapped byte order. */
+			int sw = ly == LY_ABGR || ly == LY_RAW;
+			const struct YuvConstants *k = vc_color_libyuv(h->enc, sw);
+			yuv_to_argb_fn fn = (ly == LY_ARGB || ly == LY_ABGR ? to_argb : to_rgb24)[h->ch][h->cw];
+			return fn(h->p[0], h->stride[0], h->p[sw ? 2 : 1], h->stride[sw ? 2 : 1],
+				  h->p[sw ? 1 : 2], h->stride[sw ? 1 : 2], dst->plane[0],
+				  dst->stride[0], k, w, ht) ? -EINVAL : 0;
+		}
+		if ((r = yuv_hub_to_argb(c, h)))
+			return r;
+	} else if ((h->w != w || h->h != ht) && (r = scale_argb_hub(c, h, w, ht))) {
+		return r;
+	}
+	conv_write_rgb(h->p[0], h->stride[0], dst);
+	return 0;
+}
+
+static int to_yuv(struct vc_conv *c, struct hub *h, const struct vc_image *dst, struct vc_ycbcr e)
+{
+	int y_only = dst->fmt->layout == VC_LAYOUT_GREY, r;
+	struct planar pl;
+
+	if ((r = conv_planar_for(c, dst, &pl)))
+		return r;
+	if (h->kind == HUB_YUV && !y_only && h->enc.matrix != e.matrix && (r = yuv_hub_to_argb(c, h)))
+		return r;
+	if (h->kind == HUB_ARGB) {
+		if ((h->w != pl.w || h->h != pl.h) && (r = scale_argb_hub(c, h, pl.w, pl.h)))
+			return r;
+		if ((r = conv_argb_to_planar(c, h->p[0], h->stride[0], pl.w, pl.h, e, &pl, y_only)))
+			return r;
+		return conv_emit_planar(c, &pl, dst);
+	}
+	/* YUV or luma hub in the right matrix: one resampling pass per plane
+	 * does the scaling and the change of chroma subsampling together. */
+	ScalePlane(h->p[0], h->stride[0], h->w, h->h, pl.p[0], pl.stride[0], pl.w, pl.h, kFilterBox);
+	int pcw = cdim(pl.w, pl.cw), pch = cdim(pl.h, pl.ch);
+	if (!y_only && h->kind == HUB_Y) {
+		SetPlane(pl.p[1], pl.stride[1], pcw, pch, 128);
+		SetPlane(pl.p[2], pl.stride[2], pcw, pch, 128);
+	} else if (!y_only) {
+		int hcw = cdim(h->w, h->cw), hch = cdim(h->h, h->ch);
+		ScalePlane(h->p[1], h->stride[1], hcw, hch, pl.p[1], pl.stride[1], pcw, pch, kFilterBox);
+		ScalePlane(h->p[2], h->stride[2], hcw, hch, pl.p[2], pl.stride[2], pcw, pch, kFilterBox);
+	}
+	if (h->enc.full_range != e.full_range) {
+		uint8_t lut[256];
+		vc_color_range_lut(lut, h->enc.full_range, e.full_range, 0);
+		vc_color_apply_lut(pl.p[0], pl.stride[0], pl.p[0], pl.stride[0], pl.w, pl.h, lut);
+		if (!y_only && h->kind == HUB_YUV) {
+			vc_color_range_lut(lut, h->enc.full_range, e.full_range, 1);
+			vc_color_apply_lut(pl.p[1], pl.stride[1], pl.p[1], pl.stride[1], pcw, pch, lut);
+			vc_color_apply_lut(pl.p[2], pl.stride[2], pl.p[2], pl.stride[2], pcw, pch, lut);
+		}
+	}
+	return conv_emit_planar(c, &pl, dst);
+}
+
+/* ---- direct libyuv functions for common same-size pairs ---- */
+
+static int is_planar420(const struct vc_fmt *f)
+{
+	return f->layout == VC_LAYOUT_PLANAR_YUV && f->log2_chroma_w == 1 && f->log2_chroma_h == 1;
+}
+
+static int is_semi420(const struct vc_fmt *f)
+{
+	return f->layout == VC_LAYOUT_SEMIPLANAR && f->log2_chroma_w == 1 && f->log2_chroma_h == 1;
+}
+
+/* Returns 1 when a direct function did the whole job, 0 to take the hub
+ * path. Only called for equal sizes and valid 8-bit views. */
+static int fast_path(const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
+		     struct vc_ycbcr de)
+{
+	const struct vc_fmt *sf = s->fmt, *df = d->fmt;
+	int w = s->width, h = s->height, ssw = 0, dsw = 0;
+	int pk = conv_packed422_kind(sf, &ssw), dpk = conv_packed422_kind(df, &dsw);
+	int same_enc = se.matrix == de.matrix && se.full_range == de.full_range;
+	uint8_t *const *dp = d->plane;
+	int dst_s[3] = { (int)d->stride[0], (int)d->stride[1], (int)d->stride[2] };
+	int src_s[3] = { (int)s->stride[0], (int)s->stride[1], (int)s->stride[2] };
+
+	if (pk && !ssw && is_planar420(df) && same_enc) { /* YUYV/UYVY -> I420/YV12 */
+		int u = df->swap_uv ? 2 : 1, v = df->swap_uv ? 1 : 2;
+		return !(pk == 1 ? YUY2ToI420 : UYVYToI420)(s->plane[0], src_s[0], dp[0], dst_s[0],
+							  dp[u], dst_s[u], dp[v], dst_s[v], w, h);
+	}
+	if (pk && !ssw && is_semi420(df) && !df->swap_uv && same_enc) /* -> NV12 */
+		return !(pk == 1 ? YUY2ToNV12 : UYVYToNV12)(s->plane[0], src_s[0], dp[0], dst_s[0],
+							  dp[1], dst_s[1], w, h);
+	if (is_planar420(sf) && same_enc) {
+		int u = sf->swap_uv ? 2 : 1, v = sf->swap_uv ? 1 : 2;
+		if (dpk) { /* I420 -> YUYV/UYVY (and their U/V-swapped twins) */
+			int a = dsw ? v : u, b = dsw ? u : v;
+			return !(dpk == 1 ? I420ToYUY2 : I420ToUYVY)(s->plane[0], src_s[0], s->plane[a],
+								    src_s[a], s->plane[b], src_s[b],
+								    dp[0], dst_s[0], w, h);
+		}
+		if (is_semi420(df)) { /* I420 -> NV12/NV21 */
+			int a = df->swap_uv ? v : u, b = df->swap_uv ? u : v;
+			return !I420ToNV12(s->plane[0], src_s[0], s->plane[a], src_s[a], s->plane[b],
+					   src_s[b], dp[0], dst_s[0], dp[1], dst_s[1], w, h);
+		}
+	}
+	if (is_semi420(sf)) {
+		if (is_planar420(df) && same_enc) { /* NV12/NV21 -> I420/YV12 */
+			int u = (df->swap_uv ^ sf->swap_uv) ? 2 : 1, v = u == 1 ? 2 : 1;
+			return !NV12ToI420(s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0],
+					   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
+		}
+		int ly = conv_rgb_libyuv(df);
+		if (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW) {
+			/* NV21 read as NV12 with Yvu constants swaps R and B. */
+			int rb = ly == LY_ABGR || ly == LY_RAW, vu = sf->swap_uv ^ rb;
+			const struct YuvConstants *k = vc_color_libyuv(se, rb);
+			if (ly == LY_ARGB || ly == LY_ABGR)
+				return !(vu ? NV21ToARGBMatrix : NV12ToARGBMatrix)(
+					s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0], k, w, h);
+			return !(vu ? NV21ToRGB24Matrix : NV12ToRGB24Matrix)(
+				s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0], k, w, h);
+		}
+	}
+	int sly = conv_rgb_libyuv(sf);
+	if ((sly == LY_RGB24 || sly == LY_RAW) && is_planar420(df) && de.matrix == VC_MATRIX_BT601 &&
+	    !de.full_range) {
+		int u = df->swap_uv ? 2 : 1, v = df->swap_uv ? 1 : 2;
+		return !(sly == LY_RGB24 ? RGB24ToI420 : RAWToI420)(s->plane[0], src_s[0], dp[0], dst_s[0],
+								   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
+	}
+	return 0;
+}
+
+int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_image *dst)
+{
+	struct vc_ycbcr se, de;
+	struct hub h = { 0 };
+	int r;
+
+	if (!c || check_view(src, 0) || check_view(dst, 1))
+		return -EINVAL;
+	vc_color_resolve_fmt(src->fmt, &src->color, &se);
+	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
+	if (src->width == dst->width && src->height == dst->height && fast_path(src, dst, se, de))
+		return 0;
+	h.enc = se;
+	switch (src->fmt->layout) {
+	case VC_LAYOUT_PACKED_RGB:
+		r = conv_read_rgb(c, src, dst->fmt->has_alpha, &h);
+		break;
+	case VC_LAYOUT_BAYER:
+		r = conv_read_bayer(c, src, &h);
+		break;
+	case VC_LAYOUT_GREY:
+		r = conv_read_grey(c, src, &h);
+		break;
+	default:
+		r = conv_read_yuv(c, src, &h);
+		break;
+	}
+	if (!r)
+		r = dst->fmt->layout == VC_LAYOUT_PACKED_RGB ? to_rgb(c, &h, dst) : to_yuv(c, &h, dst, de);
+	if (r == -ENOMEM)
+		log_error("out of memory converting %ux%u -> %ux%u", src->width, src->height,
+			  dst->width, dst->height);
+	return r;
+}
