@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <libyuv.h>
+
 #include "common/color.h"
 #include "common/log.h"
 
@@ -97,6 +99,45 @@ static void dst_color(const struct vc_image *d, int grey_only)
 	}
 }
 
+/* Into planar YUV with the JPEG's own subsampling. TurboJPEG writes planes
+ * padded to whole chroma samples (an odd-width 4:2:0 luma row gets one byte
+ * more, an odd height one row more), so such sizes go through scratch. */
+static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_jpeg_info *info,
+			 uint32_t sw, uint32_t sh, const struct vc_image *dst)
+{
+	const struct vc_fmt *f = dst->fmt;
+	int pu = f->swap_uv ? 2 : 1, pv = f->swap_uv ? 1 : 2;
+	int hs = info->subsamp == VC_JPEG_SS_GRAY ? 0 : f->log2_chroma_w;
+	int vs = info->subsamp == VC_JPEG_SS_GRAY ? 0 : f->log2_chroma_h;
+	unsigned char *planes[3] = { dst->plane[0], dst->plane[pu], dst->plane[pv] };
+	int strides[3] = { (int)dst->stride[0], (int)dst->stride[pu], (int)dst->stride[pv] };
+
+	if ((sw & ((1u << hs) - 1)) || (sh & ((1u << vs) - 1))) {
+		uint32_t pw = (sw + (1u << hs) - 1) >> hs << hs, ph = (sh + (1u << vs) - 1) >> vs << vs;
+		uint32_t cw = pw >> hs, ch = ph >> vs;
+		uint8_t *sc = vc_jpeg_scratch(j, (size_t)pw * ph + 2 * (size_t)cw * ch);
+
+		if (!sc)
+			return -ENOMEM;
+		unsigned char *tp[3] = { sc, sc + (size_t)pw * ph, sc + (size_t)pw * ph + (size_t)cw * ch };
+		int ts[3] = { (int)pw, (int)cw, (int)cw };
+
+		if (tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts, (int)sh,
+					    TJFLAG_STOPONWARNING) < 0)
+			return tj_fail(j, "decode");
+		CopyPlane(tp[0], ts[0], planes[0], strides[0], (int)sw, (int)sh);
+		if (info->subsamp != VC_JPEG_SS_GRAY)
+			for (int p = 1; p < 3; p++)
+				CopyPlane(tp[p], ts[p], planes[p], strides[p],
+					  (int)((sw + (1u << hs) - 1) >> hs), (int)((sh + (1u << vs) - 1) >> vs));
+		return 0;
+	}
+	if (tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw, strides, (int)sh,
+				    TJFLAG_STOPONWARNING) < 0)
+		return tj_fail(j, "decode");
+	return 0;
+}
+
 int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_denom,
 		   const struct vc_image *dst)
 {
@@ -141,14 +182,9 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 			    ss_map[i].vs == f->log2_chroma_h)
 				ok = 1;
 		if (ok) {
-			unsigned char *planes[3] = { dst->plane[0], dst->plane[f->swap_uv ? 2 : 1],
-						     dst->plane[f->swap_uv ? 1 : 2] };
-			int strides[3] = { (int)dst->stride[0], (int)dst->stride[f->swap_uv ? 2 : 1],
-					   (int)dst->stride[f->swap_uv ? 1 : 2] };
-
-			if (tjDecompressToYUVPlanes(j->tjd, in, info.size, planes, (int)sw, strides,
-						    (int)sh, flags) < 0)
-				return tj_fail(j, "decode");
+			r = decode_planes(j, in, &info, sw, sh, dst);
+			if (r < 0)
+				return r;
 			if (info.subsamp == VC_JPEG_SS_GRAY) {
 				uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
 				uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
