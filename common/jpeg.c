@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/color.h"
+#include "common/convert.h"
 #include "common/log.h"
 
 struct vc_jpeg *vc_jpeg_new(void)
@@ -32,6 +34,8 @@ void vc_jpeg_free(struct vc_jpeg *j)
 	if (j->tjx)
 		tjDestroy(j->tjx);
 	tjFree(j->xbuf);
+	vc_conv_free(j->conv);
+	free(j->cbuf);
 	free(j->scratch);
 	free(j);
 }
@@ -84,4 +88,36 @@ int vc_jpeg_check_view(const struct vc_image *s)
 			return -EINVAL;
 	}
 	return 0;
+}
+
+int vc_jpeg_tmp_image(struct vc_jpeg *j, uint32_t fourcc, uint32_t w, uint32_t h,
+		      struct vc_image *img)
+{
+	const struct vc_fmt *f = vc_fmt_by_fourcc(fourcc);
+	struct vc_geom g;
+
+	if (!f || vc_fmt_geometry(f, w, h, 0, &g) < 0)
+		return -EINVAL;
+	if (g.sizeimage > j->cbuf_size) {
+		uint8_t *p = malloc(g.sizeimage);
+
+		if (!p)
+			return -ENOMEM;
+		free(j->cbuf);
+		j->cbuf = p;
+		j->cbuf_size = g.sizeimage;
+	}
+	/* multi-planar rows (YUV444M): memory planes one after the other */
+	uint8_t *mem[3] = { j->cbuf, j->cbuf + g.mem_size[0],
+			    j->cbuf + g.mem_size[0] + g.mem_size[1] };
+	vc_image_from_geom(f, &g, mem, img);
+	img->color = vc_color_from_ycbcr(VC_YCBCR_JFIF);
+	return 0;
+}
+
+struct vc_conv *vc_jpeg_conv(struct vc_jpeg *j)
+{
+	if (!j->conv)
+		j->conv = vc_conv_new();
+	return j->conv;
 }

@@ -14,6 +14,7 @@
 #include <libyuv.h>
 
 #include "common/color.h"
+#include "common/convert.h"
 #include "common/log.h"
 
 static const struct { int pf, size, r, g, b, alpha; } tj_layouts[] = {
@@ -138,6 +139,39 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 	return 0;
 }
 
+/* Other destinations: decode to the planar YUV the JPEG has (or grey, or
+ * RGB24 for unusual samplings), then the converter. */
+static int decode_converted(struct vc_jpeg *j, const uint8_t *in, size_t len, int denom,
+			    const struct vc_jpeg_info *info, const struct vc_image *dst)
+{
+	static const struct { int ss; uint32_t fourcc; } tmp_fmt[] = {
+		{ VC_JPEG_SS_420, V4L2_PIX_FMT_YUV420 }, { VC_JPEG_SS_422, V4L2_PIX_FMT_YUV422P },
+		{ VC_JPEG_SS_444, V4L2_PIX_FMT_YUV444M }, { VC_JPEG_SS_GRAY, V4L2_PIX_FMT_GREY },
+	};
+	uint32_t fourcc = V4L2_PIX_FMT_RGB24;
+	struct vc_image tmp;
+	struct vc_conv *cv = vc_jpeg_conv(j);
+	char fcc[16];
+	int r;
+
+	if (!cv)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(tmp_fmt) / sizeof(tmp_fmt[0]); i++)
+		if (tmp_fmt[i].ss == info->subsamp && vc_fmt_by_fourcc(tmp_fmt[i].fourcc))
+			fourcc = tmp_fmt[i].fourcc;
+	r = vc_jpeg_tmp_image(j, fourcc, dst->width, dst->height, &tmp);
+	if (r < 0)
+		return r;
+	if (!vc_conv_supported(tmp.fmt, dst->fmt)) {
+		log_debug("decode: no path to %s", vc_fourcc_str(dst->fmt->fourcc, fcc));
+		return -EINVAL;
+	}
+	r = vc_jpeg_decode(j, in, len, denom, &tmp);
+	if (r < 0)
+		return r;
+	return vc_conv_run(cv, &tmp, dst);
+}
+
 int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_denom,
 		   const struct vc_image *dst)
 {
@@ -197,7 +231,5 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 			return 0;
 		}
 	}
-	char fcc[16];
-	log_debug("decode: no path to %s", vc_fourcc_str(f->fourcc, fcc));
-	return -EINVAL;
+	return decode_converted(j, in, len, scale_denom, &info, dst);
 }

@@ -16,6 +16,7 @@
 #include <libyuv.h>
 
 #include "common/color.h"
+#include "common/convert.h"
 #include "common/log.h"
 
 /* ---- libjpeg glue: error manager and a destination in the caller's buffer */
@@ -464,6 +465,46 @@ static int enc_rgb(struct vc_jpeg *j, const struct vc_image *s, int jcs, int sub
 	return rgb_run(j, s, jcs, hs, vs, ncomp, quality, out, cap, len);
 }
 
+/* ---- everything else: the converter to planar YUV (or grey) first */
+
+static const struct { int ss; uint32_t fourcc; } conv_targets[] = {
+	{ VC_JPEG_SS_AUTO, V4L2_PIX_FMT_YUV420 },   { VC_JPEG_SS_420, V4L2_PIX_FMT_YUV420 },
+	{ VC_JPEG_SS_422, V4L2_PIX_FMT_YUV422P },   { VC_JPEG_SS_444, V4L2_PIX_FMT_YUV444M },
+	{ VC_JPEG_SS_411, V4L2_PIX_FMT_YUV411P },   { VC_JPEG_SS_GRAY, V4L2_PIX_FMT_GREY },
+};
+
+static int enc_converted(struct vc_jpeg *j, const struct vc_image *src, int quality,
+			 int subsamp, uint8_t *out, size_t cap, size_t *len)
+{
+	struct vc_image tmp;
+	struct vc_conv *cv = vc_jpeg_conv(j);
+	struct plan p;
+	uint32_t fourcc = 0;
+	char fcc[16];
+	int r;
+
+	if (!cv)
+		return -ENOMEM;
+	/* Grey sources (Y10, Y16...) stay grey unless colour is asked for. */
+	if (src->fmt->family == VC_FAM_GREY && subsamp == VC_JPEG_SS_AUTO)
+		subsamp = VC_JPEG_SS_GRAY;
+	for (size_t i = 0; i < sizeof(conv_targets) / sizeof(conv_targets[0]); i++)
+		if (conv_targets[i].ss == subsamp)
+			fourcc = conv_targets[i].fourcc;
+	r = vc_jpeg_tmp_image(j, fourcc, src->width, src->height, &tmp);
+	if (r < 0 || !vc_conv_supported(src->fmt, tmp.fmt)) {
+		log_debug("encode: no JPEG path for %s", vc_fourcc_str(src->fmt->fourcc, fcc));
+		return r < 0 ? r : -EINVAL;
+	}
+	r = vc_conv_run(cv, src, &tmp);
+	if (r < 0)
+		return r;
+	r = plan_yuv(&tmp, VC_JPEG_SS_AUTO, &p);
+	if (r < 0)
+		return -EINVAL;
+	return enc_raw(j, &tmp, &p, quality, out, cap, len);
+}
+
 /* ---- entry points */
 
 int vc_jpeg_encode_ss(struct vc_jpeg *j, const struct vc_image *src, int quality,
@@ -490,8 +531,7 @@ int vc_jpeg_encode_ss(struct vc_jpeg *j, const struct vc_image *src, int quality
 	r = plan_yuv(src, subsamp, &p);
 	if (r == 0)
 		return enc_raw(j, src, &p, quality, out, cap, len);
-	log_debug("encode: no JPEG path for %s", vc_fourcc_str(src->fmt->fourcc, fcc));
-	return -EINVAL;
+	return enc_converted(j, src, quality, subsamp, out, cap, len);
 }
 
 int vc_jpeg_encode(struct vc_jpeg *j, const struct vc_image *src, int quality,

@@ -35,9 +35,20 @@ struct vc_jpeg {
 	tjhandle tjc, tjd, tjx; /* TurboJPEG: RGB encode, decode, transform */
 	uint8_t *scratch; /* strip rows, decode planes */
 	size_t scratch_size;
-	uint8_t *xbuf;    /* tjTransform output (tjAlloc'd, grown by TurboJPEG) */
+	uint8_t *xbuf;    /* tjTransform output (tjAlloc'd) */
 	unsigned long xbuf_size;
+	struct vc_conv *conv; /* for formats without a direct path */
+	uint8_t *cbuf;        /* the converted picture */
+	size_t cbuf_size;
 };
+
+/* A picture of fourcc (I420, 422P, 444P, GREY, RGB24...) at w x h in the
+ * context's conversion buffer, coloured as JFIF (full-range BT.601).
+ * 0, -EINVAL (format not in the table, bad size) or -ENOMEM. */
+int vc_jpeg_tmp_image(struct vc_jpeg *j, uint32_t fourcc, uint32_t w, uint32_t h,
+		      struct vc_image *img);
+/* The context's converter, created on first use; NULL on ENOMEM. */
+struct vc_conv *vc_jpeg_conv(struct vc_jpeg *j);
 
 /* Scratch of at least n bytes (kept between frames); NULL on ENOMEM. */
 uint8_t *vc_jpeg_scratch(struct vc_jpeg *j, size_t n);
