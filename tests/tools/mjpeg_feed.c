@@ -1,0 +1,358 @@
+/* mjpeg_feed: plays a stream of concatenated JPEGs (ffmpeg -f mjpeg) into a
+ * v4l2loopback output node, like a USB webcam that sends MJPEG, optionally
+ * with the camera faults vcapd must survive: frames without Huffman tables,
+ * corrupt, truncated and empty frames. Also answers, for a test, whether a
+ * JPEG file is byte for byte one of the stream's frames.
+ *
+ *   mjpeg_feed -i in.mjpeg -d /dev/video20 [-r fps] [-n frames] [--strip-dht]
+ *              [--corrupt N] [--truncate N] [--empty N]      (every Nth frame)
+ *   mjpeg_feed -i in.mjpeg --match file.jpg [--strip-dht] [--add-dht]
+ *   mjpeg_feed -i in.mjpeg --info
+ *   mjpeg_feed -i in.mjpeg --extract K out.jpg [--strip-dht] [--add-dht]
+ *       writes frame K after the edits (strip first, then add)
+ *   mjpeg_feed -i in.mjpeg --grab /dev/video20 -n 20 [--strip-dht]
+ *       captures 20 buffers (MMAP streaming) and counts the valid JPEGs
+ *       (vc_jpeg_parse), the invalid ones, and the valid ones that are byte
+ *       for byte a frame of in.mjpeg (after --strip-dht when given)
+ *
+ * Prints one line per fault kind at the end ("fed 150 frames, 10 corrupt...").
+ * Exit 0, 1 on a failed match, 2 on usage or I/O errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#include "common/jpeg.h"
+
+struct frames {
+	uint8_t *buf;
+	size_t len;
+	size_t n, off[4096], size[4096];
+};
+
+static int load(const char *path, struct frames *fr)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 20;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fr->buf = malloc(cap);
+	fr->len = 0;
+	for (;;) {
+		if (fr->len == cap)
+			fr->buf = realloc(fr->buf, cap *= 2);
+		size_t r = fread(fr->buf + fr->len, 1, cap - fr->len, f);
+
+		if (r == 0)
+			break;
+		fr->len += r;
+	}
+	fclose(f);
+	/* Split: each JPEG ends at its EOI, as vc_jpeg_parse measures it. */
+	fr->n = 0;
+	for (size_t pos = 0; pos < fr->len && fr->n < 4096;) {
+		struct vc_jpeg_info info;
+
+		if (vc_jpeg_parse(fr->buf + pos, fr->len - pos, &info) < 0) {
+			fprintf(stderr, "%s: frame %zu at %zu does not parse\n", path, fr->n, pos);
+			return -1;
+		}
+		fr->off[fr->n] = pos;
+		fr->size[fr->n++] = info.size;
+		pos += info.size;
+	}
+	return fr->n ? 0 : -1;
+}
+
+/* Index of the frame of fr equal to buf[0..len) (after stripping DHT when
+ * strip), or -1. */
+static long find_frame(const struct frames *fr, const uint8_t *buf, size_t len, int strip,
+		       uint8_t *tmp, size_t tmpcap)
+{
+	for (size_t i = 0; i < fr->n; i++) {
+		const uint8_t *f = fr->buf + fr->off[i];
+		size_t fl = fr->size[i], l2;
+
+		if (strip && vc_jpeg_strip_dht(f, fl, tmp, tmpcap, &l2) == 0) {
+			f = tmp;
+			fl = l2;
+		}
+		if (fl == len && !memcmp(f, buf, len))
+			return (long)i;
+	}
+	return -1;
+}
+
+static int grab(const struct frames *fr, const char *dev, long n, int strip, size_t maxsz)
+{
+	int fd = open(dev, O_RDWR);
+	struct v4l2_requestbuffers rb;
+	void *map[8];
+	size_t maplen[8];
+	uint8_t *tmp = malloc(maxsz + 4 * VC_JPEG_DHT_BYTES);
+	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0;
+
+	if (fd < 0) {
+		perror(dev);
+		return 2;
+	}
+	memset(&rb, 0, sizeof(rb));
+	rb.count = 4;
+	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	rb.memory = V4L2_MEMORY_MMAP;
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || rb.count < 1 || rb.count > 8) {
+		perror("VIDIOC_REQBUFS");
+		return 2;
+	}
+	for (unsigned i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b;
+
+		memset(&b, 0, sizeof(b));
+		b.type = rb.type;
+		b.memory = rb.memory;
+		b.index = i;
+		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0) {
+			perror("VIDIOC_QUERYBUF");
+			return 2;
+		}
+		maplen[i] = b.length;
+		map[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
+		if (map[i] == MAP_FAILED || ioctl(fd, VIDIOC_QBUF, &b) < 0) {
+			perror("mmap/QBUF");
+			return 2;
+		}
+	}
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (ioctl(fd, VIDIOC_STREAMON, &type) < 0) {
+		perror("VIDIOC_STREAMON");
+		return 2;
+	}
+	while (got < n) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		struct v4l2_buffer b;
+		struct vc_jpeg_info info;
+
+		if (poll(&pfd, 1, 10000) <= 0) {
+			fprintf(stderr, "grab: no frame for 10 s\n");
+			break;
+		}
+		memset(&b, 0, sizeof(b));
+		b.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		b.memory = V4L2_MEMORY_MMAP;
+		if (ioctl(fd, VIDIOC_DQBUF, &b) < 0) {
+			perror("VIDIOC_DQBUF");
+			break;
+		}
+		size_t used = b.bytesused <= maplen[b.index] ? b.bytesused : maplen[b.index];
+		const uint8_t *p = map[b.index];
+
+		got++;
+		if (vc_jpeg_parse(p, used, &info) == 0) {
+			valid++;
+			nodht += !info.has_dht;
+			if (find_frame(fr, p, info.size, strip, tmp, maxsz + 4 * VC_JPEG_DHT_BYTES) >= 0)
+				matched++;
+		} else {
+			invalid++;
+		}
+		ioctl(fd, VIDIOC_QBUF, &b);
+	}
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT\n", got, valid,
+	       invalid, matched, nodht);
+	for (unsigned i = 0; i < rb.count; i++)
+		munmap(map[i], maplen[i]);
+	close(fd);
+	free(tmp);
+	return got == n ? 0 : 2;
+}
+
+static int every(long n, size_t i)
+{
+	return n > 0 && (i + 1) % (size_t)n == 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *dev = NULL, *match = NULL, *grab_dev = NULL, *extract = NULL;
+	long extract_k = 0;
+	long fps = 15, count = 0, corrupt = 0, truncate_n = 0, empty = 0;
+	int strip = 0, add = 0, info_only = 0;
+	struct frames fr;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-i") && v)
+			in = argv[++i];
+		else if (!strcmp(a, "-d") && v)
+			dev = argv[++i];
+		else if (!strcmp(a, "--extract") && v && i + 2 < argc) {
+			extract_k = atol(argv[++i]);
+			extract = argv[++i];
+		} else if (!strcmp(a, "--grab") && v)
+			grab_dev = argv[++i];
+		else if (!strcmp(a, "--match") && v)
+			match = argv[++i];
+		else if (!strcmp(a, "-r") && v)
+			fps = atol(argv[++i]);
+		else if (!strcmp(a, "-n") && v)
+			count = atol(argv[++i]);
+		else if (!strcmp(a, "--corrupt") && v)
+			corrupt = atol(argv[++i]);
+		else if (!strcmp(a, "--truncate") && v)
+			truncate_n = atol(argv[++i]);
+		else if (!strcmp(a, "--empty") && v)
+			empty = atol(argv[++i]);
+		else if (!strcmp(a, "--strip-dht"))
+			strip = 1;
+		else if (!strcmp(a, "--add-dht"))
+			add = 1;
+		else if (!strcmp(a, "--info"))
+			info_only = 1;
+		else {
+			fprintf(stderr, "usage: see the comment atop tests/tools/mjpeg_feed.c\n");
+			return 2;
+		}
+	}
+	if (!in || load(in, &fr) < 0)
+		return 2;
+
+	size_t maxsz = 0;
+	for (size_t i = 0; i < fr.n; i++)
+		if (fr.size[i] > maxsz)
+			maxsz = fr.size[i];
+	uint8_t *tmp = malloc(maxsz + 2 * VC_JPEG_DHT_BYTES);
+	uint8_t *tmp2 = malloc(maxsz + 2 * VC_JPEG_DHT_BYTES);
+	struct vc_jpeg_info info;
+	vc_jpeg_parse(fr.buf, fr.size[0], &info);
+
+	if (info_only) {
+		printf("%zu frames %ux%u has_dht %d max %zu bytes\n", fr.n, info.width, info.height,
+		       info.has_dht, maxsz);
+		return 0;
+	}
+	if (grab_dev)
+		return grab(&fr, grab_dev, count ? count : 10, strip, maxsz);
+	if (extract) {
+		const uint8_t *f = fr.buf + fr.off[extract_k % (long)fr.n];
+		size_t fl = fr.size[extract_k % (long)fr.n], len;
+		FILE *o = fopen(extract, "wb");
+
+		if (strip && vc_jpeg_strip_dht(f, fl, tmp, maxsz, &len) == 0) {
+			f = tmp;
+			fl = len;
+		}
+		if (add && vc_jpeg_add_dht(f, fl, tmp2, maxsz + 2 * VC_JPEG_DHT_BYTES, &len) == 0) {
+			f = tmp2;
+			fl = len;
+		}
+		if (!o || fwrite(f, 1, fl, o) != fl || fclose(o) != 0) {
+			perror(extract);
+			return 2;
+		}
+		return 0;
+	}
+	if (match) { /* is the file one of the frames (after the same edits)? */
+		struct frames m;
+		size_t len;
+
+		if (load(match, &m) < 0)
+			return 2;
+		for (size_t i = 0; i < fr.n; i++) {
+			const uint8_t *f = fr.buf + fr.off[i];
+			size_t fl = fr.size[i];
+
+			if (strip && vc_jpeg_strip_dht(f, fl, tmp, maxsz, &len) == 0) {
+				f = tmp;
+				fl = len;
+			}
+			if (add && vc_jpeg_add_dht(f, fl, tmp2, maxsz + 2 * VC_JPEG_DHT_BYTES, &len) == 0) {
+				fl = len;
+				f = tmp2;
+			}
+			if (fl == m.size[0] && !memcmp(f, m.buf, fl)) {
+				printf("match: frame %zu\n", i);
+				return 0;
+			}
+		}
+		printf("match: none of %zu frames\n", fr.n);
+		return 1;
+	}
+	if (!dev)
+		return 2;
+	int fd = open(dev, O_RDWR);
+	if (fd < 0) {
+		perror(dev);
+		return 2;
+	}
+	struct v4l2_format f;
+	memset(&f, 0, sizeof(f));
+	f.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	f.fmt.pix.width = info.width;
+	f.fmt.pix.height = info.height;
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_MJPEG;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	f.fmt.pix.sizeimage = (uint32_t)(maxsz + 4 * VC_JPEG_DHT_BYTES);
+	if (ioctl(fd, VIDIOC_S_FMT, &f) < 0) {
+		perror("VIDIOC_S_FMT");
+		return 2;
+	}
+	size_t fed = 0, n_corrupt = 0, n_trunc = 0, n_empty = 0;
+	struct timespec period = { 0, fps > 0 ? 1000000000L / fps : 0 };
+	for (size_t i = 0; count == 0 || (long)i < count; i++) {
+		const uint8_t *src = fr.buf + fr.off[i % fr.n];
+		size_t len = fr.size[i % fr.n];
+
+		if (strip) {
+			size_t l2;
+
+			if (vc_jpeg_strip_dht(src, len, tmp, maxsz, &l2) == 0)
+				len = l2;
+			else
+				memcpy(tmp, src, len);
+		} else {
+			memcpy(tmp, src, len);
+		}
+		if (every(empty, i)) {
+			len = 0;
+			n_empty++;
+		} else if (every(truncate_n, i)) {
+			len /= 2;
+			n_trunc++;
+		} else if (every(corrupt, i)) {
+			/* garbage over the middle of the entropy data and a broken marker */
+			for (size_t k = len / 2; k < len / 2 + 64 && k + 2 < len; k++)
+				tmp[k] = (uint8_t)(k * 37);
+			tmp[2] = 0x00;
+			n_corrupt++;
+		}
+		/* v4l2loopback takes a write() as one frame of that many bytes; an
+		 * empty frame is one zero byte (a zero-length write is not a frame). */
+		if (len == 0) {
+			tmp[0] = 0;
+			len = 1;
+		}
+		if (write(fd, tmp, len) < 0) {
+			perror("write");
+			return 2;
+		}
+		fed++;
+		nanosleep(&period, NULL);
+	}
+	printf("fed %zu frames: %zu corrupt, %zu truncated, %zu empty\n", fed, n_corrupt, n_trunc,
+	       n_empty);
+	close(fd);
+	return 0;
+}
