@@ -468,10 +468,28 @@ static int enc_rgb(struct vc_jpeg *j, const struct vc_image *s, int jcs, int sub
 /* ---- everything else: the converter to planar YUV (or grey) first */
 
 static const struct { int ss; uint32_t fourcc; } conv_targets[] = {
-	{ VC_JPEG_SS_AUTO, V4L2_PIX_FMT_YUV420 },   { VC_JPEG_SS_420, V4L2_PIX_FMT_YUV420 },
-	{ VC_JPEG_SS_422, V4L2_PIX_FMT_YUV422P },   { VC_JPEG_SS_444, V4L2_PIX_FMT_YUV444M },
-	{ VC_JPEG_SS_411, V4L2_PIX_FMT_YUV411P },   { VC_JPEG_SS_GRAY, V4L2_PIX_FMT_GREY },
+	{ VC_JPEG_SS_420, V4L2_PIX_FMT_YUV420 },  { VC_JPEG_SS_422, V4L2_PIX_FMT_YUV422P },
+	{ VC_JPEG_SS_444, V4L2_PIX_FMT_YUV444M }, { VC_JPEG_SS_411, V4L2_PIX_FMT_YUV411P },
+	{ VC_JPEG_SS_GRAY, V4L2_PIX_FMT_GREY },
 };
+
+/* VC_JPEG_SS_AUTO for a converted source: keep its chroma resolution when
+ * JPEG has it (AYUV stays 4:4:4, Y41P 4:1:1), else 4:2:0 (RGB, Bayer, 4:1:0). */
+static int auto_ss(const struct vc_fmt *f)
+{
+	static const struct { uint8_t w, h; int ss; } m[] = {
+		{ 0, 0, VC_JPEG_SS_444 }, { 1, 0, VC_JPEG_SS_422 }, { 2, 0, VC_JPEG_SS_411 },
+	};
+
+	if (f->family == VC_FAM_GREY)
+		return VC_JPEG_SS_GRAY;
+	if (f->family != VC_FAM_YUV)
+		return VC_JPEG_SS_420;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (m[i].w == f->log2_chroma_w && m[i].h == f->log2_chroma_h)
+			return m[i].ss;
+	return VC_JPEG_SS_420;
+}
 
 static int enc_converted(struct vc_jpeg *j, const struct vc_image *src, int quality,
 			 int subsamp, uint8_t *out, size_t cap, size_t *len)
@@ -485,13 +503,14 @@ static int enc_converted(struct vc_jpeg *j, const struct vc_image *src, int qual
 
 	if (!cv)
 		return -ENOMEM;
-	/* Grey sources (Y10, Y16...) stay grey unless colour is asked for. */
-	if (src->fmt->family == VC_FAM_GREY && subsamp == VC_JPEG_SS_AUTO)
-		subsamp = VC_JPEG_SS_GRAY;
+	if (subsamp == VC_JPEG_SS_AUTO)
+		subsamp = auto_ss(src->fmt);
 	for (size_t i = 0; i < sizeof(conv_targets) / sizeof(conv_targets[0]); i++)
 		if (conv_targets[i].ss == subsamp)
 			fourcc = conv_targets[i].fourcc;
 	r = vc_jpeg_tmp_image(j, fourcc, src->width, src->height, &tmp);
+	if (r == -EINVAL && fourcc != V4L2_PIX_FMT_YUV420) /* not in the table: 4:2:0 */
+		r = vc_jpeg_tmp_image(j, V4L2_PIX_FMT_YUV420, src->width, src->height, &tmp);
 	if (r < 0 || !vc_conv_supported(src->fmt, tmp.fmt)) {
 		log_debug("encode: no JPEG path for %s", vc_fourcc_str(src->fmt->fourcc, fcc));
 		return r < 0 ? r : -EINVAL;

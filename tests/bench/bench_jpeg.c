@@ -1,0 +1,350 @@
+/* JPEG encode throughput, one thread, q80: our vc_jpeg_encode per input
+ * format beside two references on the same picture in the same run:
+ *  - floor:  libjpeg-turbo jpeg_write_raw_data fed planes that are already
+ *            planar (I420 for 4:2:0, I422 for 4:2:2), full range, compressor
+ *            reused: no conversion at all;
+ *  - common: what peers do: YUYV expanded per row into YCbCr 4:4:4 scanlines
+ *            and fed to jpeg_write_scanlines (libjpeg downsamples to 4:2:0),
+ *            compressor reused.
+ * Prints fps, ms/frame, ns/pixel, JPEG size and the our/floor and
+ * our/common fps ratios. "limited" rows hold the same picture in limited
+ * range (what V4L2 YUV defaults to), converted to JFIF full range on the
+ * way, so their output matches the floor's. VC_BENCH_SECONDS (default 0.6) sets time per cell. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jpeglib.h>
+#include <linux/videodev2.h>
+
+#include "common/fmt.h"
+#include "common/image.h"
+#include "common/jpeg.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double seconds = 0.6;
+
+/* A camera-like picture: smooth gradients, some texture and edges, noise. */
+static void picture(uint32_t w, uint32_t h, uint8_t *Y, uint8_t *U, uint8_t *V)
+{
+	uint32_t s = 1;
+
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			s = s * 1103515245 + 12345;
+			int n = (int)(s >> 28) - 8;
+			int v = (int)(x * 200 / w) + ((x / 40 + y / 40) % 3) * 20 + n;
+
+			Y[(size_t)y * w + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+			U[(size_t)y * w + x] = (uint8_t)(128 + (int)(y * 60 / h) - 30);
+			V[(size_t)y * w + x] = (uint8_t)(128 + (int)((x ^ y) & 31) - 16);
+		}
+}
+
+struct src {
+	struct vc_image img;
+	uint8_t *mem;
+};
+
+/* Lays out the 4:4:4 picture in fmt (8-bit YUV/grey/RGB rows only). */
+static int make_src(const char *name, uint32_t w, uint32_t h, const uint8_t *Y, const uint8_t *U,
+		    const uint8_t *V, struct src *s, int limited)
+{
+	const struct vc_fmt *f = vc_fmt_find(name);
+	struct vc_geom g;
+
+	if (!f || vc_fmt_geometry(f, w, h, 0, &g) < 0)
+		return -1;
+	s->mem = malloc(g.sizeimage);
+	uint8_t *mem[3] = { s->mem, s->mem, s->mem };
+	vc_image_from_geom(f, &g, mem, &s->img);
+	struct vc_image *im = &s->img;
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			size_t i = (size_t)y * w + x;
+
+			if (f->layout == VC_LAYOUT_PACKED_RGB) { /* BT.601 full range */
+				double yy = Y[i], u = U[i] - 128.0, v = V[i] - 128.0;
+				double c[3] = { yy + 1.402 * v, yy - 0.344136 * u - 0.714136 * v,
+						yy + 1.772 * u };
+				uint8_t *d = im->plane[0] + (size_t)y * im->stride[0] + 3 * x;
+				int off[3] = { f->r.shift / 8, f->g.shift / 8, f->b.shift / 8 };
+
+				for (int k = 0; k < 3; k++)
+					d[off[k]] = (uint8_t)(c[k] < 0 ? 0 : c[k] > 255 ? 255 : c[k]);
+			} else if (limited) { /* the same picture, limited range */
+				uint8_t y8 = (uint8_t)(16 + (Y[i] * 219 + 127) / 255);
+				uint8_t u8 = (uint8_t)(128 + ((U[i] - 128) * 224) / 255);
+				uint8_t v8 = (uint8_t)(128 + ((V[i] - 128) * 224) / 255);
+				uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
+
+				if (f->layout == VC_LAYOUT_PACKED_YUV) {
+					uint8_t *d = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
+
+					d[f->y_off[x & 1]] = y8;
+					d[f->u_off[0]] = u8;
+					d[f->v_off[0]] = v8;
+					continue;
+				}
+				im->plane[0][(size_t)y * im->stride[0] + x] = y8;
+				if (f->layout == VC_LAYOUT_SEMIPLANAR) {
+					uint8_t *d = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
+
+					d[f->swap_uv] = u8;
+					d[!f->swap_uv] = v8;
+				} else if (f->layout == VC_LAYOUT_PLANAR_YUV) {
+					im->plane[1][(size_t)cy * im->stride[1] + cx] = u8;
+					im->plane[2][(size_t)cy * im->stride[2] + cx] = v8;
+				}
+			} else if (f->layout == VC_LAYOUT_PACKED_YUV) {
+				uint8_t *d = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
+
+				d[f->y_off[x & 1]] = Y[i];
+				d[f->u_off[0]] = U[i];
+				d[f->v_off[0]] = V[i];
+			} else {
+				im->plane[0][(size_t)y * im->stride[0] + x] = Y[i];
+				if (f->layout == VC_LAYOUT_GREY)
+					continue;
+				uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
+				if (f->layout == VC_LAYOUT_SEMIPLANAR) {
+					uint8_t *d = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
+
+					d[f->swap_uv] = U[i];
+					d[!f->swap_uv] = V[i];
+				} else {
+					im->plane[1][(size_t)cy * im->stride[1] + cx] = U[i];
+					im->plane[2][(size_t)cy * im->stride[2] + cx] = V[i];
+				}
+			}
+		}
+	return 0;
+}
+
+/* ---- references, straight libjpeg */
+
+struct ref {
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr err;
+	unsigned char *buf;
+	unsigned long size;
+};
+
+static void ref_init(struct ref *r, uint32_t w, uint32_t h, int raw, int hv)
+{
+	memset(r, 0, sizeof(*r));
+	r->c.err = jpeg_std_error(&r->err);
+	jpeg_create_compress(&r->c);
+	r->c.image_width = w;
+	r->c.image_height = h;
+	r->c.input_components = 3;
+	r->c.in_color_space = JCS_YCbCr;
+	jpeg_set_defaults(&r->c);
+	jpeg_set_quality(&r->c, 80, TRUE);
+	r->c.raw_data_in = raw;
+	r->c.comp_info[0].v_samp_factor = hv; /* 2: 4:2:0, 1: 4:2:2 */
+	r->size = (unsigned long)w * h * 4;
+	r->buf = malloc(r->size);
+}
+
+/* Floor: planes already planar, rows handed to libjpeg directly. */
+static size_t floor_encode(struct ref *r, const struct vc_image *p, int vs)
+{
+	unsigned long sz = r->size;
+	JSAMPROW yr[16], ur[8], vr[8];
+	JSAMPARRAY planes[3] = { yr, ur, vr };
+	uint32_t h = p->height, mh = 8u << vs;
+
+	jpeg_mem_dest(&r->c, &r->buf, &sz);
+	jpeg_start_compress(&r->c, TRUE);
+	while (r->c.next_scanline < h) {
+		uint32_t y0 = r->c.next_scanline;
+
+		for (uint32_t i = 0; i < mh; i++) {
+			uint32_t y = y0 + i < h ? y0 + i : h - 1;
+
+			yr[i] = p->plane[0] + (size_t)y * p->stride[0];
+		}
+		for (uint32_t i = 0; i < 8; i++) {
+			uint32_t ch = (h + (1u << vs) - 1) >> vs, y = (y0 >> vs) + i < ch ? (y0 >> vs) + i : ch - 1;
+
+			ur[i] = p->plane[1] + (size_t)y * p->stride[1];
+			vr[i] = p->plane[2] + (size_t)y * p->stride[2];
+		}
+		jpeg_write_raw_data(&r->c, planes, mh);
+	}
+	jpeg_finish_compress(&r->c);
+	return sz;
+}
+
+/* Common way: YUYV to a YCbCr 4:4:4 scanline per row, write_scanlines. */
+static size_t common_encode(struct ref *r, const struct vc_image *p, uint8_t *line)
+{
+	unsigned long sz = r->size;
+	uint32_t w = p->width;
+
+	jpeg_mem_dest(&r->c, &r->buf, &sz);
+	jpeg_start_compress(&r->c, TRUE);
+	while (r->c.next_scanline < p->height) {
+		const uint8_t *s = p->plane[0] + (size_t)r->c.next_scanline * p->stride[0];
+		JSAMPROW row = line;
+
+		for (uint32_t x = 0; x < w; x += 2, s += 4) {
+			uint8_t *d = line + 3 * x;
+
+			d[0] = s[0];
+			d[1] = s[1];
+			d[2] = s[3];
+			d[3] = s[2];
+			d[4] = s[1];
+			d[5] = s[3];
+		}
+		jpeg_write_scanlines(&r->c, &row, 1);
+	}
+	jpeg_finish_compress(&r->c);
+	return sz;
+}
+
+/* ---- timing: every cell runs in each of several rounds, interleaved, and
+ * keeps its fastest round, so a burst of load from other processes on the
+ * shared cores does not land on one cell only. */
+
+enum { C_FLOOR420, C_FLOOR422, C_COMMON, C_OURS };
+
+struct cell {
+	const char *label;
+	int kind, ss, ref; /* ref: index of the floor cell to compare with */
+	int common;        /* also compare with the common way */
+	struct src src;
+	struct ref r;
+	double best;       /* seconds per frame */
+	size_t bytes;
+};
+
+static size_t run_once(struct cell *c, struct vc_jpeg *j, uint8_t *out, size_t cap, uint8_t *line)
+{
+	size_t len = 0;
+	int r;
+
+	switch (c->kind) {
+	case C_FLOOR420: return floor_encode(&c->r, &c->src.img, 1);
+	case C_FLOOR422: return floor_encode(&c->r, &c->src.img, 0);
+	case C_COMMON: return common_encode(&c->r, &c->src.img, line);
+	default:
+		r = vc_jpeg_encode_ss(j, &c->src.img, 80, c->ss, out, cap, &len);
+		if (r < 0) {
+			fprintf(stderr, "%s: encode failed: %d\n", c->label, r);
+			exit(1);
+		}
+		return len;
+	}
+}
+
+int main(void)
+{
+	static const struct { uint32_t w, h; } sizes[] = { { 640, 480 }, { 1280, 720 }, { 1920, 1080 } };
+	static const struct { const char *fmt, *label; int kind, full, ss, ref, common; } defs[] = {
+		{ "YU12", "floor raw 4:2:0 (I420)", C_FLOOR420, 1, 0, -1, 0 },
+		{ "422P", "floor raw 4:2:2 (I422)", C_FLOOR422, 1, 0, -1, 0 },
+		{ "YUYV", "common YUYV scanlines 4:2:0", C_COMMON, 1, 0, -1, 0 },
+		{ "YUYV", "YUYV full 4:2:2", C_OURS, 1, VC_JPEG_SS_AUTO, 1, 1 },
+		{ "YUYV", "YUYV limited 4:2:2", C_OURS, 0, VC_JPEG_SS_AUTO, 1, 1 },
+		{ "YUYV", "YUYV full ->4:2:0", C_OURS, 1, VC_JPEG_SS_420, 0, 1 },
+		{ "YUYV", "YUYV limited ->4:2:0", C_OURS, 0, VC_JPEG_SS_420, 0, 1 },
+		{ "UYVY", "UYVY full 4:2:2", C_OURS, 1, VC_JPEG_SS_AUTO, 1, 0 },
+		{ "NV12", "NV12 full 4:2:0", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
+		{ "NV12", "NV12 limited 4:2:0", C_OURS, 0, VC_JPEG_SS_AUTO, 0, 0 },
+		{ "YU12", "I420 full 4:2:0", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
+		{ "YU12", "I420 limited 4:2:0", C_OURS, 0, VC_JPEG_SS_AUTO, 0, 0 },
+		{ "RGB24", "RGB24 4:2:0", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
+		{ "GREY", "GREY", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
+	};
+	enum { NDEF = sizeof(defs) / sizeof(defs[0]), ROUNDS = 5 };
+	const char *env = getenv("VC_BENCH_SECONDS");
+
+	if (env)
+		seconds = atof(env);
+	printf("bench_jpeg: ->JPEG q80, one thread, %.1f s per cell in %d interleaved rounds "
+	       "(fastest round kept)\n", seconds, ROUNDS);
+	for (size_t si = 0; si < 3; si++) {
+		uint32_t w = sizes[si].w, h = sizes[si].h;
+		size_t n = (size_t)w * h, cap = vc_jpeg_bound(w, h);
+		uint8_t *Y = malloc(n), *U = malloc(n), *V = malloc(n), *out = malloc(cap);
+		uint8_t *line = malloc((size_t)w * 3);
+		struct vc_jpeg *j = vc_jpeg_new();
+		struct cell cells[NDEF];
+
+		picture(w, h, Y, U, V);
+		memset(cells, 0, sizeof(cells));
+		for (int k = 0; k < NDEF; k++) {
+			struct cell *c = &cells[k];
+
+			c->label = defs[k].label;
+			c->kind = defs[k].kind;
+			c->ss = defs[k].ss;
+			c->ref = defs[k].ref;
+			c->common = defs[k].common;
+			c->best = 1e30;
+			if (make_src(defs[k].fmt, w, h, Y, U, V, &c->src, !defs[k].full) < 0) {
+				fprintf(stderr, "no %s in the format table\n", defs[k].fmt);
+				return 1;
+			}
+			c->src.img.color.quantization = defs[k].full ? V4L2_QUANTIZATION_FULL_RANGE
+								     : V4L2_QUANTIZATION_LIM_RANGE;
+			if (c->kind != C_OURS)
+				ref_init(&c->r, w, h, c->kind != C_COMMON, c->kind == C_FLOOR422 ? 1 : 2);
+			for (int wu = 0; wu < 2; wu++) /* warm up */
+				c->bytes = run_once(c, j, out, cap, line);
+		}
+		for (int round = 0; round < ROUNDS; round++)
+			for (int k = 0; k < NDEF; k++) {
+				struct cell *c = &cells[k];
+				int frames = 0;
+				double t0 = now(), t;
+
+				do {
+					c->bytes = run_once(c, j, out, cap, line);
+					frames++;
+				} while ((t = now() - t0) < seconds / ROUNDS);
+				if (t / frames < c->best)
+					c->best = t / frames;
+			}
+		printf("%ux%u\n", w, h);
+		for (int k = 0; k < NDEF; k++) {
+			struct cell *c = &cells[k];
+
+			printf("  %-28s %8.1f fps %7.2f ms %6.2f ns/px %8zu B", c->label, 1 / c->best,
+			       1e3 * c->best, 1e9 * c->best / (double)n, c->bytes);
+			if (c->ref >= 0)
+				printf("  our/floor %.2f", cells[c->ref].best / c->best);
+			if (c->common)
+				printf("  our/common %.2f", cells[2].best / c->best);
+			printf("\n");
+		}
+		for (int k = 0; k < NDEF; k++) {
+			if (cells[k].kind != C_OURS) {
+				jpeg_destroy_compress(&cells[k].r.c);
+				free(cells[k].r.buf);
+			}
+			free(cells[k].src.mem);
+		}
+		vc_jpeg_free(j);
+		free(Y);
+		free(U);
+		free(V);
+		free(out);
+		free(line);
+	}
+	printf("our/floor: against the 4:2:2 floor for 4:2:2 output, the 4:2:0 floor for 4:2:0 "
+	       "output; our/common: against the common way (4:2:0 output)\n");
+	return 0;
+}
