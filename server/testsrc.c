@@ -1,0 +1,655 @@
+/* The test-pattern source: behaves like a V4L2 device without one. Owns its
+ * heap "driver buffers", a frame clock (frame k is due at start + k *
+ * interval), the I420 master picture each frame is drawn into and the
+ * converter/JPEG contexts that turn it into the negotiated format.
+ *
+ * Drawing happens once in I420 (bars, digits); every other format comes from
+ * vc_conv_run() / vc_jpeg_encode(), so the source covers the whole table
+ * without a line of per-format code. */
+#define LOG_PREFIX "testsrc: "
+#include "server/testsrc.h"
+
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/convert.h"
+#include "common/image.h"
+#include "common/jpeg.h"
+#include "common/log.h"
+#include "server/source.h"
+
+#define DEF_W 640
+#define DEF_H 480
+#define DEF_FPS 30
+#define MIN_DIM 16
+#define MAX_DIM 4096
+#define MAX_BUFS 32
+#define DEF_BUFS 4
+#define JPEG_QUALITY 85
+
+struct tbuf {
+	uint8_t *mem[3];
+	int queued; /* with the "driver": may be filled */
+	int held;   /* dequeued, caller owns it */
+};
+
+struct testsrc {
+	struct vc_src base; /* first: capture.c sees a struct vc_src */
+	struct vc_testsrc_opts opts;
+	struct vc_src_format cur;
+	struct tbuf bufs[MAX_BUFS];
+	unsigned n_bufs;
+	int streaming;
+	int64_t t0_us;    /* when frame 0 was due */
+	uint64_t next_seq; /* the next frame the clock produces */
+	struct vc_conv *conv;
+	struct vc_jpeg *jpeg;
+	uint8_t *master;  /* I420 picture of the current mode */
+	struct vc_geom master_geom;
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- drawing (I420, BT.601 limited range) ---- */
+
+/* 100% colour bars: white yellow cyan green magenta red blue black. */
+static const uint8_t bar_y[8] = { 235, 210, 170, 145, 106, 81, 41, 16 };
+static const uint8_t bar_u[8] = { 128, 16, 166, 54, 202, 90, 240, 128 };
+static const uint8_t bar_v[8] = { 128, 146, 16, 34, 222, 240, 110, 128 };
+
+/* 5x7 digits and ':' '.', one byte per row, bit 4 = leftmost column. */
+static const uint8_t font[12][7] = {
+	{ 0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e }, /* 0 */
+	{ 0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e }, /* 1 */
+	{ 0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f }, /* 2 */
+	{ 0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e }, /* 3 */
+	{ 0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02 }, /* 4 */
+	{ 0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e }, /* 5 */
+	{ 0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e }, /* 6 */
+	{ 0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08 }, /* 7 */
+	{ 0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e }, /* 8 */
+	{ 0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c }, /* 9 */
+	{ 0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00 }, /* : */
+	{ 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c }, /* . */
+};
+
+static int glyph_index(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return c == ':' ? 10 : c == '.' ? 11 : -1;
+}
+
+struct pic {
+	uint8_t *p[3];
+	uint32_t stride[3];
+	uint32_t w, h, cw, ch;
+};
+
+/* A black box with white text at (x, y) in luma pixels, scale s; clipped. */
+static void draw_text(struct pic *pc, uint32_t x0, uint32_t y0, unsigned s, const char *txt)
+{
+	size_t n = strlen(txt);
+	uint32_t bw = (uint32_t)(n * 6 + 1) * s, bh = 9 * s;
+
+	for (uint32_t y = y0; y < y0 + bh && y < pc->h; y++)
+		for (uint32_t x = x0; x < x0 + bw && x < pc->w; x++)
+			pc->p[0][(size_t)y * pc->stride[0] + x] = 16;
+	for (uint32_t y = y0 / 2; y < (y0 + bh + 1) / 2 && y < pc->ch; y++)
+		for (uint32_t x = x0 / 2; x < (x0 + bw + 1) / 2 && x < pc->cw; x++) {
+			pc->p[1][(size_t)y * pc->stride[1] + x] = 128;
+			pc->p[2][(size_t)y * pc->stride[2] + x] = 128;
+		}
+	for (size_t i = 0; i < n; i++) {
+		int g = glyph_index(txt[i]);
+
+		if (g < 0)
+			continue;
+		for (unsigned r = 0; r < 7; r++)
+			for (unsigned c = 0; c < 5; c++) {
+				if (!(font[g][r] & (0x10 >> c)))
+					continue;
+				uint32_t px = x0 + (uint32_t)((i * 6 + 1 + c) * s);
+				uint32_t py = y0 + (1 + r) * s;
+				for (unsigned dy = 0; dy < s; dy++)
+					for (unsigned dx = 0; dx < s; dx++)
+						if (py + dy < pc->h && px + dx < pc->w)
+							pc->p[0][(size_t)(py + dy) * pc->stride[0] +
+								 px + dx] = 235;
+			}
+	}
+}
+
+/* Frame seq of a stream with interval ival: the bars move by a fixed number
+ * of pixels per frame, the text shows seq and the stream time seq * ival
+ * (not the wall clock: a frame must depend on its number only). */
+static void draw_frame(struct pic *pc, uint64_t seq, struct vc_fract ival)
+{
+	uint32_t step = pc->w / 64 > 2 ? (pc->w / 64) & ~1u : 2;
+	uint32_t off = (uint32_t)((seq * step) % pc->w);
+
+	for (uint32_t x = 0; x < pc->w; x++)
+		pc->p[0][x] = bar_y[(uint64_t)((x + off) % pc->w) * 8 / pc->w];
+	for (uint32_t y = 1; y < pc->h; y++)
+		memcpy(pc->p[0] + (size_t)y * pc->stride[0], pc->p[0], pc->w);
+	for (uint32_t x = 0; x < pc->cw; x++) {
+		uint32_t b = (uint32_t)((uint64_t)((2 * x + off) % pc->w) * 8 / pc->w);
+		pc->p[1][x] = bar_u[b];
+		pc->p[2][x] = bar_v[b];
+	}
+	for (uint32_t y = 1; y < pc->ch; y++) {
+		memcpy(pc->p[1] + (size_t)y * pc->stride[1], pc->p[1], pc->cw);
+		memcpy(pc->p[2] + (size_t)y * pc->stride[2], pc->p[2], pc->cw);
+	}
+
+	unsigned s = pc->h / 160 ? pc->h / 160 : 1;
+	char txt[32];
+	uint64_t ms = ival.den ? seq * ival.num * 1000 / ival.den : 0;
+
+	snprintf(txt, sizeof(txt), "%08llu", (unsigned long long)(seq % 100000000));
+	draw_text(pc, 4 * s, 4 * s, s, txt);
+	snprintf(txt, sizeof(txt), "%02u:%02u:%02u.%03u", (unsigned)(ms / 3600000 % 100),
+		 (unsigned)(ms / 60000 % 60), (unsigned)(ms / 1000 % 60), (unsigned)(ms % 1000));
+	draw_text(pc, 4 * s, 15 * s, s, txt);
+}
+
+static const struct vc_fmt *i420(void)
+{
+	return vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
+}
+
+/* Draws frame seq into master (I420 laid out by mg), then produces the
+ * requested format into mem[]. */
+static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
+		  const struct vc_geom *mg, const struct vc_fmt *fmt, const struct vc_geom *g,
+		  struct vc_fract ival, uint64_t seq, uint8_t *const mem[3], const size_t cap[3],
+		  size_t bytesused[3])
+{
+	struct vc_image src, dst;
+	uint8_t *mm[3] = { master, master, master };
+	int ret;
+
+	vc_image_from_geom(i420(), mg, mm, &src);
+	struct pic pc = {
+		.p = { src.plane[0], src.plane[1], src.plane[2] },
+		.stride = { src.stride[0], src.stride[1], src.stride[2] },
+		.w = mg->width, .h = mg->height,
+		.cw = (mg->width + 1) / 2, .ch = (mg->height + 1) / 2,
+	};
+	draw_frame(&pc, seq, ival);
+	memset(bytesused, 0, 3 * sizeof(bytesused[0]));
+	if (fmt->layout == VC_LAYOUT_COMPRESSED) {
+		ret = vc_jpeg_encode(jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
+		return ret;
+	}
+	vc_image_from_geom(fmt, g, mem, &dst);
+	ret = vc_conv_run(conv, &src, &dst);
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < g->mem_planes; i++)
+		bytesused[i] = g->mem_size[i];
+	return 0;
+}
+
+/* ---- formats, sizes, path ---- */
+
+/* A format the source can produce: JPEG through the encoder, raw rows the
+ * converter can write from I420. */
+static int producible(const struct vc_fmt *f)
+{
+	if (!f || !vc_fmt_is_raw(f))
+		return 0;
+	if (f->layout == VC_LAYOUT_COMPRESSED)
+		return 1;
+	return vc_conv_supported(i420(), f);
+}
+
+static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* TRY_FMT semantics: never fails, adjusts to the nearest supported mode. */
+static void adjust(struct vc_mode *m)
+{
+	const struct vc_fmt *f = vc_fmt_by_fourcc(m->fourcc);
+
+	if (!producible(f))
+		m->fourcc = V4L2_PIX_FMT_YUYV;
+	m->width = clamp_u32(m->width ? m->width : DEF_W, MIN_DIM, MAX_DIM) & ~1u;
+	m->height = clamp_u32(m->height ? m->height : DEF_H, MIN_DIM, MAX_DIM) & ~1u;
+	if (!m->ival.num || !m->ival.den) {
+		m->ival.num = 1;
+		m->ival.den = DEF_FPS;
+	}
+	/* 1..240 frames per second. */
+	if ((uint64_t)m->ival.den > (uint64_t)m->ival.num * 240)
+		m->ival = (struct vc_fract){ 1, 240 };
+	if (m->ival.num > m->ival.den)
+		m->ival = (struct vc_fract){ 1, 1 };
+}
+
+static int parse_uint(const char *s, const char *end, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > 100000)
+			return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o)
+{
+	char tok[32];
+	const char *at, *x;
+
+	if (n == 0)
+		return 0;
+	if (n >= sizeof(tok))
+		return -EINVAL;
+	memcpy(tok, s, n);
+	tok[n] = 0;
+	if (!strcasecmp(tok, "still")) {
+		o->still = 1;
+		return 0;
+	}
+	at = strchr(tok, '@');
+	x = strchr(tok, 'x');
+	if (at || (x && tok[0] >= '0' && tok[0] <= '9')) {
+		const char *end = at ? at : tok + n;
+		if (x && x < end) {
+			if (parse_uint(tok, x, &o->mode.width) < 0 ||
+			    parse_uint(x + 1, end, &o->mode.height) < 0)
+				return -EINVAL;
+		} else if (end != tok) {
+			return -EINVAL;
+		}
+		if (at) {
+			uint32_t fps;
+			if (parse_uint(at + 1, tok + n, &fps) < 0 || fps == 0)
+				return -EINVAL;
+			o->mode.ival = (struct vc_fract){ 1, fps };
+		}
+		return 0;
+	}
+	const struct vc_fmt *f = vc_fmt_find(tok);
+	if (!producible(f))
+		return -EINVAL;
+	o->mode.fourcc = f->fourcc;
+	return 0;
+}
+
+int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (strncmp(path, "test", 4) != 0 || (path[4] != 0 && path[4] != ':'))
+		return -EINVAL;
+	const char *p = path[4] ? path + 5 : path + 4;
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (parse_opt(p, n, o) < 0)
+			return -EINVAL;
+		p += n + (e ? 1 : 0);
+	}
+	adjust(&o->mode);
+	return 0;
+}
+
+static int make_format(const struct vc_mode *m, struct vc_src_format *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->mode = *m;
+	out->fmt = vc_fmt_by_fourcc(m->fourcc);
+	if (!out->fmt)
+		return -EINVAL;
+	out->field = V4L2_FIELD_NONE;
+	return vc_fmt_geometry(out->fmt, m->width, m->height, 0, &out->geom);
+}
+
+int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
+		      const size_t cap[3], size_t bytesused[3])
+{
+	struct vc_src_format f;
+	struct vc_geom mg;
+	int ret = make_format(m, &f);
+
+	if (ret < 0)
+		return ret;
+	ret = vc_fmt_geometry(i420(), m->width, m->height, 0, &mg);
+	if (ret < 0)
+		return ret;
+	struct vc_conv *conv = vc_conv_new();
+	struct vc_jpeg *jpeg = vc_jpeg_new();
+	uint8_t *master = malloc(mg.sizeimage);
+	if (!conv || !jpeg || !master)
+		ret = -ENOMEM;
+	else
+		ret = render(conv, jpeg, master, &mg, f.fmt, &f.geom, m->ival, seq, mem, cap,
+			     bytesused);
+	free(master);
+	vc_jpeg_free(jpeg);
+	vc_conv_free(conv);
+	return ret;
+}
+
+/* ---- ops ---- */
+
+static struct testsrc *ts_of(struct vc_src *s)
+{
+	return (struct testsrc *)s;
+}
+
+static void free_bufs(struct testsrc *t)
+{
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		for (int p = 0; p < 3; p++)
+			free(t->bufs[i].mem[p]);
+	memset(t->bufs, 0, sizeof(t->bufs));
+	t->n_bufs = 0;
+}
+
+static int ts_open(const char *path, struct vc_src **out)
+{
+	struct testsrc *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->base.ops = &vc_src_test;
+	ret = vc_testsrc_parse(path, &t->opts);
+	if (ret < 0) {
+		log_error("%s: bad test source path (expected test:WxH@FPS:FORMAT)", path);
+		free(t);
+		return ret;
+	}
+	ret = make_format(&t->opts.mode, &t->cur);
+	if (ret < 0) {
+		free(t);
+		return ret;
+	}
+	t->conv = vc_conv_new();
+	t->jpeg = vc_jpeg_new();
+	if (!t->conv || !t->jpeg) {
+		vc_conv_free(t->conv);
+		vc_jpeg_free(t->jpeg);
+		free(t);
+		return -ENOMEM;
+	}
+	*out = &t->base;
+	return 0;
+}
+
+static void ts_close(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	free_bufs(t);
+	free(t->master);
+	vc_conv_free(t->conv);
+	vc_jpeg_free(t->jpeg);
+	free(t);
+}
+
+static const struct vc_fract ivals[] = { { 1, 60 }, { 1, 30 }, { 1, 25 }, { 1, 15 },
+					 { 1, 10 }, { 1, 5 },  { 1, 1 } };
+static const uint32_t sizes[][2] = { { 160, 120 },  { 320, 240 },   { 640, 480 },
+				     { 800, 600 },  { 1280, 720 },  { 1920, 1080 } };
+
+static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
+{
+	size_t n = 0;
+
+	(void)s;
+	memset(caps, 0, sizeof(*caps));
+	for (size_t i = 0; i < vc_fmt_count(); i++)
+		n += producible(vc_fmt_at(i));
+	caps->fmts = calloc(n ? n : 1, sizeof(*caps->fmts));
+	if (!caps->fmts)
+		return -ENOMEM;
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		if (!producible(f))
+			continue;
+		struct vc_caps_fmt *cf = &caps->fmts[caps->n_fmts++];
+		cf->fourcc = f->fourcc;
+		cf->stepwise = 1;
+		cf->min_w = cf->min_h = MIN_DIM;
+		cf->max_w = cf->max_h = MAX_DIM;
+		cf->step_w = cf->step_h = 2;
+		cf->n_sizes = sizeof(sizes) / sizeof(sizes[0]);
+		cf->sizes = calloc(cf->n_sizes, sizeof(*cf->sizes));
+		if (!cf->sizes) {
+			vc_caps_clear(caps);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < cf->n_sizes; k++) {
+			cf->sizes[k].width = sizes[k][0];
+			cf->sizes[k].height = sizes[k][1];
+			cf->sizes[k].n_ivals = sizeof(ivals) / sizeof(ivals[0]);
+			memcpy(cf->sizes[k].ival, ivals, sizeof(ivals));
+		}
+	}
+	return 0;
+}
+
+static int ts_set_mode(struct vc_src *s, const struct vc_mode *want, int try_only,
+		       struct vc_src_format *out)
+{
+	struct testsrc *t = ts_of(s);
+	struct vc_mode m = t->cur.mode;
+	struct vc_src_format f;
+	int ret;
+
+	if (want->fourcc)
+		m.fourcc = want->fourcc;
+	if (want->width)
+		m.width = want->width;
+	if (want->height)
+		m.height = want->height;
+	if (want->ival.num && want->ival.den)
+		m.ival = want->ival;
+	adjust(&m);
+	ret = make_format(&m, &f);
+	if (ret < 0)
+		return ret;
+	if (out)
+		*out = f;
+	if (try_only)
+		return 0;
+	if (t->streaming)
+		return -EBUSY;
+	t->cur = f;
+	return 0;
+}
+
+static int ts_get_format(struct vc_src *s, struct vc_src_format *out)
+{
+	*out = ts_of(s)->cur;
+	return 0;
+}
+
+static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
+{
+	struct testsrc *t = ts_of(s);
+	const struct vc_geom *g = &t->cur.geom;
+	int ret;
+
+	if (t->streaming)
+		return -EBUSY;
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		if (t->bufs[i].held)
+			return -EBUSY; /* like REQBUFS with buffers still mapped */
+	free_bufs(t);
+	free(t->master);
+	t->master = NULL;
+	if (!n_buffers)
+		n_buffers = DEF_BUFS;
+	if (n_buffers < 2)
+		n_buffers = 2;
+	if (n_buffers > MAX_BUFS)
+		n_buffers = MAX_BUFS;
+	ret = vc_fmt_geometry(i420(), g->width, g->height, 0, &t->master_geom);
+	if (ret < 0)
+		return ret;
+	t->master = malloc(t->master_geom.sizeimage);
+	if (!t->master)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n_buffers; i++) {
+		for (int p = 0; p < g->mem_planes; p++) {
+			t->bufs[i].mem[p] = malloc(g->mem_size[p]);
+			if (!t->bufs[i].mem[p]) {
+				t->n_bufs = i + 1;
+				free_bufs(t);
+				return -ENOMEM;
+			}
+		}
+		t->bufs[i].queued = 1;
+	}
+	t->n_bufs = n_buffers;
+	if (t->opts.still) {
+		/* Rendered once; dequeue then only hands buffers out. */
+		for (unsigned i = 0; i < n_buffers; i++) {
+			size_t used[3];
+			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
+				     t->cur.mode.ival, 0, t->bufs[i].mem, g->mem_size, used);
+			if (ret < 0) {
+				free_bufs(t);
+				return ret;
+			}
+		}
+	}
+	t->t0_us = now_us() + (int64_t)t->cur.mode.ival.num * 1000000 / t->cur.mode.ival.den;
+	t->next_seq = 0;
+	t->streaming = 1;
+	*n_actual = n_buffers;
+	return 0;
+}
+
+static void ts_stop(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	t->streaming = 0;
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		t->bufs[i].queued = 0;
+}
+
+static int ts_fd(struct vc_src *s)
+{
+	(void)s;
+	return -1;
+}
+
+static int64_t due_of(const struct testsrc *t, uint64_t seq)
+{
+	const struct vc_fract *iv = &t->cur.mode.ival;
+
+	return t->t0_us + (int64_t)(seq * iv->num * 1000000 / iv->den);
+}
+
+static int64_t ts_next_due(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	return t->streaming ? due_of(t, t->next_seq) : -1;
+}
+
+static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
+{
+	struct testsrc *t = ts_of(s);
+	int64_t now = now_us();
+	const struct vc_geom *g = &t->cur.geom;
+	struct tbuf *tb = NULL;
+	unsigned idx = 0;
+	int ret;
+
+	if (!t->streaming)
+		return -EINVAL;
+	if (now < due_of(t, t->next_seq))
+		return -EAGAIN;
+	/* Like a driver: frames whose time passed while nobody dequeued (or
+	 * with no buffer queued) are lost; the sequence number shows the gap. */
+	while (due_of(t, t->next_seq + 1) <= now)
+		t->next_seq++;
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		if (t->bufs[i].queued) {
+			tb = &t->bufs[i];
+			idx = i;
+			break;
+		}
+	uint64_t seq = t->next_seq++;
+	if (!tb)
+		return -EAGAIN;
+	memset(b, 0, sizeof(*b));
+	if (t->opts.still) {
+		for (int p = 0; p < g->mem_planes; p++)
+			b->bytesused[p] = g->mem_size[p];
+		if (t->cur.fmt->layout == VC_LAYOUT_COMPRESSED) {
+			struct vc_jpeg_info info;
+			ret = vc_jpeg_parse(tb->mem[0], g->mem_size[0], &info);
+			b->bytesused[0] = ret < 0 ? 0 : info.size;
+		}
+	} else {
+		ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
+			     t->cur.mode.ival, seq, tb->mem, g->mem_size, b->bytesused);
+		if (ret < 0) {
+			log_error("render %ux%u failed: %s", g->width, g->height, strerror(-ret));
+			return ret;
+		}
+	}
+	tb->queued = 0;
+	tb->held = 1;
+	b->index = idx;
+	for (int p = 0; p < 3; p++)
+		b->mem[p] = tb->mem[p];
+	b->seq = seq;
+	b->ts_us = due_of(t, seq);
+	b->field = V4L2_FIELD_NONE;
+	return 0;
+}
+
+static int ts_queue(struct vc_src *s, unsigned index)
+{
+	struct testsrc *t = ts_of(s);
+
+	if (index >= t->n_bufs || !t->bufs[index].held)
+		return -EINVAL;
+	t->bufs[index].held = 0;
+	t->bufs[index].queued = t->streaming;
+	return 0;
+}
+
+const struct vc_src_ops vc_src_test = {
+	.name = "test",
+	.open = ts_open,
+	.close = ts_close,
+	.get_caps = ts_get_caps,
+	.set_mode = ts_set_mode,
+	.get_format = ts_get_format,
+	.start = ts_start,
+	.stop = ts_stop,
+	.fd = ts_fd,
+	.next_due = ts_next_due,
+	.dequeue = ts_dequeue,
+	.queue = ts_queue,
+};

@@ -1,0 +1,243 @@
+/* The test-pattern source through its ops: path parsing, caps, every format
+ * renders, frames are a function of their number, the frame clock, still. */
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "common/jpeg.h"
+#include "server/source.h"
+#include "server/testsrc.h"
+
+static const struct {
+	int line;
+	const char *path;
+	int ret;
+	uint32_t fourcc, w, h, fps;
+	int still;
+} parse_vec[] = {
+	{ __LINE__, "test", 0, V4L2_PIX_FMT_YUYV, 640, 480, 30, 0 },
+	{ __LINE__, "test:1280x720@30:YUYV", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0 },
+	{ __LINE__, "test:320x240", 0, V4L2_PIX_FMT_YUYV, 320, 240, 30, 0 },
+	{ __LINE__, "test:@15:NV12", 0, V4L2_PIX_FMT_NV12, 640, 480, 15, 0 },
+	{ __LINE__, "test:MJPG:still:160x120", 0, V4L2_PIX_FMT_MJPEG, 160, 120, 30, 1 },
+	{ __LINE__, "test:RGB3", 0, V4L2_PIX_FMT_RGB24, 640, 480, 30, 0 },
+	{ __LINE__, "test:99999x1", 0, V4L2_PIX_FMT_YUYV, 4096, 16, 30, 0 }, /* clamped */
+	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0 },
+	{ __LINE__, "test:10x", -EINVAL, 0, 0, 0, 0, 0 },
+	{ __LINE__, "test:@0", -EINVAL, 0, 0, 0, 0, 0 },
+	{ __LINE__, "testx", -EINVAL, 0, 0, 0, 0, 0 },
+	{ __LINE__, "/dev/video0", -EINVAL, 0, 0, 0, 0, 0 },
+};
+
+static void parse(void)
+{
+	for (size_t i = 0; i < sizeof(parse_vec) / sizeof(parse_vec[0]); i++) {
+		struct vc_testsrc_opts o;
+		int ret = vc_testsrc_parse(parse_vec[i].path, &o);
+
+		CHECK_AT(parse_vec[i].line, ret == parse_vec[i].ret, "%s: ret %d",
+			 parse_vec[i].path, ret);
+		if (ret < 0 || parse_vec[i].ret < 0)
+			continue;
+		CHECK_AT(parse_vec[i].line,
+			 o.mode.fourcc == parse_vec[i].fourcc && o.mode.width == parse_vec[i].w &&
+				 o.mode.height == parse_vec[i].h && o.mode.ival.num == 1 &&
+				 o.mode.ival.den == parse_vec[i].fps && o.still == parse_vec[i].still,
+			 "%s: got %ux%u@%u/%u still %d", parse_vec[i].path, o.mode.width,
+			 o.mode.height, o.mode.ival.num, o.mode.ival.den, o.still);
+	}
+}
+
+static void caps(void)
+{
+	struct vc_src *s;
+	struct vc_caps c;
+
+	CHECK(vc_src_test.open("test", &s) == 0, "open");
+	CHECK(vc_src_test.get_caps(s, &c) == 0, "caps");
+	CHECK(c.n_fmts >= 10, "only %zu formats", c.n_fmts);
+	CHECK(vc_caps_find(&c, V4L2_PIX_FMT_YUYV) != NULL, "no YUYV");
+	CHECK(vc_caps_find(&c, V4L2_PIX_FMT_MJPEG) != NULL, "no MJPEG");
+	CHECK(vc_caps_find(&c, V4L2_PIX_FMT_NV12) != NULL, "no NV12");
+	const struct vc_caps_fmt *f = vc_caps_find(&c, V4L2_PIX_FMT_YUYV);
+	CHECK(f && f->n_sizes > 0 && f->sizes[0].n_ivals > 0, "no sizes/intervals");
+	vc_caps_clear(&c);
+	vc_src_test.close(s);
+}
+
+/* Every format the caps list renders at an odd-ish size, and two frame
+ * numbers give different bytes while the same number gives the same. */
+static void every_format_deterministic(void)
+{
+	struct vc_src *s;
+	struct vc_caps c;
+
+	CHECK(vc_src_test.open("test", &s) == 0, "open");
+	CHECK(vc_src_test.get_caps(s, &c) == 0, "caps");
+	vc_src_test.close(s);
+	for (size_t i = 0; i < c.n_fmts; i++) {
+		struct vc_mode m = { c.fmts[i].fourcc, 98, 62, { 1, 25 } };
+		struct vc_geom g;
+		const struct vc_fmt *fmt = vc_fmt_by_fourcc(m.fourcc);
+		char n[16];
+
+		if (vc_fmt_geometry(fmt, m.width, m.height, 0, &g) < 0) {
+			CHECK(0, "%s: geometry", vc_fourcc_str(m.fourcc, n));
+			continue;
+		}
+		uint8_t *a[3] = { 0 }, *b[3] = { 0 };
+		size_t cap[3] = { 0 }, ua[3], ub[3];
+		for (int p = 0; p < g.mem_planes; p++) {
+			cap[p] = g.mem_size[p];
+			a[p] = malloc(cap[p]);
+			b[p] = malloc(cap[p]);
+		}
+		int r1 = vc_testsrc_render(&m, 7, a, cap, ua);
+		int r2 = vc_testsrc_render(&m, 7, b, cap, ub);
+		CHECK(r1 == 0 && r2 == 0, "%s: render %d %d", vc_fourcc_str(m.fourcc, n), r1, r2);
+		int same = r1 == 0 && r2 == 0;
+		for (int p = 0; same && p < g.mem_planes; p++)
+			same = ua[p] == ub[p] && ua[p] > 0 && !memcmp(a[p], b[p], ua[p]);
+		CHECK(same, "%s: frame 7 twice differs", vc_fourcc_str(m.fourcc, n));
+		r2 = vc_testsrc_render(&m, 8, b, cap, ub);
+		int differ = 0;
+		for (int p = 0; r2 == 0 && p < g.mem_planes; p++)
+			differ |= ua[p] != ub[p] || memcmp(a[p], b[p], ua[p]);
+		CHECK(r2 == 0 && differ, "%s: frames 7 and 8 equal", vc_fourcc_str(m.fourcc, n));
+		if (fmt->layout == VC_LAYOUT_COMPRESSED) {
+			struct vc_jpeg_info info;
+			CHECK(vc_jpeg_parse(a[0], ua[0], &info) == 0 && info.width == 98 &&
+				      info.height == 62, "MJPEG frame does not parse");
+		}
+		for (int p = 0; p < 3; p++) {
+			free(a[p]);
+			free(b[p]);
+		}
+	}
+	vc_caps_clear(&c);
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_until(int64_t t)
+{
+	int64_t d = t - mono_us();
+
+	if (d > 0) {
+		struct timespec ts = { d / 1000000, (d % 1000000) * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The frame clock at 100 fps: nothing before it is due, then frames in
+ * order; a frame equals what vc_testsrc_render gives for its number. */
+static void clock_and_content(void)
+{
+	struct vc_src *s;
+	struct vc_src_format f;
+	struct vc_src_buf b;
+	unsigned n = 0;
+
+	CHECK(vc_src_test.open("test:64x48@100:YUYV", &s) == 0, "open");
+	CHECK(vc_src_test.get_format(s, &f) == 0 && f.geom.width == 64 &&
+		      f.geom.plane[0].stride == 128, "format");
+	CHECK(vc_src_test.next_due(s) == -1, "due while stopped");
+	CHECK(vc_src_test.start(s, 3, &n) == 0 && n == 3, "start");
+	CHECK(vc_src_test.dequeue(s, &b) == -EAGAIN, "frame before due");
+	int64_t t0 = mono_us();
+	uint64_t last = 0;
+	for (int i = 0; i < 10; i++) {
+		sleep_until(vc_src_test.next_due(s));
+		int ret = vc_src_test.dequeue(s, &b);
+		CHECK(ret == 0, "dequeue %d", ret);
+		if (ret)
+			break;
+		CHECK(i == 0 || b.seq > last, "seq %llu after %llu", (unsigned long long)b.seq,
+		      (unsigned long long)last);
+		last = b.seq;
+		if (i == 5) {
+			uint8_t *want = malloc(f.geom.sizeimage);
+			uint8_t *mem[3] = { want, 0, 0 };
+			size_t cap[3] = { f.geom.sizeimage, 0, 0 }, used[3];
+			CHECK(vc_testsrc_render(&f.mode, b.seq, mem, cap, used) == 0 &&
+				      used[0] == b.bytesused[0] &&
+				      !memcmp(want, b.mem[0], used[0]),
+			      "frame %llu differs from render", (unsigned long long)b.seq);
+			free(want);
+		}
+		CHECK(vc_src_test.queue(s, b.index) == 0, "queue");
+	}
+	int64_t dt = mono_us() - t0;
+	CHECK(dt > 80000 && dt < 400000, "10 frames at 100 fps took %lld us", (long long)dt);
+	/* Starved: hold every buffer, frames are lost and seq jumps. */
+	struct vc_src_buf held[3];
+	int nh = 0;
+	while (nh < 3) {
+		sleep_until(vc_src_test.next_due(s));
+		if (vc_src_test.dequeue(s, &held[nh]) == 0)
+			nh++;
+	}
+	for (int i = 0; i < 3; i++) {
+		sleep_until(vc_src_test.next_due(s));
+		CHECK(vc_src_test.dequeue(s, &b) == -EAGAIN, "a 4th buffer from 3");
+	}
+	for (int i = 0; i < 3; i++)
+		vc_src_test.queue(s, held[i].index);
+	sleep_until(vc_src_test.next_due(s));
+	CHECK(vc_src_test.dequeue(s, &b) == 0 && b.seq >= held[2].seq + 4, "no gap after starving");
+	vc_src_test.queue(s, b.index);
+	vc_src_test.stop(s);
+	CHECK(vc_src_test.next_due(s) == -1, "due after stop");
+	vc_src_test.close(s);
+}
+
+static void still_and_set_mode(void)
+{
+	struct vc_src *s;
+	struct vc_src_format f;
+	struct vc_src_buf a, b;
+	unsigned n;
+
+	CHECK(vc_src_test.open("test:still:@200", &s) == 0, "open");
+	struct vc_mode want = { V4L2_PIX_FMT_NV12, 321, 99, { 0, 0 } };
+	CHECK(vc_src_test.set_mode(s, &want, 1, &f) == 0 && f.mode.width == 320 &&
+		      f.mode.height == 98 && f.mode.fourcc == V4L2_PIX_FMT_NV12, "try");
+	CHECK(vc_src_test.get_format(s, &f) == 0 && f.mode.fourcc == V4L2_PIX_FMT_YUYV,
+	      "try changed the mode");
+	want.fourcc = 0x12345678; /* unknown: falls back like TRY_FMT */
+	CHECK(vc_src_test.set_mode(s, &want, 0, &f) == 0 && f.mode.fourcc == V4L2_PIX_FMT_YUYV &&
+		      f.geom.width == 320, "set");
+	CHECK(vc_src_test.start(s, 0, &n) == 0 && n == 4, "start");
+	CHECK(vc_src_test.set_mode(s, &want, 0, &f) == -EBUSY, "set while streaming");
+	sleep_until(vc_src_test.next_due(s));
+	CHECK(vc_src_test.dequeue(s, &a) == 0, "dq");
+	sleep_until(vc_src_test.next_due(s));
+	CHECK(vc_src_test.dequeue(s, &b) == 0, "dq");
+	CHECK(a.index != b.index && a.seq != b.seq &&
+		      !memcmp(a.mem[0], b.mem[0], f.geom.sizeimage), "still frames differ");
+	vc_src_test.queue(s, a.index);
+	vc_src_test.stop(s);
+	CHECK(vc_src_test.start(s, 0, &n) == -EBUSY, "restart with a buffer held");
+	vc_src_test.queue(s, b.index);
+	CHECK(vc_src_test.start(s, 0, &n) == 0, "restart");
+	vc_src_test.stop(s);
+	vc_src_test.close(s);
+}
+
+int main(void)
+{
+	RUN("testsrc", parse);
+	RUN("testsrc", caps);
+	RUN("testsrc", every_format_deterministic);
+	RUN("testsrc", clock_and_content);
+	RUN("testsrc", still_and_set_mode);
+	CHECK_EXIT();
+}
