@@ -853,6 +853,161 @@ static void libyuv_yuv_bytes(void)
 	CHECK(tested >= 12, "only %d YUV rows checked against libyuv", tested);
 }
 
+/* ---- the spec's own words, an independent encoding of the rows ---- */
+
+/* Rows whose fourth component is real alpha (V4L2 "A" formats), and rows
+ * that store Cr before Cb; every other row must say it has neither. */
+static const char *const alpha_rows[] = {
+	"ARGB444", "RGBA444", "ABGR444", "BGRA444", "ARGB555", "RGBA555", "ABGR555", "BGRA555",
+	"ARGB555X", "ABGR32", "ARGB32", "RGBA32", "BGRA32", "AYUV32", "VUYA32", "YUVA32",
+};
+static const char *const cr_first_rows[] = {
+	"YVU420", "YVU410", "YVU420M", "YVU422M", "YVU444M", "NV21", "NV61", "NV42", "NV21M", "NV61M",
+};
+
+static int listed(const char *const *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return 1;
+	return 0;
+}
+
+static void alpha_and_order(void)
+{
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		CHECK(f->has_alpha == listed(alpha_rows, ARRAY_LEN(alpha_rows), f->name),
+		      "%s: has_alpha %d", f->name, f->has_alpha);
+		CHECK(f->swap_uv == listed(cr_first_rows, ARRAY_LEN(cr_first_rows), f->name),
+		      "%s: swap_uv %d", f->name, f->swap_uv);
+	}
+}
+
+/* Packed YUV: the order of samples in memory, as the V4L2 documentation
+ * draws it (A = alpha or padding byte). */
+static const struct {
+	const char *name, *order;
+} yuv_order[] = {
+	{ "YUYV", "YUYV" },   { "YVYU", "YVYU" },   { "UYVY", "UYVY" },   { "VYUY", "VYUY" },
+	{ "Y41P", "UYVYUYVYYYYY" }, { "YUV24", "YUV" }, { "AYUV32", "AYUV" }, { "XYUV32", "AYUV" },
+	{ "VUYA32", "VUYA" }, { "VUYX32", "VUYA" }, { "YUVA32", "YUVA" }, { "YUVX32", "YUVA" },
+};
+
+static void packed_yuv_order(void)
+{
+	for (size_t i = 0; i < ARRAY_LEN(yuv_order); i++) {
+		const struct vc_fmt *f = vc_fmt_find(yuv_order[i].name);
+		const char *o = yuv_order[i].order;
+		int ny = 0, nu = 0, nv = 0, bad = 0;
+
+		CHECK(f != NULL, "%s missing", yuv_order[i].name);
+		if (!f)
+			continue;
+		CHECK(strlen(o) == f->group_bytes[0], "%s: %zu bytes drawn, row has %d", f->name,
+		      strlen(o), f->group_bytes[0]);
+		for (int b = 0; o[b]; b++) {
+			switch (o[b]) {
+			case 'Y': bad += ny >= 8 || f->y_off[ny++] != b; break;
+			case 'U': bad += nu >= 2 || f->u_off[nu++] != b; break;
+			case 'V': bad += nv >= 2 || f->v_off[nv++] != b; break;
+			case 'A': bad += f->a_off != b; break;
+			}
+		}
+		CHECK(bad == 0, "%s: offsets differ from %s", f->name, o);
+	}
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		int found = f->layout != VC_LAYOUT_PACKED_YUV;
+		for (size_t k = 0; k < ARRAY_LEN(yuv_order); k++)
+			found |= !strcmp(yuv_order[k].name, f->name);
+		CHECK(found, "%s: no memory-order vector", f->name);
+	}
+}
+
+/* Packed RGB: the bytes in memory of pure red, green and blue (all other
+ * bits 0), worked out from the V4L2 documentation's bit tables. */
+static const struct {
+	const char *name;
+	uint8_t red[4], green[4], blue[4];
+} rgb_bytes[] = {
+	{ "RGB332", { 0xe0 }, { 0x1c }, { 0x03 } },
+	{ "RGB444", { 0x00, 0x0f }, { 0xf0, 0x00 }, { 0x0f, 0x00 } },
+	{ "XRGB444", { 0x00, 0x0f }, { 0xf0, 0x00 }, { 0x0f, 0x00 } },
+	{ "ARGB444", { 0x00, 0x0f }, { 0xf0, 0x00 }, { 0x0f, 0x00 } },
+	{ "RGBX444", { 0x00, 0xf0 }, { 0x00, 0x0f }, { 0xf0, 0x00 } },
+	{ "RGBA444", { 0x00, 0xf0 }, { 0x00, 0x0f }, { 0xf0, 0x00 } },
+	{ "XBGR444", { 0x0f, 0x00 }, { 0xf0, 0x00 }, { 0x00, 0x0f } },
+	{ "ABGR444", { 0x0f, 0x00 }, { 0xf0, 0x00 }, { 0x00, 0x0f } },
+	{ "BGRX444", { 0xf0, 0x00 }, { 0x00, 0x0f }, { 0x00, 0xf0 } },
+	{ "BGRA444", { 0xf0, 0x00 }, { 0x00, 0x0f }, { 0x00, 0xf0 } },
+	{ "RGB555", { 0x00, 0x7c }, { 0xe0, 0x03 }, { 0x1f, 0x00 } },
+	{ "XRGB555", { 0x00, 0x7c }, { 0xe0, 0x03 }, { 0x1f, 0x00 } },
+	{ "ARGB555", { 0x00, 0x7c }, { 0xe0, 0x03 }, { 0x1f, 0x00 } },
+	{ "RGBX555", { 0x00, 0xf8 }, { 0xc0, 0x07 }, { 0x3e, 0x00 } },
+	{ "RGBA555", { 0x00, 0xf8 }, { 0xc0, 0x07 }, { 0x3e, 0x00 } },
+	{ "XBGR555", { 0x1f, 0x00 }, { 0xe0, 0x03 }, { 0x00, 0x7c } },
+	{ "ABGR555", { 0x1f, 0x00 }, { 0xe0, 0x03 }, { 0x00, 0x7c } },
+	{ "BGRX555", { 0x3e, 0x00 }, { 0xc0, 0x07 }, { 0x00, 0xf8 } },
+	{ "BGRA555", { 0x3e, 0x00 }, { 0xc0, 0x07 }, { 0x00, 0xf8 } },
+	{ "RGB565", { 0x00, 0xf8 }, { 0xe0, 0x07 }, { 0x1f, 0x00 } },
+	{ "RGB555X", { 0x7c, 0x00 }, { 0x03, 0xe0 }, { 0x00, 0x1f } },
+	{ "XRGB555X", { 0x7c, 0x00 }, { 0x03, 0xe0 }, { 0x00, 0x1f } },
+	{ "ARGB555X", { 0x7c, 0x00 }, { 0x03, 0xe0 }, { 0x00, 0x1f } },
+	{ "RGB565X", { 0xf8, 0x00 }, { 0x07, 0xe0 }, { 0x00, 0x1f } },
+	{ "BGR24", { 0, 0, 0xff }, { 0, 0xff, 0 }, { 0xff, 0, 0 } },
+	{ "RGB24", { 0xff, 0, 0 }, { 0, 0xff, 0 }, { 0, 0, 0xff } },
+	{ "BGR32", { 0, 0, 0xff, 0 }, { 0, 0xff, 0, 0 }, { 0xff, 0, 0, 0 } },
+	{ "ABGR32", { 0, 0, 0xff, 0 }, { 0, 0xff, 0, 0 }, { 0xff, 0, 0, 0 } },
+	{ "XBGR32", { 0, 0, 0xff, 0 }, { 0, 0xff, 0, 0 }, { 0xff, 0, 0, 0 } },
+	{ "RGB32", { 0, 0xff, 0, 0 }, { 0, 0, 0xff, 0 }, { 0, 0, 0, 0xff } },
+	{ "ARGB32", { 0, 0xff, 0, 0 }, { 0, 0, 0xff, 0 }, { 0, 0, 0, 0xff } },
+	{ "XRGB32", { 0, 0xff, 0, 0 }, { 0, 0, 0xff, 0 }, { 0, 0, 0, 0xff } },
+	{ "RGBA32", { 0xff, 0, 0, 0 }, { 0, 0xff, 0, 0 }, { 0, 0, 0xff, 0 } },
+	{ "RGBX32", { 0xff, 0, 0, 0 }, { 0, 0xff, 0, 0 }, { 0, 0, 0xff, 0 } },
+	{ "BGRA32", { 0, 0, 0, 0xff }, { 0, 0, 0xff, 0 }, { 0, 0xff, 0, 0 } },
+	{ "BGRX32", { 0, 0, 0, 0xff }, { 0, 0, 0xff, 0 }, { 0, 0xff, 0, 0 } },
+};
+
+/* Bytes of a pixel whose only set bits are all of field b. */
+static void field_bytes(const struct vc_fmt *f, struct vc_bits b, uint8_t out[4])
+{
+	uint32_t word = (uint32_t)field_mask(b);
+	int n = f->group_bytes[0];
+
+	memset(out, 0, 4);
+	for (int i = 0; i < n; i++)
+		out[f->big_endian ? n - 1 - i : i] = (uint8_t)(word >> (8 * i));
+}
+
+static void rgb_memory_bytes(void)
+{
+	for (size_t i = 0; i < ARRAY_LEN(rgb_bytes); i++) {
+		const struct vc_fmt *f = vc_fmt_find(rgb_bytes[i].name);
+		uint8_t r[4], g[4], b[4];
+
+		CHECK(f != NULL, "%s missing", rgb_bytes[i].name);
+		if (!f)
+			continue;
+		field_bytes(f, f->r, r);
+		field_bytes(f, f->g, g);
+		field_bytes(f, f->b, b);
+		CHECK(!memcmp(r, rgb_bytes[i].red, 4), "%s: red %02x %02x %02x %02x", f->name, r[0],
+		      r[1], r[2], r[3]);
+		CHECK(!memcmp(g, rgb_bytes[i].green, 4), "%s: green %02x %02x %02x %02x", f->name, g[0],
+		      g[1], g[2], g[3]);
+		CHECK(!memcmp(b, rgb_bytes[i].blue, 4), "%s: blue %02x %02x %02x %02x", f->name, b[0],
+		      b[1], b[2], b[3]);
+	}
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		int found = f->layout != VC_LAYOUT_PACKED_RGB;
+		for (size_t k = 0; k < ARRAY_LEN(rgb_bytes); k++)
+			found |= !strcmp(rgb_bytes[k].name, f->name);
+		CHECK(found, "%s: no pure-colour vector", f->name);
+	}
+}
+
 /* ---- --list ---- */
 
 static const char *family_name(int fam)
@@ -892,6 +1047,9 @@ int main(int argc, char **argv)
 	RUN("fmt", table_fields);
 	RUN("fmt", required_rows);
 	RUN("fmt", libyuv_consistent);
+	RUN("fmt", alpha_and_order);
+	RUN("fmt", packed_yuv_order);
+	RUN("fmt", rgb_memory_bytes);
 	RUN("fmt", bits_per_pixel);
 	RUN("fmt", geometry_vectors);
 	RUN("fmt", plane_offsets);
