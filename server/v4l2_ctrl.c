@@ -1,0 +1,157 @@
+/* Controls of a V4L2 device through libv4l2 (which adds its own software
+ * controls for emulated formats): QUERY_EXT_CTRL (QUERYCTRL on old
+ * drivers), QUERYMENU, and one-control G/S_EXT_CTRLS (G/S_CTRL on old
+ * drivers). Values are widened to int64. */
+#define LOG_PREFIX "v4l2: "
+#include "common/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/v4l2_int.h"
+
+static void copy_name(char *dst, size_t n, const char *src, size_t srcn)
+{
+	size_t l = strnlen(src, srcn);
+	if (l >= n)
+		l = n - 1;
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
+int v4l2_ctrl_query(struct vc_src *s, uint32_t id, struct vc_src_ctrl *c)
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+	struct v4l2_query_ext_ctrl q;
+	memset(&q, 0, sizeof(q));
+	q.id = id;
+	int e = v4l2_xioctl(d, VIDIOC_QUERY_EXT_CTRL, &q);
+	if (e == -ENOTTY) {
+		struct v4l2_queryctrl o;
+		memset(&o, 0, sizeof(o));
+		o.id = id;
+		e = v4l2_xioctl(d, VIDIOC_QUERYCTRL, &o);
+		if (e < 0)
+			return v4l2_gone(e);
+		memset(c, 0, sizeof(*c));
+		c->id = o.id;
+		c->type = o.type;
+		copy_name(c->name, sizeof(c->name), (const char *)o.name, sizeof(o.name));
+		c->min = o.minimum;
+		c->max = o.maximum;
+		c->step = o.step;
+		c->def = o.default_value;
+		c->flags = o.flags;
+		return 0;
+	}
+	if (e < 0)
+		return v4l2_gone(e);
+	memset(c, 0, sizeof(*c));
+	c->id = q.id;
+	c->type = q.type;
+	copy_name(c->name, sizeof(c->name), q.name, sizeof(q.name));
+	c->min = q.minimum;
+	c->max = q.maximum;
+	c->step = (int64_t)q.step;
+	c->def = q.default_value;
+	c->flags = q.flags;
+	return 0;
+}
+
+int v4l2_ctrl_menu(struct vc_src *s, uint32_t id, uint32_t index, char name[32])
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+	struct vc_src_ctrl c;
+	struct v4l2_querymenu m;
+	int e = v4l2_ctrl_query(s, id, &c);
+	if (e < 0)
+		return e;
+	memset(&m, 0, sizeof(m));
+	m.id = id;
+	m.index = index;
+	e = v4l2_xioctl(d, VIDIOC_QUERYMENU, &m);
+	if (e < 0)
+		return v4l2_gone(e);
+	if (c.type == V4L2_CTRL_TYPE_INTEGER_MENU)
+		snprintf(name, 32, "%" PRId64, (int64_t)m.value);
+	else
+		copy_name(name, 32, (const char *)m.name, sizeof(m.name));
+	return 0;
+}
+
+static int is64(uint32_t type)
+{
+	return type == V4L2_CTRL_TYPE_INTEGER64;
+}
+
+int v4l2_ctrl_get(struct vc_src *s, uint32_t id, int64_t *value)
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+	struct vc_src_ctrl c;
+	int e = v4l2_ctrl_query(s, id, &c);
+	if (e < 0)
+		return e;
+	if (c.flags & V4L2_CTRL_FLAG_WRITE_ONLY || c.type == V4L2_CTRL_TYPE_BUTTON ||
+	    c.type == V4L2_CTRL_TYPE_CTRL_CLASS)
+		return -EACCES;
+	struct v4l2_ext_control ec;
+	struct v4l2_ext_controls ecs;
+	memset(&ec, 0, sizeof(ec));
+	memset(&ecs, 0, sizeof(ecs));
+	ec.id = id;
+	ecs.which = V4L2_CTRL_WHICH_CUR_VAL;
+	ecs.count = 1;
+	ecs.controls = &ec;
+	e = v4l2_xioctl(d, VIDIOC_G_EXT_CTRLS, &ecs);
+	if (e == 0) {
+		*value = is64(c.type) ? ec.value64 : ec.value;
+		return 0;
+	}
+	if (is64(c.type) || v4l2_gone(e) == -ENODEV)
+		return v4l2_gone(e);
+	struct v4l2_control oc = {.id = id};
+	e = v4l2_xioctl(d, VIDIOC_G_CTRL, &oc);
+	if (e < 0)
+		return v4l2_gone(e);
+	*value = oc.value;
+	return 0;
+}
+
+int v4l2_ctrl_set(struct vc_src *s, uint32_t id, int64_t value)
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+	struct vc_src_ctrl c;
+	int e = v4l2_ctrl_query(s, id, &c);
+	if (e < 0)
+		return e;
+	if (c.flags & (V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_DISABLED) ||
+	    c.type == V4L2_CTRL_TYPE_CTRL_CLASS)
+		return -EACCES;
+	if (!is64(c.type) && (value < INT32_MIN || value > INT32_MAX))
+		return -ERANGE;
+	struct v4l2_ext_control ec;
+	struct v4l2_ext_controls ecs;
+	memset(&ec, 0, sizeof(ec));
+	memset(&ecs, 0, sizeof(ecs));
+	ec.id = id;
+	if (is64(c.type))
+		ec.value64 = value;
+	else
+		ec.value = (int32_t)value;
+	ecs.which = V4L2_CTRL_WHICH_CUR_VAL;
+	ecs.count = 1;
+	ecs.controls = &ec;
+	e = v4l2_xioctl(d, VIDIOC_S_EXT_CTRLS, &ecs);
+	if (e == 0)
+		return 0;
+	if (is64(c.type) || e == -ERANGE || v4l2_gone(e) == -ENODEV)
+		return v4l2_gone(e);
+	struct v4l2_control oc = {.id = id, .value = (int32_t)value};
+	e = v4l2_xioctl(d, VIDIOC_S_CTRL, &oc);
+	if (e < 0)
+		log_debug("%s: set control %s = %" PRId64 ": %s", d->path, c.name, value,
+			  strerror(-e));
+	return v4l2_gone(e);
+}

@@ -1,0 +1,57 @@
+/* What only a V4L2 source has, beyond the ops of server/source.h: device
+ * identity, TV standards and DV timings. Every function takes a source
+ * opened with vc_src_v4l2 and answers -EINVAL for any other source.
+ * Loop thread only, like the ops. */
+#ifndef VC_V4L2SRC_H
+#define VC_V4L2SRC_H
+
+#include <linux/videodev2.h>
+#include <stdint.h>
+
+#include "server/source.h"
+
+struct vc_v4l2_info {
+	char driver[16], card[32], bus[32]; /* QUERYCAP strings */
+	uint32_t device_caps;               /* V4L2_CAP_* of this node */
+	int mplane;                         /* streams through the multi-planar API */
+};
+
+int vc_v4l2_info(struct vc_src *s, struct vc_v4l2_info *out);
+
+/* An analog TV standard (ENUMSTD). */
+struct vc_v4l2_std {
+	uint64_t id;                 /* v4l2_std_id bits */
+	char name[24];               /* "NTSC-M", "PAL-BG" ... */
+	struct vc_fract frameperiod; /* 1001/30000 for NTSC */
+	uint32_t framelines;         /* 525 / 625 */
+};
+
+/* Standards of the current input; -EINVAL past the end (or none: a DV or
+ * camera input). */
+int vc_v4l2_std_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_std *out);
+int vc_v4l2_std_get(struct vc_src *s, uint64_t *std);
+/* S_STD; only while stopped (the frame size follows the standard: re-read
+ * caps and format after). */
+int vc_v4l2_std_set(struct vc_src *s, uint64_t std);
+
+/* DV timings of an HDMI-like input, decoded for printing; raw holds what the
+ * driver gave, for vc_v4l2_dv_set(). */
+struct vc_v4l2_dv {
+	uint32_t width, height;
+	int interlaced;
+	uint64_t pixelclock;    /* Hz */
+	uint32_t fps_milli;     /* frames per 1000 s: 60000 = 60 fps, 59940 = 59.94 */
+	struct v4l2_dv_timings raw;
+};
+
+/* ENUM_DV_TIMINGS of the current input; -EINVAL past the end / no DV. */
+int vc_v4l2_dv_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_dv *out);
+/* G_DV_TIMINGS. */
+int vc_v4l2_dv_get(struct vc_src *s, struct vc_v4l2_dv *out);
+/* QUERY_DV_TIMINGS: what the input receives now. -ENOLINK no signal,
+ * -ENOLCK unstable, -ERANGE out of range. */
+int vc_v4l2_dv_query(struct vc_src *s, struct vc_v4l2_dv *out);
+/* S_DV_TIMINGS with dv->raw; only while stopped. */
+int vc_v4l2_dv_set(struct vc_src *s, const struct vc_v4l2_dv *dv);
+
+#endif
