@@ -268,7 +268,7 @@ int main(void)
 		{ "RGB24", "RGB24 4:2:0", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
 		{ "GREY", "GREY", C_OURS, 1, VC_JPEG_SS_AUTO, 0, 0 },
 	};
-	enum { NDEF = sizeof(defs) / sizeof(defs[0]), ROUNDS = 5 };
+	enum { NDEF = sizeof(defs) / sizeof(defs[0]), ROUNDS = 9 };
 	const char *env = getenv("VC_BENCH_SECONDS");
 
 	if (env)
@@ -329,6 +329,24 @@ int main(void)
 			if (c->common)
 				printf("  our/common %.2f", cells[2].best / c->best);
 			printf("\n");
+		}
+		if (si == 2) { /* the targets, at 1080p */
+			struct { int k, vs; double min; const char *what; } t[] = {
+				{ 4, 1, 0.9, "YUYV limited 4:2:2 / floor 4:2:2" },
+				{ 3, 1, 0.9, "YUYV full 4:2:2 / floor 4:2:2" },
+				{ 4, 2, 1.6, "YUYV limited 4:2:2 / common" },
+				{ 6, 2, 1.6, "YUYV limited ->4:2:0 / common (same output)" },
+				{ 8, 0, 0.95, "NV12 full / floor 4:2:0" },
+				{ 10, 0, 0.95, "I420 full / floor 4:2:0" },
+				{ 9, 0, 0.95, "NV12 limited / floor 4:2:0" },
+			};
+			printf("targets at 1920x1080 (noise: 'I420 full' runs the floor's own path):\n");
+			for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+				double ratio = cells[t[i].vs].best / cells[t[i].k].best;
+
+				printf("  %-44s %.2f (target >= %.2f): %s\n", t[i].what, ratio, t[i].min,
+				       ratio >= t[i].min ? "met" : "NOT met");
+			}
 		}
 		for (int k = 0; k < NDEF; k++) {
 			if (cells[k].kind != C_OURS) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/videodev2.h>
 
@@ -1064,6 +1065,70 @@ static void bad_input(void)
 	vc_jpeg_free(j);
 }
 
+/* Independent oracle: ffmpeg decodes our q90 JPEGs; its luma must match the
+ * source's (in JFIF full range) at >= 38 dB. Skipped without ffmpeg. */
+static void ffmpeg_oracle(void)
+{
+	static const char *fmts[] = { "YUYV", "NV12", "YU12", "RGB24", "UYVY", "GREY" };
+	struct vc_jpeg *j = vc_jpeg_new();
+	uint32_t w = 320, h = 240;
+	uint8_t *rgb = ref_rgb(w, h);
+	char dir[] = "/tmp/test_jpeg.XXXXXX", path[64], cmd[256];
+
+	if (system("ffmpeg -version >/dev/null 2>&1") != 0) {
+		printf("jpeg.ffmpeg_oracle: SKIP ffmpeg not installed\n");
+		free(rgb);
+		vc_jpeg_free(j);
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/f.jpg", dir);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct pic p, grey;
+		size_t len;
+		int err;
+
+		pic_alloc(&p, F(fmts[i]), w, h, 0);
+		pic_write(&p, rgb, 0.299, 0.114, 1); /* YUV: limited range, converted on the way */
+		pic_alloc(&grey, F("GREY"), w, h, 0);
+		pic_write(&grey, rgb, 0.299, 0.114, 0); /* the expected full-range luma */
+		uint8_t *jp = enc(j, &p.img, 90, VC_JPEG_SS_AUTO, &len, &err);
+		FILE *f = fopen(path, "wb");
+
+		CHECK(jp && f && fwrite(jp, 1, len, f) == len, "write %s", path);
+		if (f)
+			fclose(f);
+		/* native pixel format, no conversion: the Y plane comes first */
+		snprintf(cmd, sizeof(cmd), "ffmpeg -nostdin -v error -i %s -f rawvideo - 2>/dev/null", path);
+		FILE *pp = popen(cmd, "r");
+		uint8_t *y = malloc((size_t)w * h);
+		size_t got = pp ? fread(y, 1, (size_t)w * h, pp) : 0;
+
+		while (pp && fgetc(pp) != EOF)
+			;
+		if (pp)
+			pclose(pp);
+		CHECK(got == (size_t)w * h, "%s: ffmpeg gave %zu bytes", fmts[i], got);
+		if (got == (size_t)w * h) {
+			double ps = psnr(y, w, grey.img.plane[0], grey.img.stride[0], w, h);
+
+			CHECK(ps >= 38, "%s: ffmpeg luma PSNR %.1f dB", fmts[i], ps);
+			printf("  %s q90 decoded by ffmpeg: luma PSNR %.1f dB\n", fmts[i], ps);
+		}
+		free(y);
+		free(jp);
+		pic_free(&p);
+		pic_free(&grey);
+	}
+	unlink(path);
+	rmdir(dir);
+	free(rgb);
+	vc_jpeg_free(j);
+}
+
 int main(void)
 {
 	RUN("jpeg", encode_all_formats);
@@ -1076,5 +1141,6 @@ int main(void)
 	RUN("jpeg", dht_round_trip);
 	RUN("jpeg", transform);
 	RUN("jpeg", bad_input);
+	RUN("jpeg", ffmpeg_oracle);
 	CHECK_EXIT();
 }
