@@ -142,9 +142,48 @@ static int scale_argb_hub(struct vc_conv *c, struct hub *h, int w, int ht)
 
 	if (!b)
 		return -ENOMEM;
-	if (ARGBScale(h->p[0], h->stride[0], h->w, h->h, b, w * 4, w, ht, kFilterBox))
+	/* libyuv (1857) takes its 1/4 box path for an exact 4x horizontal
+	 * factor whatever the vertical one and asserts (aborts) when that is an
+	 * even integer not divisible by 4 (RGB24 64x48 -> 16x8): filter
+	 * bilinearly there instead. */
+	enum FilterMode fm = kFilterBox;
+	if (h->w == 4 * w && h->h % ht == 0 && (h->h / ht) % 2 == 0 && (h->h / ht) % 4 != 0)
+		fm = kFilterBilinear;
+	if (ARGBScale(h->p[0], h->stride[0], h->w, h->h, b, w * 4, w, ht, fm))
 		return -EINVAL;
 	h->p[0] = b, h->stride[0] = w * 4, h->w = w, h->h = ht;
+	return 0;
+}
+
+/* libyuv (1857) keeps its YUV->RGB coefficients in signed bytes and clamps
+ * the blue one (UB) at 2.0: limited-range BT.709 and BT.2020 (2.11, 2.14)
+ * come out up to 9 levels off in saturated blue, BT.601 (2.02) ~2. Such
+ * hubs are widened to full range first (a LUT pass) and decoded with the
+ * full-range constants, which are not clamped. */
+static int needs_widen(struct vc_ycbcr e)
+{
+	return !e.full_range && e.matrix != VC_MATRIX_BT601;
+}
+
+static int widen_hub(struct vc_conv *c, struct hub *h)
+{
+	int sy = align64(h->w), cwid = cdim(h->w, h->cw), sc = align64(cwid), chei = cdim(h->h, h->ch);
+	size_t ny = (size_t)sy * h->h, nc = (size_t)sc * chei;
+	int yuv = h->kind == HUB_YUV;
+	uint8_t *b = conv_scratch(c, S_RANGE, ny + (yuv ? 2 * nc : 0)), lut[256];
+
+	if (!b)
+		return -ENOMEM;
+	vc_color_range_lut(lut, 0, 1, 0);
+	vc_color_apply_lut(h->p[0], h->stride[0], b, sy, h->w, h->h, lut);
+	h->p[0] = b, h->stride[0] = sy;
+	if (yuv) {
+		vc_color_range_lut(lut, 0, 1, 1);
+		vc_color_apply_lut(h->p[1], h->stride[1], b + ny, sc, cwid, chei, lut);
+		vc_color_apply_lut(h->p[2], h->stride[2], b + ny + nc, sc, cwid, chei, lut);
+		h->p[1] = b + ny, h->p[2] = b + ny + nc, h->stride[1] = h->stride[2] = sc;
+	}
+	h->enc.full_range = 1;
 	return 0;
 }
 
@@ -153,10 +192,11 @@ static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
 {
 	int st = h->w * 4;
 	uint8_t *b = conv_scratch(c, S_ARGB, (size_t)st * h->h);
-	const struct YuvConstants *k = vc_color_libyuv(h->enc, 0);
-
 	if (!b)
 		return -ENOMEM;
+	if (needs_widen(h->enc) && widen_hub(c, h))
+		return -ENOMEM;
+	const struct YuvConstants *k = vc_color_libyuv(h->enc, 0);
 	if (h->kind == HUB_Y)
 		I400ToARGBMatrix(h->p[0], h->stride[0], b, st, k, h->w, h->h);
 	else
@@ -175,6 +215,8 @@ static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 
 	if (h->kind != HUB_ARGB) {
 		if ((h->w != w || h->h != ht) && (r = scale_yuv_hub(c, h, w, ht)))
+			return r;
+		if (needs_widen(h->enc) && (r = widen_hub(c, h)))
 			return r;
 		if (h->kind == HUB_YUV && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* Straight into the destination; the Yvu constants with U
@@ -290,7 +332,7 @@ static int fast_path(const struct vc_image *s, const struct vc_image *d, struct 
 					   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
 		}
 		int ly = conv_rgb_libyuv(df);
-		if (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW) {
+		if (!needs_widen(se) && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* NV21 read as NV12 with Yvu constants swaps R and B. */
 			int rb = ly == LY_ABGR || ly == LY_RAW, vu = sf->swap_uv ^ rb;
 			const struct YuvConstants *k = vc_color_libyuv(se, rb);

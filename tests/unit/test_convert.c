@@ -1,0 +1,633 @@
+/* Tests for common/convert.c and common/color.c: every raw pair of the
+ * format table at small, odd and padded sizes with canaries and an untouched
+ * source; colour bars in BT.601/BT.709 x limited/full against published
+ * values; round trips; Bayer demosaic of flat mosaics in every CFA order and
+ * packing; scaling from 1x1 to 4096 wide; bad views. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/color.h"
+#include "common/convert.h"
+#include "common/fmt.h"
+#include "tests/unit/check.h"
+
+struct buf {
+	struct vc_image v;
+	uint8_t *mem[3];
+	size_t size[3];
+};
+
+/* Allocates an image through the table's geometry; each colour plane its
+ * own block: a destination gets canary bytes behind it, a source is exact
+ * so ASan sees any over-read. pad = extra bytes per line of plane 0. */
+static int buf_new(struct buf *b, const struct vc_fmt *f, uint32_t w, uint32_t h, uint32_t pad,
+		   int dst)
+{
+	struct vc_geom g;
+
+	memset(b, 0, sizeof(*b));
+	uint32_t bpl = pad ? vc_fmt_min_stride(f, w) + pad : 0;
+	if (vc_fmt_geometry(f, w, h, bpl, &g))
+		return -1;
+	b->v.fmt = f;
+	b->v.width = w;
+	b->v.height = h;
+	for (int p = 0; p < g.color_planes; p++) {
+		size_t n = g.plane[p].size;
+		b->mem[p] = malloc(n + (dst ? CANARY_LEN : 0));
+		if (!b->mem[p])
+			return -1;
+		memset(b->mem[p], dst ? CANARY_BYTE : 0, n + (dst ? CANARY_LEN : 0));
+		b->size[p] = n;
+		b->v.plane[p] = b->mem[p];
+		b->v.stride[p] = g.plane[p].stride;
+		b->v.plane_size[p] = n;
+	}
+	return 0;
+}
+
+static void buf_free(struct buf *b)
+{
+	for (int p = 0; p < 3; p++)
+		free(b->mem[p]);
+	memset(b, 0, sizeof(*b));
+}
+
+static int canaries_ok(const struct buf *b)
+{
+	for (int p = 0; p < 3; p++)
+		if (b->mem[p] && !canary_intact(b->mem[p], b->size[p]))
+			return 0;
+	return 1;
+}
+
+static uint32_t rng = 12345;
+static uint8_t rnd8(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (uint8_t)(rng >> 16);
+}
+
+static void fill_random(struct buf *b)
+{
+	for (int p = 0; p < 3; p++)
+		for (size_t i = 0; i < b->size[p]; i++)
+			b->mem[p][i] = rnd8();
+}
+
+static const struct vc_fmt *need(const char *name)
+{
+	const struct vc_fmt *f = vc_fmt_find(name);
+	CHECK(f != NULL, "format %s missing from the table", name);
+	return f;
+}
+
+static int is_conv_src(const struct vc_fmt *f)
+{
+	return vc_fmt_is_raw(f) && f->layout != VC_LAYOUT_COMPRESSED;
+}
+
+static int is_conv_dst(const struct vc_fmt *f)
+{
+	return is_conv_src(f) && f->layout != VC_LAYOUT_BAYER;
+}
+
+static int near(int a, int b, int tol) { return abs(a - b) <= tol; }
+
+static int chan_depth(const struct vc_fmt *f, int ch)
+{
+	const struct vc_bits *b[3] = { &f->r, &f->g, &f->b };
+	return f->layout == VC_LAYOUT_PACKED_RGB ? b[ch]->depth : 8;
+}
+
+/* A flat colour through src -> dst arrives as that colour (within what the
+ * narrower of the two rows can hold): catches swapped components, wrong
+ * offsets and wrong bit fields for every pair. Bayer sources are covered by
+ * bayer_flat. */
+static void pair_colour(struct vc_conv *c, const struct vc_fmt *sf, const struct vc_fmt *df,
+			const struct vc_fmt *rgb)
+{
+	static const uint8_t col[3] = { 200, 60, 120 };
+	const uint32_t W = 7, H = 5;
+	struct buf a, s, d, b;
+
+	if (sf->layout == VC_LAYOUT_BAYER)
+		return;
+	if (buf_new(&a, rgb, W, H, 0, 0) || buf_new(&s, sf, W, H, 8, 1) || buf_new(&d, df, W, H, 8, 1) ||
+	    buf_new(&b, rgb, W, H, 0, 1)) {
+		CHECK(0, "alloc");
+		return;
+	}
+	for (uint32_t y = 0; y < H; y++)
+		for (uint32_t x = 0; x < W; x++)
+			memcpy(a.v.plane[0] + y * a.v.stride[0] + 3 * x, col, 3);
+	int r1 = vc_conv_run(c, &a.v, &s.v), r2 = vc_conv_run(c, &s.v, &d.v), r3 = vc_conv_run(c, &d.v, &b.v);
+	CHECK(!r1 && !r2 && !r3, "%s -> %s colour: %d %d %d", sf->name, df->name, r1, r2, r3);
+	int grey = sf->layout == VC_LAYOUT_GREY || df->layout == VC_LAYOUT_GREY, bad = 0;
+	for (uint32_t y = 0; y < H && !bad; y++)
+		for (uint32_t x = 0; x < W && !bad; x++) {
+			const uint8_t *p = b.v.plane[0] + y * b.v.stride[0] + 3 * x;
+			for (int ch = 0; ch < 3 && !bad; ch++) {
+				int dep = chan_depth(sf, ch) < chan_depth(df, ch) ? chan_depth(sf, ch) : chan_depth(df, ch);
+				int tol = 255 / ((1 << dep) - 1) + 6;
+				/* Grey keeps only luma: R = G = B. */
+				int want = grey ? p[1] : col[ch];
+				if (!near(p[ch], want, tol))
+					bad = 1;
+			}
+			if (bad)
+				CHECK(0, "%s -> %s: pixel %u,%u = %d %d %d, want %d %d %d", sf->name, df->name,
+				      x, y, p[0], p[1], p[2], col[0], col[1], col[2]);
+		}
+	buf_free(&a);
+	buf_free(&s);
+	buf_free(&d);
+	buf_free(&b);
+}
+
+/* Every raw row -> every raw non-Bayer row, several sizes and paddings. */
+static void all_pairs(void)
+{
+	static const struct { uint32_t sw, sh, dw, dh, pad; } sizes[] = {
+		{ 1, 1, 1, 1, 0 }, { 2, 2, 2, 2, 0 }, { 7, 5, 7, 5, 0 }, { 33, 17, 33, 17, 24 },
+		{ 16, 12, 9, 7, 8 }, { 5, 3, 12, 10, 0 },
+	};
+	struct vc_conv *c = vc_conv_new();
+	const struct vc_fmt *rgb = need("RGB24");
+	int pairs = 0;
+
+	CHECK(c != NULL, "vc_conv_new");
+	if (!c || !rgb)
+		return;
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *sf = vc_fmt_at(i);
+		if (!is_conv_src(sf))
+			continue;
+		for (size_t j = 0; j < vc_fmt_count(); j++) {
+			const struct vc_fmt *df = vc_fmt_at(j);
+			if (!is_conv_dst(df))
+				continue;
+			CHECK(vc_conv_supported(sf, df), "%s -> %s not supported", sf->name, df->name);
+			pairs++;
+			pair_colour(c, sf, df, rgb);
+			for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+				struct buf s, d;
+				if (buf_new(&s, sf, sizes[k].sw, sizes[k].sh, sizes[k].pad, 0) ||
+				    buf_new(&d, df, sizes[k].dw, sizes[k].dh, sizes[k].pad, 1)) {
+					CHECK(0, "alloc %s/%s", sf->name, df->name);
+					buf_free(&s);
+					buf_free(&d);
+					continue;
+				}
+				fill_random(&s);
+				uint8_t *copy[3] = { 0 };
+				for (int p = 0; p < 3; p++)
+					if (s.mem[p]) {
+						copy[p] = malloc(s.size[p]);
+						memcpy(copy[p], s.mem[p], s.size[p]);
+					}
+				int r = vc_conv_run(c, &s.v, &d.v);
+				CHECK(r == 0, "%s %ux%u -> %s %ux%u pad %u: %d", sf->name, sizes[k].sw,
+				      sizes[k].sh, df->name, sizes[k].dw, sizes[k].dh, sizes[k].pad, r);
+				CHECK(canaries_ok(&d), "%s -> %s %ux%u: canary overwritten", sf->name,
+				      df->name, sizes[k].dw, sizes[k].dh);
+				for (int p = 0; p < 3; p++) {
+					if (copy[p])
+						CHECK(!memcmp(copy[p], s.mem[p], s.size[p]),
+						      "%s -> %s: source plane %d written", sf->name, df->name, p);
+					free(copy[p]);
+				}
+				buf_free(&s);
+				buf_free(&d);
+			}
+		}
+	}
+	CHECK(pairs > 100, "only %d raw pairs in the table", pairs);
+	printf("  %d pairs x %zu sizes\n", pairs, sizeof(sizes) / sizeof(sizes[0]));
+	vc_conv_free(c);
+}
+
+/* ---- colour bars ---- */
+
+static const uint8_t bars_rgb[8][3] = {
+	{ 191, 191, 191 }, { 191, 191, 0 }, { 0, 191, 191 }, { 0, 191, 0 },
+	{ 191, 0, 191 },   { 191, 0, 0 },   { 0, 0, 191 },   { 0, 0, 0 },
+};
+
+/* Published 75% bar values (ITU-R BT.601 / BT.709, 8-bit limited range);
+ * full-range rows computed from the same matrices. */
+static const struct {
+	int line;
+	uint8_t matrix, full;
+	uint8_t yuv[8][3];
+} bars_yuv[] = {
+	{ __LINE__, VC_MATRIX_BT601, 0, { { 180, 128, 128 }, { 162, 44, 142 }, { 131, 156, 44 },
+		{ 112, 72, 58 }, { 84, 184, 198 }, { 65, 100, 212 }, { 35, 212, 114 }, { 16, 128, 128 } } },
+	{ __LINE__, VC_MATRIX_BT601, 1, { { 191, 128, 128 }, { 169, 32, 144 }, { 134, 160, 32 },
+		{ 112, 65, 48 }, { 79, 191, 208 }, { 57, 96, 224 }, { 22, 224, 112 }, { 0, 128, 128 } } },
+	{ __LINE__, VC_MATRIX_BT709, 0, { { 180, 128, 128 }, { 168, 44, 136 }, { 145, 147, 44 },
+		{ 133, 63, 52 }, { 63, 193, 204 }, { 51, 109, 212 }, { 28, 212, 120 }, { 16, 128, 128 } } },
+	{ __LINE__, VC_MATRIX_BT709, 1, { { 191, 128, 128 }, { 177, 33, 137 }, { 150, 150, 33 },
+		{ 137, 54, 41 }, { 54, 202, 215 }, { 41, 106, 224 }, { 14, 224, 119 }, { 0, 128, 128 } } },
+};
+
+#define BAR_W 4 /* pixels per bar: whole chroma blocks for 4:2:0 and 4:1:1 */
+
+
+/* RGB24 bars -> YUV row (planar 4:2:0 and packed 4:2:2 and semi-planar)
+ * and back, for each encoding. */
+static void colour_bars(void)
+{
+	const char *yuv_names[] = { "YUYV", "UYVY", "NV12", "NV21", "YUV420", "YVU420", "YUV422P" };
+	const struct vc_fmt *rgb = need("RGB24");
+	struct vc_conv *c = vc_conv_new();
+
+	if (!rgb || !c)
+		return;
+	for (size_t e = 0; e < sizeof(bars_yuv) / sizeof(bars_yuv[0]); e++) {
+		struct vc_ycbcr enc = { bars_yuv[e].matrix, bars_yuv[e].full };
+		for (size_t n = 0; n < sizeof(yuv_names) / sizeof(yuv_names[0]); n++) {
+			const struct vc_fmt *yf = need(yuv_names[n]);
+			struct buf s, y, back;
+			if (!yf || buf_new(&s, rgb, 8 * BAR_W, 4, 0, 0) ||
+			    buf_new(&y, yf, 8 * BAR_W, 4, 16, 1) || buf_new(&back, rgb, 8 * BAR_W, 4, 0, 1))
+				return;
+			for (uint32_t r = 0; r < 4; r++)
+				for (int x = 0; x < 8 * BAR_W; x++)
+					memcpy(s.v.plane[0] + r * s.v.stride[0] + 3 * x, bars_rgb[x / BAR_W], 3);
+			y.v.color = vc_color_from_ycbcr(enc);
+			CHECK_AT(bars_yuv[e].line, vc_conv_run(c, &s.v, &y.v) == 0, "%s", yf->name);
+			/* Read the YUV samples back through the table's offsets. */
+			for (int bar = 0; bar < 8; bar++) {
+				int x = bar * BAR_W + 1, row = 1, Y, U, V;
+				const struct vc_fmt *f = yf;
+				if (f->layout == VC_LAYOUT_PACKED_YUV) {
+					const uint8_t *p = y.v.plane[0] + row * y.v.stride[0] + (x / 2) * 4;
+					Y = p[f->y_off[x & 1]], U = p[f->u_off[0]], V = p[f->v_off[0]];
+				} else {
+					Y = y.v.plane[0][row * y.v.stride[0] + x];
+					int cx = x >> f->log2_chroma_w, cy = row >> f->log2_chroma_h;
+					if (f->layout == VC_LAYOUT_SEMIPLANAR) {
+						const uint8_t *p = y.v.plane[1] + cy * y.v.stride[1] + 2 * cx;
+						U = p[f->swap_uv], V = p[!f->swap_uv];
+					} else {
+						int pu = f->swap_uv ? 2 : 1, pv = f->swap_uv ? 1 : 2;
+						U = y.v.plane[pu][cy * y.v.stride[pu] + cx];
+						V = y.v.plane[pv][cy * y.v.stride[pv] + cx];
+					}
+				}
+				const uint8_t *ex = bars_yuv[e].yuv[bar];
+				CHECK_AT(bars_yuv[e].line, near(Y, ex[0], 2) && near(U, ex[1], 2) && near(V, ex[2], 2),
+					 "%s bar %d: got %d %d %d want %d %d %d", yf->name, bar, Y, U, V, ex[0], ex[1], ex[2]);
+			}
+			/* ... and back to RGB with the same colorimetry. libyuv's
+			 * limited BT.601 decode clamps its blue coefficient
+			 * (2.018 -> 2.0): 3 levels in saturated blue. */
+			CHECK_AT(bars_yuv[e].line, vc_conv_run(c, &y.v, &back.v) == 0, "%s -> RGB24", yf->name);
+			for (int bar = 0; bar < 8; bar++) {
+				const uint8_t *p = back.v.plane[0] + back.v.stride[0] + 3 * (bar * BAR_W + 1);
+				const uint8_t *ex = bars_rgb[bar];
+				CHECK_AT(bars_yuv[e].line, near(p[0], ex[0], 3) && near(p[1], ex[1], 3) && near(p[2], ex[2], 3),
+					 "%s -> RGB24 bar %d: got %d %d %d want %d %d %d", yf->name, bar,
+					 p[0], p[1], p[2], ex[0], ex[1], ex[2]);
+			}
+			CHECK(canaries_ok(&y) && canaries_ok(&back), "%s canary", yf->name);
+			buf_free(&s);
+			buf_free(&y);
+			buf_free(&back);
+		}
+	}
+	vc_conv_free(c);
+}
+
+/* YUV -> YUV with a different matrix and range goes through RGB correctly. */
+static void yuv_reencode(void)
+{
+	const struct vc_fmt *yuyv = need("YUYV"), *nv12 = need("NV12");
+	struct vc_conv *c = vc_conv_new();
+	struct buf s, d;
+
+	if (!yuyv || !nv12 || !c || buf_new(&s, yuyv, 8 * BAR_W, 2, 0, 0) ||
+	    buf_new(&d, nv12, 8 * BAR_W, 2, 0, 1))
+		return;
+	s.v.color = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT601, 0 });
+	d.v.color = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT709, 1 });
+	for (int x = 0; x < 8 * BAR_W; x += 2)
+		for (int r = 0; r < 2; r++) {
+			uint8_t *p = s.v.plane[0] + r * s.v.stride[0] + x * 2;
+			const uint8_t *v = bars_yuv[0].yuv[x / BAR_W];
+			p[0] = p[2] = v[0], p[1] = v[1], p[3] = v[2];
+		}
+	CHECK(vc_conv_run(c, &s.v, &d.v) == 0, "run");
+	for (int bar = 0; bar < 8; bar++) {
+		int x = bar * BAR_W;
+		int Y = d.v.plane[0][x], U = d.v.plane[1][x], V = d.v.plane[1][x + 1];
+		const uint8_t *ex = bars_yuv[3].yuv[bar];
+		CHECK(near(Y, ex[0], 3) && near(U, ex[1], 3) && near(V, ex[2], 3),
+		      "bar %d: got %d %d %d want %d %d %d", bar, Y, U, V, ex[0], ex[1], ex[2]);
+	}
+	/* Range only: limited YUYV -> full-range YUYV maps 16..235 to 0..255. */
+	struct buf f;
+	if (buf_new(&f, yuyv, 8 * BAR_W, 2, 0, 1))
+		return;
+	f.v.color = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT601, 1 });
+	CHECK(vc_conv_run(c, &s.v, &f.v) == 0, "range run");
+	for (int bar = 0; bar < 8; bar++) {
+		const uint8_t *p = f.v.plane[0] + bar * BAR_W * 2;
+		const uint8_t *ex = bars_yuv[1].yuv[bar];
+		CHECK(near(p[0], ex[0], 2) && near(p[1], ex[1], 2) && near(p[3], ex[2], 2),
+		      "range bar %d: got %d %d %d want %d %d %d", bar, p[0], p[1], p[3], ex[0], ex[1], ex[2]);
+	}
+	buf_free(&s);
+	buf_free(&d);
+	buf_free(&f);
+	vc_conv_free(c);
+}
+
+static void color_resolve(void)
+{
+	static const struct {
+		int line;
+		struct vc_colorimetry c;
+		int is_rgb;
+		uint8_t matrix, full;
+	} v[] = {
+		{ __LINE__, { 0, 0, 0, 0 }, 0, VC_MATRIX_BT601, 0 },
+		{ __LINE__, { 0, 0, 0, 0 }, 1, VC_MATRIX_BT601, 1 },
+		{ __LINE__, { 1, 0, 0, 0 }, 0, VC_MATRIX_BT601, 0 },  /* SMPTE170M */
+		{ __LINE__, { 3, 0, 0, 0 }, 0, VC_MATRIX_BT709, 0 },  /* REC709 */
+		{ __LINE__, { 7, 0, 0, 0 }, 0, VC_MATRIX_BT601, 1 },  /* JPEG */
+		{ __LINE__, { 8, 0, 0, 0 }, 0, VC_MATRIX_BT601, 0 },  /* SRGB: YUV limited 601 */
+		{ __LINE__, { 8, 0, 0, 0 }, 1, VC_MATRIX_BT601, 1 },
+		{ __LINE__, { 10, 0, 0, 0 }, 0, VC_MATRIX_BT2020, 0 }, /* BT2020 */
+		{ __LINE__, { 3, 1, 1, 0 }, 0, VC_MATRIX_BT601, 1 },  /* explicit wins */
+		{ __LINE__, { 8, 2, 2, 0 }, 1, VC_MATRIX_BT709, 0 },
+		{ __LINE__, { 6, 0, 0, 0 }, 0, VC_MATRIX_BT601, 0 },  /* 470BG */
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct vc_ycbcr e;
+		vc_color_resolve(&v[i].c, v[i].is_rgb, &e);
+		CHECK_AT(v[i].line, e.matrix == v[i].matrix && e.full_range == v[i].full,
+			 "got matrix %d full %d", e.matrix, e.full_range);
+	}
+	uint8_t lut[256];
+	vc_color_range_lut(lut, 0, 1, 0);
+	CHECK(lut[16] == 0 && lut[235] == 255 && lut[0] == 0 && lut[255] == 255 && lut[126] == 128,
+	      "Y lim->full %d %d %d", lut[16], lut[235], lut[126]);
+	vc_color_range_lut(lut, 1, 0, 1);
+	CHECK(lut[0] == 16 && lut[128] == 128 && lut[255] == 240, "C full->lim %d %d %d", lut[0],
+	      lut[128], lut[255]);
+	vc_color_range_lut(lut, 1, 1, 0);
+	CHECK(lut[77] == 77, "identity");
+	CHECK(vc_color_libyuv(VC_YCBCR_JFIF, 0) != NULL, "constants");
+}
+
+/* ---- round trips ---- */
+
+static double max_diff(const struct buf *a, const struct buf *b, int bytes)
+{
+	int m = 0;
+	for (uint32_t r = 0; r < a->v.height; r++)
+		for (int x = 0; x < bytes; x++) {
+			int d = abs(a->v.plane[0][r * a->v.stride[0] + x] - b->v.plane[0][r * b->v.stride[0] + x]);
+			m = d > m ? d : m;
+		}
+	return m;
+}
+
+static void round_trips(void)
+{
+	static const struct { int line; const char *via; int tol; } v[] = {
+		{ __LINE__, "YUYV", 12 }, { __LINE__, "NV12", 16 }, { __LINE__, "YUV444M", 4 },
+		{ __LINE__, "XRGB32", 0 }, { __LINE__, "BGR24", 0 }, { __LINE__, "RGBA32", 0 },
+		{ __LINE__, "RGB565", 8 }, { __LINE__, "RGB565X", 8 }, { __LINE__, "RGB332", 64 },
+		{ __LINE__, "Y41P", 24 }, { __LINE__, "YUV410", 32 }, { __LINE__, "AYUV32", 4 },
+	};
+	const struct vc_fmt *rgb = need("RGB24");
+	struct vc_conv *c = vc_conv_new();
+	const uint32_t W = 37, H = 21;
+
+	for (size_t i = 0; rgb && c && i < sizeof(v) / sizeof(v[0]); i++) {
+		const struct vc_fmt *mid = vc_fmt_find(v[i].via);
+		struct buf s, m, b;
+		if (!mid) {
+			printf("  %s not in the table: skipped\n", v[i].via);
+			continue;
+		}
+		if (buf_new(&s, rgb, W, H, 0, 0) || buf_new(&m, mid, W, H, 8, 1) || buf_new(&b, rgb, W, H, 0, 1))
+			return;
+		/* A smooth picture: subsampling loss stays small. */
+		for (uint32_t r = 0; r < H; r++)
+			for (uint32_t x = 0; x < W; x++) {
+				uint8_t *p = s.v.plane[0] + r * s.v.stride[0] + 3 * x;
+				p[0] = (uint8_t)(40 + x * 4), p[1] = (uint8_t)(200 - r * 6), p[2] = (uint8_t)(60 + (x + r) * 2);
+			}
+		CHECK_AT(v[i].line, vc_conv_run(c, &s.v, &m.v) == 0 && vc_conv_run(c, &m.v, &b.v) == 0,
+			 "RGB24 -> %s -> RGB24", v[i].via);
+		double d = max_diff(&s, &b, 3 * W);
+		CHECK_AT(v[i].line, d <= v[i].tol, "RGB24 -> %s -> RGB24: max diff %.0f > %d", v[i].via, d,
+			 v[i].tol);
+		CHECK_AT(v[i].line, canaries_ok(&m) && canaries_ok(&b), "canary");
+		buf_free(&s);
+		buf_free(&m);
+		buf_free(&b);
+	}
+	vc_conv_free(c);
+}
+
+/* ---- Bayer ---- */
+
+/* Writes one sample of `depth` bits at pixel x of a row, as the row packs it. */
+static void put_sample(const struct vc_fmt *f, uint8_t *row, int x, unsigned v)
+{
+	switch (f->packing) {
+	case VC_PACK_16:
+		row[2 * x + (f->big_endian ? 1 : 0)] = (uint8_t)v;
+		row[2 * x + (f->big_endian ? 0 : 1)] = (uint8_t)(v >> 8);
+		break;
+	case VC_PACK_MIPI10: /* high 8 bits in byte x%4, low 2 bits in byte 4 */
+		row[(x / 4) * 5 + x % 4] = (uint8_t)(v >> 2);
+		row[(x / 4) * 5 + 4] = (uint8_t)((row[(x / 4) * 5 + 4] & ~(3 << (2 * (x % 4)))) | (v & 3) << (2 * (x % 4)));
+		break;
+	case VC_PACK_MIPI12:
+		row[(x / 2) * 3 + x % 2] = (uint8_t)(v >> 4);
+		row[(x / 2) * 3 + 2] = (uint8_t)((row[(x / 2) * 3 + 2] & ~(15 << (4 * (x % 2)))) | (v & 15) << (4 * (x % 2)));
+		break;
+	default:
+		row[x] = (uint8_t)v;
+	}
+}
+
+static void bayer_flat(void)
+{
+	static const uint8_t colour[3] = { 200, 100, 50 }; /* R G B */
+	/* Where red sits in the 2x2 tile per CFA order (x, y). */
+	static const int redpos[5][2] = { { 0, 0 }, { 1, 1 }, { 0, 1 }, { 1, 0 }, { 0, 0 } };
+	const struct vc_fmt *rgb = need("RGB24");
+	struct vc_conv *c = vc_conv_new();
+	int n = 0;
+
+	for (size_t i = 0; rgb && c && i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		if (f->layout != VC_LAYOUT_BAYER)
+			continue;
+		n++;
+		static const uint32_t sz[][2] = { { 8, 6 }, { 7, 5 }, { 2, 2 }, { 64, 3 } };
+		for (size_t k = 0; k < 4; k++) {
+			struct buf s, d;
+			uint32_t W = sz[k][0], H = sz[k][1];
+			if (buf_new(&s, f, W, H, 0, 0) || buf_new(&d, rgb, W, H, 0, 1))
+				return;
+			int rx = redpos[f->cfa][0], ry = redpos[f->cfa][1];
+			for (uint32_t y = 0; y < H; y++)
+				for (uint32_t x = 0; x < W; x++) {
+					int ch = ((int)(x & 1) == rx && (int)(y & 1) == ry) ? 0 :
+						 ((int)(x & 1) != rx && (int)(y & 1) != ry) ? 2 : 1;
+					/* Random bits below the top 8: they must not matter. */
+					unsigned lowmask = (1u << (f->depth - 8)) - 1;
+					unsigned v = (unsigned)colour[ch] << (f->depth - 8) | (rnd8() & lowmask);
+					put_sample(f, s.v.plane[0] + y * s.v.stride[0], (int)x, v);
+				}
+			int r = vc_conv_run(c, &s.v, &d.v), bad = 0;
+			CHECK(r == 0, "%s %ux%u: %d", f->name, W, H, r);
+			for (uint32_t y = 0; y < H; y++)
+				for (uint32_t x = 0; x < W; x++) {
+					const uint8_t *p = d.v.plane[0] + y * d.v.stride[0] + 3 * x;
+					if (memcmp(p, colour, 3) && !bad++)
+						CHECK(0, "%s %ux%u pixel %u,%u: %d %d %d", f->name, W, H, x, y, p[0], p[1], p[2]);
+				}
+			CHECK(canaries_ok(&d), "%s canary", f->name);
+			buf_free(&s);
+			buf_free(&d);
+		}
+	}
+	CHECK(n >= 12, "only %d Bayer rows", n);
+	vc_conv_free(c);
+}
+
+/* ---- scaling ---- */
+
+static void scaling(void)
+{
+	static const struct { int line; const char *fmt; uint32_t sw, sh, dw, dh; } v[] = {
+		{ __LINE__, "RGB24", 64, 48, 16, 8 },     { __LINE__, "RGB24", 1, 1, 4096, 3 },
+		{ __LINE__, "RGB24", 4096, 2, 1, 1 },     { __LINE__, "XRGB32", 640, 480, 3, 3 },
+		{ __LINE__, "YUYV", 1920, 1080, 1280, 720 }, { __LINE__, "YUYV", 1, 1, 7, 9 },
+		{ __LINE__, "NV12", 1920, 1080, 960, 540 }, { __LINE__, "NV12", 3, 3, 1, 1 },
+		{ __LINE__, "YUV420", 4096, 16, 1, 1 },   { __LINE__, "YUV420", 2, 2, 4096, 4 },
+		{ __LINE__, "GREY", 33, 7, 4096, 2 },     { __LINE__, "RGB565", 99, 77, 13, 11 },
+		{ __LINE__, "UYVY", 640, 480, 639, 479 }, { __LINE__, "RGB24", 17, 13, 64, 48 },
+	};
+	struct vc_conv *c = vc_conv_new();
+
+	for (size_t i = 0; c && i < sizeof(v) / sizeof(v[0]); i++) {
+		const struct vc_fmt *f = need(v[i].fmt), *rgb = need("RGB24");
+		struct buf s, d, out;
+		if (!f || !rgb)
+			continue;
+		if (buf_new(&s, rgb, v[i].sw, v[i].sh, 0, 0) || buf_new(&d, f, v[i].sw, v[i].sh, 0, 1) ||
+		    buf_new(&out, f, v[i].dw, v[i].dh, 4, 1))
+			return;
+		/* Flat colour: whatever the filter, the result stays flat. */
+		for (size_t k = 0; k < s.size[0]; k += 3)
+			s.mem[0][k] = 30, s.mem[0][k + 1] = 160, s.mem[0][k + 2] = 220;
+		CHECK_AT(v[i].line, vc_conv_run(c, &s.v, &d.v) == 0, "to %s", v[i].fmt);
+		int r = vc_conv_run(c, &d.v, &out.v);
+		CHECK_AT(v[i].line, r == 0, "%s %ux%u -> %ux%u: %d", v[i].fmt, v[i].sw, v[i].sh, v[i].dw, v[i].dh, r);
+		CHECK_AT(v[i].line, canaries_ok(&out), "canary");
+		struct buf back;
+		if (buf_new(&back, rgb, v[i].dw, v[i].dh, 0, 1))
+			return;
+		CHECK_AT(v[i].line, vc_conv_run(c, &out.v, &back.v) == 0, "back");
+		int bad = 0;
+		/* Reference: the same format unscaled, back to RGB (its own
+		 * quantisation and colour loss); scaling may move a sample by
+		 * 1, which can flip one step of a 5-bit field. */
+		struct buf ref;
+		if (buf_new(&ref, rgb, v[i].sw, v[i].sh, 0, 1))
+			return;
+		CHECK_AT(v[i].line, vc_conv_run(c, &d.v, &ref.v) == 0, "ref");
+		uint8_t want[3];
+		memcpy(want, ref.v.plane[0], 3);
+		buf_free(&ref);
+		int tol = f->r.depth == 5 ? 9 : 3;
+		for (uint32_t y = 0; y < v[i].dh && !bad; y++)
+			for (uint32_t x = 0; x < v[i].dw && !bad; x++) {
+				const uint8_t *p = back.v.plane[0] + y * back.v.stride[0] + 3 * x;
+				if (!near(p[0], want[0], tol) || !near(p[1], want[1], tol) || !near(p[2], want[2], tol)) {
+					bad = 1;
+					CHECK_AT(v[i].line, 0, "%s pixel %u,%u: %d %d %d want %d %d %d", v[i].fmt, x, y,
+						 p[0], p[1], p[2], want[0], want[1], want[2]);
+				}
+			}
+		buf_free(&s);
+		buf_free(&d);
+		buf_free(&out);
+		buf_free(&back);
+	}
+	vc_conv_free(c);
+}
+
+/* ---- bad views ---- */
+
+static void bad_input(void)
+{
+	const struct vc_fmt *yuyv = need("YUYV"), *nv12 = need("NV12"), *bayer = need("SBGGR8");
+	const struct vc_fmt *mjpg = need("MJPEG");
+	struct vc_conv *c = vc_conv_new();
+	struct buf s, d;
+
+	if (!yuyv || !nv12 || !bayer || !mjpg || !c || buf_new(&s, yuyv, 16, 8, 0, 0) ||
+	    buf_new(&d, nv12, 16, 8, 0, 1))
+		return;
+	CHECK(vc_conv_run(c, &s.v, &d.v) == 0, "valid");
+	struct vc_image x = s.v;
+	x.plane_size[0]--;
+	CHECK(vc_conv_run(c, &x, &d.v) == -EINVAL, "short src plane");
+	x = d.v;
+	x.plane_size[1] -= 1;
+	CHECK(vc_conv_run(c, &s.v, &x) == -EINVAL, "short dst chroma plane");
+	x = s.v;
+	x.width = 0;
+	CHECK(vc_conv_run(c, &x, &d.v) == -EINVAL, "zero width");
+	x = d.v;
+	x.height = 0;
+	CHECK(vc_conv_run(c, &s.v, &x) == -EINVAL, "zero height");
+	x = s.v;
+	x.stride[0] = 31;
+	CHECK(vc_conv_run(c, &x, &d.v) == -EINVAL, "stride below minimum");
+	x = d.v;
+	x.plane[1] = NULL;
+	CHECK(vc_conv_run(c, &s.v, &x) == -EINVAL, "missing plane");
+	x = s.v;
+	x.width = 100000;
+	CHECK(vc_conv_run(c, &x, &d.v) == -EINVAL, "absurd width");
+	x = d.v;
+	x.fmt = bayer;
+	CHECK(vc_conv_run(c, &s.v, &x) == -EINVAL, "Bayer destination");
+	CHECK(!vc_conv_supported(yuyv, bayer) && !vc_conv_supported(mjpg, yuyv) &&
+	      !vc_conv_supported(yuyv, mjpg), "supported() for Bayer/JPEG");
+	x = s.v;
+	x.fmt = mjpg;
+	CHECK(vc_conv_run(c, &x, &d.v) == -EINVAL, "compressed source");
+	CHECK(vc_conv_run(NULL, &s.v, &d.v) == -EINVAL, "NULL context");
+	CHECK(vc_conv_run(c, NULL, &d.v) == -EINVAL, "NULL src");
+	buf_free(&s);
+	buf_free(&d);
+	vc_conv_free(c);
+}
+
+int main(void)
+{
+	RUN("convert", color_resolve);
+	RUN("convert", all_pairs);
+	RUN("convert", colour_bars);
+	RUN("convert", yuv_reencode);
+	RUN("convert", round_trips);
+	RUN("convert", bayer_flat);
+	RUN("convert", scaling);
+	RUN("convert", bad_input);
+	CHECK_EXIT();
+}
