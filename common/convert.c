@@ -353,18 +353,29 @@ static int fast_path(const struct vc_image *s, const struct vc_image *d, struct 
 	return 0;
 }
 
-int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_image *dst)
+/* Lines per strip: a multiple of every vertical chroma subsampling (4:1:0). */
+#define STRIP 32
+
+/* Lines y .. y+n of a view (y a multiple of STRIP). */
+static struct vc_image strip_of(const struct vc_image *v, uint32_t y, uint32_t n)
 {
-	struct vc_ycbcr se, de;
+	struct vc_image s = *v;
+
+	for (int p = 0; p < v->fmt->color_planes && p < 3; p++) {
+		size_t off = (size_t)(p ? y >> v->fmt->log2_chroma_h : y) * v->stride[p];
+		s.plane[p] = v->plane[p] + off;
+		s.plane_size[p] = v->plane_size[p] - off;
+	}
+	s.height = n;
+	return s;
+}
+
+static int convert_views(struct vc_conv *c, const struct vc_image *src,
+			 const struct vc_image *dst, struct vc_ycbcr se, struct vc_ycbcr de)
+{
 	struct hub h = { 0 };
 	int r;
 
-	if (!c || check_view(src, 0) || check_view(dst, 1))
-		return -EINVAL;
-	vc_color_resolve_fmt(src->fmt, &src->color, &se);
-	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
-	if (src->width == dst->width && src->height == dst->height && fast_path(src, dst, se, de))
-		return 0;
 	h.enc = se;
 	switch (src->fmt->layout) {
 	case VC_LAYOUT_PACKED_RGB:
@@ -380,8 +391,36 @@ int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_i
 		r = conv_read_yuv(c, src, &h);
 		break;
 	}
-	if (!r)
-		r = dst->fmt->layout == VC_LAYOUT_PACKED_RGB ? to_rgb(c, &h, dst) : to_yuv(c, &h, dst, de);
+	if (r)
+		return r;
+	return dst->fmt->layout == VC_LAYOUT_PACKED_RGB ? to_rgb(c, &h, dst) : to_yuv(c, &h, dst, de);
+}
+
+int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_image *dst)
+{
+	struct vc_ycbcr se, de;
+	int r;
+
+	if (!c || check_view(src, 0) || check_view(dst, 1))
+		return -EINVAL;
+	vc_color_resolve_fmt(src->fmt, &src->color, &se);
+	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
+	if (src->width == dst->width && src->height == dst->height && fast_path(src, dst, se, de))
+		return 0;
+	if (src->width == dst->width && src->height == dst->height &&
+	    src->fmt->layout != VC_LAYOUT_BAYER && src->height > 2 * STRIP) {
+		/* Same size: run the hub pipeline strip by strip so the
+		 * intermediate stays in cache (demosaic needs neighbour lines
+		 * and scaling whole planes, so those run on the full frame). */
+		r = 0;
+		for (uint32_t y = 0; y < src->height && !r; y += STRIP) {
+			uint32_t n = src->height - y < STRIP ? src->height - y : STRIP;
+			struct vc_image s = strip_of(src, y, n), d = strip_of(dst, y, n);
+			r = convert_views(c, &s, &d, se, de);
+		}
+	} else {
+		r = convert_views(c, src, dst, se, de);
+	}
 	if (r == -ENOMEM)
 		log_error("out of memory converting %ux%u -> %ux%u", src->width, src->height,
 			  dst->width, dst->height);

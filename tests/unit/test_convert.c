@@ -152,7 +152,7 @@ static void all_pairs(void)
 {
 	static const struct { uint32_t sw, sh, dw, dh, pad; } sizes[] = {
 		{ 1, 1, 1, 1, 0 }, { 2, 2, 2, 2, 0 }, { 7, 5, 7, 5, 0 }, { 33, 17, 33, 17, 24 },
-		{ 16, 12, 9, 7, 8 }, { 5, 3, 12, 10, 0 },
+		{ 16, 12, 9, 7, 8 }, { 5, 3, 12, 10, 0 }, { 9, 97, 9, 97, 4 },
 	};
 	struct vc_conv *c = vc_conv_new();
 	const struct vc_fmt *rgb = need("RGB24");
@@ -407,7 +407,7 @@ static void round_trips(void)
 	};
 	const struct vc_fmt *rgb = need("RGB24");
 	struct vc_conv *c = vc_conv_new();
-	const uint32_t W = 37, H = 21;
+	const uint32_t W = 37, H = 75; /* > 2 strips of 32 lines */
 
 	for (size_t i = 0; rgb && c && i < sizeof(v) / sizeof(v[0]); i++) {
 		const struct vc_fmt *mid = vc_fmt_find(v[i].via);
@@ -422,7 +422,7 @@ static void round_trips(void)
 		for (uint32_t r = 0; r < H; r++)
 			for (uint32_t x = 0; x < W; x++) {
 				uint8_t *p = s.v.plane[0] + r * s.v.stride[0] + 3 * x;
-				p[0] = (uint8_t)(40 + x * 4), p[1] = (uint8_t)(200 - r * 6), p[2] = (uint8_t)(60 + (x + r) * 2);
+				p[0] = (uint8_t)(40 + x * 4), p[1] = (uint8_t)(200 - r * 2), p[2] = (uint8_t)(60 + x * 2 + r);
 			}
 		CHECK_AT(v[i].line, vc_conv_run(c, &s.v, &m.v) == 0 && vc_conv_run(c, &m.v, &b.v) == 0,
 			 "RGB24 -> %s -> RGB24", v[i].via);
