@@ -106,10 +106,23 @@ typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const ui
 			    enum FilterMode);
 
 /* Indexed [ch][cw]; 4:4:0 does not occur (fmt_ok rejects it). */
-static const yuv_to_argb_fn to_argb[2][2] = { { I444ToARGBMatrix, I422ToARGBMatrix },
-					      { NULL, I420ToARGBMatrix } };
-static const yuv_to_argb_fn to_rgb24[2][2] = { { I444ToRGB24Matrix, I422ToRGB24Matrix },
-					       { NULL, I420ToRGB24Matrix } };
+/* YUV hub -> ARGB (or libyuv RGB24) into d. 4:2:0 chroma is interpolated
+ * (libyuv's *MatrixFilter) rather than repeated over two lines: repeating
+ * shifts colour half a chroma line, ~3 dB PSNR against swscale on smooth
+ * pictures. 4:2:2 repeats horizontally, as swscale's fast path does. */
+static int hub_to_rgb(const struct hub *h, int swap, uint8_t *d, int ds,
+		      const struct YuvConstants *k, int rgb24)
+{
+	const uint8_t *y = h->p[0], *u = h->p[swap ? 2 : 1], *v = h->p[swap ? 1 : 2];
+	int sy = h->stride[0], su = h->stride[swap ? 2 : 1], sv = h->stride[swap ? 1 : 2];
+
+	if (h->cw == 0)
+		return (rgb24 ? I444ToRGB24Matrix : I444ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
+	if (h->ch == 0)
+		return (rgb24 ? I422ToRGB24Matrix : I422ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
+	return (rgb24 ? I420ToRGB24MatrixFilter : I420ToARGBMatrixFilter)(
+		y, sy, u, su, v, sv, d, ds, k, h->w, h->h, kFilterBilinear);
+}
 static const yuv_scale_fn yuv_scale[2][2] = { { I444Scale, I422Scale }, { NULL, I420Scale } };
 
 static int align64(int n) { return (n + 63) & ~63; }
@@ -200,8 +213,7 @@ static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
 	if (h->kind == HUB_Y)
 		I400ToARGBMatrix(h->p[0], h->stride[0], b, st, k, h->w, h->h);
 	else
-		to_argb[h->ch][h->cw](h->p[0], h->stride[0], h->p[1], h->stride[1], h->p[2],
-				      h->stride[2], b, st, k, h->w, h->h);
+		hub_to_rgb(h, 0, b, st, k, 0);
 	h->kind = HUB_ARGB;
 	h->p[0] = b, h->stride[0] = st, h->p[1] = h->p[2] = NULL;
 	return 0;
@@ -223,10 +235,8 @@ static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 			 * and V swapped give the R<->B swapped byte order. */
 			int sw = ly == LY_ABGR || ly == LY_RAW;
 			const struct YuvConstants *k = vc_color_libyuv(h->enc, sw);
-			yuv_to_argb_fn fn = (ly == LY_ARGB || ly == LY_ABGR ? to_argb : to_rgb24)[h->ch][h->cw];
-			return fn(h->p[0], h->stride[0], h->p[sw ? 2 : 1], h->stride[sw ? 2 : 1],
-				  h->p[sw ? 1 : 2], h->stride[sw ? 1 : 2], dst->plane[0],
-				  dst->stride[0], k, w, ht) ? -EINVAL : 0;
+			return hub_to_rgb(h, sw, dst->plane[0], dst->stride[0], k,
+					  ly == LY_RGB24 || ly == LY_RAW) ? -EINVAL : 0;
 		}
 		if ((r = yuv_hub_to_argb(c, h)))
 			return r;

@@ -100,7 +100,9 @@ int conv_read_yuv(struct vc_conv *c, const struct vc_image *src, struct hub *h)
 {
 	const struct vc_fmt *f = src->fmt;
 	int w = src->width, ht = src->height, lw = f->log2_chroma_w, lh = f->log2_chroma_h;
-	int hcw = lw > 1 ? 1 : lw, hch = lh > 1 ? 1 : lh;
+	/* 4:1:x chroma is interpolated straight to 4:4:4: one resampling, not
+	 * two (4:1:0 -> 4:2:0 -> RGB lost ~6 dB against swscale). */
+	int hcw = lw > 1 || lh > 1 ? 0 : lw, hch = lw > 1 || lh > 1 ? 0 : lh;
 
 	h->kind = HUB_YUV;
 	if (f->layout == VC_LAYOUT_PLANAR_YUV) {

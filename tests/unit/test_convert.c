@@ -4,9 +4,11 @@
  * values; round trips; Bayer demosaic of flat mosaics in every CFA order and
  * packing; scaling from 1x1 to 4096 wide; bad views. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/color.h"
 #include "common/convert.h"
@@ -619,6 +621,177 @@ static void bad_input(void)
 	vc_conv_free(c);
 }
 
+/* ---- independent oracle: ffmpeg (swscale) on the same source bytes ---- */
+
+/* ffmpeg names for rows whose every byte is one 8-bit sample (so a bytewise
+ * PSNR is meaningful). Packed 24/32-bit RGB names come from the row's bit
+ * fields (ffmpeg names those in byte order); the rest by table row name. */
+static const struct { const char *v4l2, *ff; } ff_names[] = {
+	{ "YUYV", "yuyv422" }, { "UYVY", "uyvy422" }, { "YVYU", "yvyu422" }, { "NV12", "nv12" },
+	{ "NV21", "nv21" },    { "NV16", "nv16" },    { "NV24", "nv24" },    { "NV42", "nv42" },
+	{ "YUV420", "yuv420p" }, { "YUV422P", "yuv422p" }, { "YUV410", "yuv410p" },
+	{ "YUV411P", "yuv411p" }, { "GREY", "gray" },
+};
+
+static const char *ff_name(const struct vc_fmt *f, char buf[8])
+{
+	if (f->layout == VC_LAYOUT_PACKED_RGB && (f->group_bytes[0] == 3 || f->group_bytes[0] == 4) &&
+	    f->r.depth == 8 && f->g.depth == 8 && f->b.depth == 8 && !f->big_endian &&
+	    (f->group_bytes[0] == 3 || (f->a.depth == 8 && f->has_alpha))) {
+		int n = f->group_bytes[0];
+		for (int i = 0; i < n; i++)
+			buf[i] = f->r.shift == 8 * i ? 'r' : f->g.shift == 8 * i ? 'g' : f->b.shift == 8 * i ? 'b' : 'a';
+		buf[n] = 0;
+		if (n == 3)
+			strcat(buf, "24");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(ff_names) / sizeof(ff_names[0]); i++)
+		if (!strcmp(ff_names[i].v4l2, f->name))
+			return ff_names[i].ff;
+	return NULL;
+}
+
+/* Writes the planes back to back at minimum strides (ffmpeg rawvideo). */
+static size_t pack_planes(const struct buf *b, uint8_t *out)
+{
+	const struct vc_fmt *f = b->v.fmt;
+	size_t n = 0;
+	for (int p = 0; p < f->color_planes; p++) {
+		uint32_t lines = p ? (b->v.height + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h : b->v.height;
+		uint32_t row = p ? ((b->v.width + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w) * f->group_bytes[p]
+				 : vc_fmt_min_stride(f, b->v.width);
+		for (uint32_t y = 0; y < lines; y++, n += row)
+			if (out)
+				memcpy(out + n, b->v.plane[p] + (size_t)y * b->v.stride[p], row);
+	}
+	return n;
+}
+
+static double psnr(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	double se = 0;
+	for (size_t i = 0; i < n; i++)
+		se += (double)(a[i] - b[i]) * (a[i] - b[i]);
+	return se == 0 ? 99 : 10 * log10(255.0 * 255.0 * n / se);
+}
+
+/* Whether ffmpeg can read (dir 'I') or write ('O') pix_fmt name
+ * ("-pix_fmts" lines: flags "IO..." then the name). */
+static int ff_can(const char *name, char dir)
+{
+	static char list[65536];
+	static size_t len;
+	if (!len) {
+		FILE *p = popen("ffmpeg -hide_banner -pix_fmts 2>/dev/null", "r");
+		if (!p)
+			return 0;
+		len = fread(list, 1, sizeof(list) - 1, p);
+		pclose(p);
+	}
+	char pat[40];
+	snprintf(pat, sizeof(pat), " %s ", name);
+	const char *m = strstr(list, pat);
+	return m && m - list >= 5 && m[dir == 'I' ? -5 : -4] == dir;
+}
+
+static void smooth_rgb(struct buf *a)
+{
+	for (uint32_t y = 0; y < a->v.height; y++) /* smooth: filters differ, colour math must not */
+		for (uint32_t x = 0; x < a->v.width; x++) {
+			uint8_t *p = a->v.plane[0] + y * a->v.stride[0] + 3 * x;
+			p[0] = (uint8_t)(30 + x * 3), p[1] = (uint8_t)(220 - y * 3), p[2] = (uint8_t)(40 + x + 2 * y);
+		}
+}
+
+/* One source row: ours vs ffmpeg for every destination ffmpeg can write,
+ * one ffmpeg process with an output per destination. */
+static void oracle_src(struct vc_conv *c, const struct vc_fmt *rgb, const struct vc_fmt *sf,
+		       int *pairs, double *worst)
+{
+	const uint32_t W = 64, H = 48;
+	const struct vc_fmt *dsts[64];
+	char sb[8], db[8], cmd[8192], in[64], outp[64];
+	struct buf a, s;
+	int nd = 0;
+
+	snprintf(in, sizeof(in), "/tmp/vc_oracle_%d.in", (int)getpid());
+	if (buf_new(&a, rgb, W, H, 0, 0) || buf_new(&s, sf, W, H, 0, 1))
+		return;
+	smooth_rgb(&a);
+	CHECK(vc_conv_run(c, &a.v, &s.v) == 0, "RGB24 -> %s", sf->name);
+	size_t ns = pack_planes(&s, NULL);
+	uint8_t *src = malloc(ns);
+	pack_planes(&s, src);
+	FILE *fp = fopen(in, "wb");
+	if (fp) {
+		fwrite(src, 1, ns, fp);
+		fclose(fp);
+	}
+	int n = snprintf(cmd, sizeof(cmd), "ffmpeg -v error -nostdin -y -f rawvideo -pix_fmt %s -s %ux%u -i %s",
+			 ff_name(sf, sb), W, H, in);
+	for (size_t j = 0; j < vc_fmt_count() && nd < 64; j++) {
+		const struct vc_fmt *df = vc_fmt_at(j);
+		const char *dn = is_conv_dst(df) && df != sf ? ff_name(df, db) : NULL;
+		if (!dn || !ff_can(dn, 'O'))
+			continue;
+		snprintf(outp, sizeof(outp), "/tmp/vc_oracle_%d.%d", (int)getpid(), nd);
+		n += snprintf(cmd + n, sizeof(cmd) - n, " -frames:v 1 -sws_flags bilinear+accurate_rnd+full_chroma_int -f rawvideo -pix_fmt %s %s",
+			      dn, outp);
+		dsts[nd++] = df;
+	}
+	int r = system(cmd);
+	CHECK(r == 0, "ffmpeg failed for %s: %s", sf->name, cmd);
+	for (int k = 0; k < nd && r == 0; k++) {
+		struct buf d;
+		if (buf_new(&d, dsts[k], W, H, 0, 1))
+			break;
+		CHECK(vc_conv_run(c, &s.v, &d.v) == 0, "%s -> %s", sf->name, dsts[k]->name);
+		size_t nb = pack_planes(&d, NULL), got = 0;
+		uint8_t *ours = malloc(nb), *theirs = malloc(nb + 1);
+		pack_planes(&d, ours);
+		snprintf(outp, sizeof(outp), "/tmp/vc_oracle_%d.%d", (int)getpid(), k);
+		if ((fp = fopen(outp, "rb"))) {
+			got = fread(theirs, 1, nb + 1, fp);
+			fclose(fp);
+		}
+		CHECK(got == nb, "%s -> %s: ffmpeg wrote %zu bytes, we %zu", sf->name, dsts[k]->name, got, nb);
+		if (got == nb) {
+			double q = psnr(ours, theirs, nb);
+			CHECK(q >= 45, "%s -> %s: PSNR %.1f dB vs ffmpeg", sf->name, dsts[k]->name, q);
+			*worst = q < *worst ? q : *worst;
+			(*pairs)++;
+		}
+		free(ours);
+		free(theirs);
+		remove(outp);
+		buf_free(&d);
+	}
+	free(src);
+	remove(in);
+	buf_free(&a);
+	buf_free(&s);
+}
+
+static void ffmpeg_oracle(void)
+{
+	const struct vc_fmt *rgb = need("RGB24");
+	struct vc_conv *c = vc_conv_new();
+	char b1[8];
+	int n = 0;
+	double worst = 99;
+
+	for (size_t i = 0; rgb && c && i < vc_fmt_count(); i++) {
+		const struct vc_fmt *sf = vc_fmt_at(i);
+		const char *sn = is_conv_dst(sf) ? ff_name(sf, b1) : NULL;
+		if (sn && ff_can(sn, 'I'))
+			oracle_src(c, rgb, sf, &n, &worst);
+	}
+	CHECK(n > 100, "only %d pairs compared", n);
+	printf("  %d pairs against ffmpeg, worst PSNR %.1f dB\n", n, worst);
+	vc_conv_free(c);
+}
+
 int main(void)
 {
 	RUN("convert", color_resolve);
@@ -629,5 +802,9 @@ int main(void)
 	RUN("convert", bayer_flat);
 	RUN("convert", scaling);
 	RUN("convert", bad_input);
+	if (system("ffmpeg -version >/dev/null 2>&1") == 0)
+		RUN("convert", ffmpeg_oracle);
+	else
+		printf("convert.ffmpeg_oracle: SKIP ffmpeg not installed\n");
 	CHECK_EXIT();
 }
