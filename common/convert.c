@@ -341,17 +341,9 @@ static int fast_path(const struct vc_image *s, const struct vc_image *d, struct 
 			return !NV12ToI420(s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0],
 					   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
 		}
-		int ly = conv_rgb_libyuv(df);
-		if (!needs_widen(se) && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
-			/* NV21 read as NV12 with Yvu constants swaps R and B. */
-			int rb = ly == LY_ABGR || ly == LY_RAW, vu = sf->swap_uv ^ rb;
-			const struct YuvConstants *k = vc_color_libyuv(se, rb);
-			if (ly == LY_ARGB || ly == LY_ABGR)
-				return !(vu ? NV21ToARGBMatrix : NV12ToARGBMatrix)(
-					s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0], k, w, h);
-			return !(vu ? NV21ToRGB24Matrix : NV12ToRGB24Matrix)(
-				s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0], k, w, h);
-		}
+		/* NV12 -> RGB takes the hub (split chroma, then libyuv's
+		 * interpolating I420 decode): libyuv's NV12ToRGB24Matrix
+		 * repeats chroma over two lines (2.5 dB worse vs swscale). */
 	}
 	int sly = conv_rgb_libyuv(sf);
 	if ((sly == LY_RGB24 || sly == LY_RAW) && is_planar420(df) && de.matrix == VC_MATRIX_BT601 &&
@@ -418,7 +410,8 @@ int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_i
 	if (src->width == dst->width && src->height == dst->height && fast_path(src, dst, se, de))
 		return 0;
 	if (src->width == dst->width && src->height == dst->height &&
-	    src->fmt->layout != VC_LAYOUT_BAYER && src->height > 2 * STRIP) {
+	    src->fmt->layout != VC_LAYOUT_BAYER && src->fmt->log2_chroma_h == 0 &&
+	    src->height > 2 * STRIP) {
 		/* Same size: run the hub pipeline strip by strip so the
 		 * intermediate stays in cache (demosaic needs neighbour lines
 		 * and scaling whole planes, so those run on the full frame). */

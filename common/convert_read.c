@@ -80,6 +80,31 @@ static void read_packed_generic(const struct vc_image *src, struct hub *h)
 	}
 }
 
+/* Bilinear upsampling of a chroma plane by 2^lw x 2^lh with samples at the
+ * centres of their blocks (as swscale and JPEG site them). libyuv's
+ * ScalePlane maps corner to corner, which shifts 4:1:x chroma by ~1.5
+ * pixels. Fixed point, 8 fractional bits. */
+static void upsample_centred(const uint8_t *s, int ss, int sw, int sh, int lw, int lh,
+			     uint8_t *d, int ds, int dw, int dh)
+{
+	for (int y = 0; y < dh; y++) {
+		/* source position (y + 0.5) / 2^lh - 0.5, in 1/256 */
+		int fy = (((2 * y + 1) << 7) >> lh) - 128;
+		int y0 = fy < 0 ? 0 : fy >> 8, wy = fy < 0 ? 0 : fy & 255;
+		int y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
+		const uint8_t *r0 = s + (size_t)y0 * ss, *r1 = s + (size_t)y1 * ss;
+		uint8_t *o = d + (size_t)y * ds;
+		for (int x = 0; x < dw; x++) {
+			int fx = (((2 * x + 1) << 7) >> lw) - 128;
+			int x0 = fx < 0 ? 0 : fx >> 8, wx = fx < 0 ? 0 : fx & 255;
+			int x1 = x0 + 1 < sw ? x0 + 1 : sw - 1;
+			int top = r0[x0] * (256 - wx) + r0[x1] * wx;
+			int bot = r1[x0] * (256 - wx) + r1[x1] * wx;
+			o[x] = (uint8_t)((top * (256 - wy) + bot * wy + 32768) >> 16);
+		}
+	}
+}
+
 /* Whether a packed row is the 2-pixel/4-byte 8-bit 4:2:2 family libyuv
  * reads (YUYV-like: y at 0,2; UYVY-like: y at 1,3). Returns 1 YUY2-like,
  * 2 UYVY-like, 0 other; *swap when V comes before U. */
@@ -115,15 +140,15 @@ int conv_read_yuv(struct vc_conv *c, const struct vc_image *src, struct hub *h)
 			h->stride[0] = src->stride[0], h->stride[1] = su, h->stride[2] = sv;
 			return 0;
 		}
-		/* 4:1:0 / 4:1:1: upsample chroma into a 4:2:x hub. */
+		/* 4:1:0 / 4:1:1: chroma interpolated to a 4:4:4 hub. */
 		if (alloc_yuv(c, S_HUB, h, w, ht, hcw, hch))
 			return -ENOMEM;
 		h->p[0] = src->plane[0];
 		h->stride[0] = src->stride[0];
-		ScalePlane(u, su, cdim(w, lw), cdim(ht, lh), (uint8_t *)h->p[1], h->stride[1],
-			   cdim(w, hcw), cdim(ht, hch), kFilterBilinear);
-		ScalePlane(v, sv, cdim(w, lw), cdim(ht, lh), (uint8_t *)h->p[2], h->stride[2],
-			   cdim(w, hcw), cdim(ht, hch), kFilterBilinear);
+		upsample_centred(u, su, cdim(w, lw), cdim(ht, lh), lw, lh, (uint8_t *)h->p[1],
+				 h->stride[1], w, ht);
+		upsample_centred(v, sv, cdim(w, lw), cdim(ht, lh), lw, lh, (uint8_t *)h->p[2],
+				 h->stride[2], w, ht);
 		return 0;
 	}
 	if (alloc_yuv(c, S_HUB, h, w, ht, hcw, hch))

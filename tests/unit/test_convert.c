@@ -736,8 +736,12 @@ static void oracle_src(struct vc_conv *c, const struct vc_fmt *rgb, const struct
 		if (!dn || !ff_can(dn, 'O'))
 			continue;
 		snprintf(outp, sizeof(outp), "/tmp/vc_oracle_%d.%d", (int)getpid(), nd);
-		n += snprintf(cmd + n, sizeof(cmd) - n, " -frames:v 1 -sws_flags bilinear+accurate_rnd+full_chroma_int -f rawvideo -pix_fmt %s %s",
-			      dn, outp);
+		/* YUV -> RGB: ffmpeg interpolates chroma to 4:4:4 first (its
+		 * direct yuv410p -> RGB path repeats chroma over line pairs). */
+		int via444 = sf->family == VC_FAM_YUV && df->layout == VC_LAYOUT_PACKED_RGB;
+		n += snprintf(cmd + n, sizeof(cmd) - n,
+			      " -frames:v 1 -sws_flags bilinear+accurate_rnd+full_chroma_int%s -f rawvideo -pix_fmt %s %s",
+			      via444 ? " -vf format=yuv444p" : "", dn, outp);
 		dsts[nd++] = df;
 	}
 	int r = system(cmd);
