@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <libyuv/convert.h>
 #include <libyuv/convert_argb.h>
@@ -106,10 +107,43 @@ typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const ui
 			    enum FilterMode);
 
 /* Indexed [ch][cw]; 4:4:0 does not occur (fmt_ok rejects it). */
-/* YUV hub -> ARGB (or libyuv RGB24) into d. 4:2:0 chroma is interpolated
- * (libyuv's *MatrixFilter) rather than repeated over two lines: repeating
- * shifts colour half a chroma line, ~3 dB PSNR against swscale on smooth
- * pictures. 4:2:2 repeats horizontally, as swscale's fast path does. */
+static int align64(int n) { return (n + 63) & ~63; }
+
+/* 4:2:0 chroma plane -> 4:2:2 (h lines), centred siting: luma line 2k is
+ * 3/4 chroma line k + 1/4 line k-1, line 2k+1 3/4 k + 1/4 k+1; the edges
+ * repeat. Repeating each chroma line twice instead shifts colour by half a
+ * chroma line (2.5 dB worse against swscale on smooth pictures), and
+ * libyuv 1857's I420To*MatrixFilter gets the first and last lines wrong
+ * (12 levels on a steep vertical gradient). */
+static void chroma_420_to_422(const uint8_t *c, int cs, int cw, int h, uint8_t *d, int ds)
+{
+	int n = cdim(h, 1);
+
+	memcpy(d, c, (size_t)cw);
+	if (n > 1) {
+		InterpolatePlane(c + cs, cs, c, cs, d + 2 * (size_t)ds, 2 * ds, cw, n - 1, 64);
+		InterpolatePlane(c, cs, c + cs, cs, d + ds, 2 * ds, cw, n - 1, 64);
+	}
+	if (2 * n - 1 < h)
+		memcpy(d + (size_t)(2 * n - 1) * ds, c + (size_t)(n - 1) * cs, (size_t)cw);
+}
+
+static int hub_420_to_422(struct vc_conv *c, struct hub *h)
+{
+	int cw = cdim(h->w, 1), sc = align64(cw);
+	uint8_t *b = conv_scratch(c, S_V422, 2 * (size_t)sc * h->h);
+
+	if (!b)
+		return -ENOMEM;
+	chroma_420_to_422(h->p[1], h->stride[1], cw, h->h, b, sc);
+	chroma_420_to_422(h->p[2], h->stride[2], cw, h->h, b + (size_t)sc * h->h, sc);
+	h->p[1] = b, h->p[2] = b + (size_t)sc * h->h;
+	h->stride[1] = h->stride[2] = sc;
+	h->ch = 0;
+	return 0;
+}
+
+/* YUV hub (4:2:2 or 4:4:4) -> ARGB (or libyuv RGB24) into d. */
 static int hub_to_rgb(const struct hub *h, int swap, uint8_t *d, int ds,
 		      const struct YuvConstants *k, int rgb24)
 {
@@ -118,14 +152,15 @@ static int hub_to_rgb(const struct hub *h, int swap, uint8_t *d, int ds,
 
 	if (h->cw == 0)
 		return (rgb24 ? I444ToRGB24Matrix : I444ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
-	if (h->ch == 0)
-		return (rgb24 ? I422ToRGB24Matrix : I422ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
-	return (rgb24 ? I420ToRGB24MatrixFilter : I420ToARGBMatrixFilter)(
-		y, sy, u, su, v, sv, d, ds, k, h->w, h->h, kFilterBilinear);
+	return (rgb24 ? I422ToRGB24Matrix : I422ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
 }
-static const yuv_scale_fn yuv_scale[2][2] = { { I444Scale, I422Scale }, { NULL, I420Scale } };
 
-static int align64(int n) { return (n + 63) & ~63; }
+typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
+			    int, int, uint8_t *, int, uint8_t *, int, uint8_t *, int, int, int,
+			    enum FilterMode);
+
+/* Indexed [ch][cw]; 4:4:0 does not occur (fmt_ok rejects it). */
+static const yuv_scale_fn yuv_scale[2][2] = { { I444Scale, I422Scale }, { NULL, I420Scale } };
 
 /* Scales a YUV/Y hub to w x h into scratch. */
 static int scale_yuv_hub(struct vc_conv *c, struct hub *h, int w, int ht)
@@ -209,6 +244,8 @@ static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
 		return -ENOMEM;
 	if (needs_widen(h->enc) && widen_hub(c, h))
 		return -ENOMEM;
+	if (h->kind == HUB_YUV && h->ch && hub_420_to_422(c, h))
+		return -ENOMEM;
 	const struct YuvConstants *k = vc_color_libyuv(h->enc, 0);
 	if (h->kind == HUB_Y)
 		I400ToARGBMatrix(h->p[0], h->stride[0], b, st, k, h->w, h->h);
@@ -217,6 +254,42 @@ static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
 	h->kind = HUB_ARGB;
 	h->p[0] = b, h->stride[0] = st, h->p[1] = h->p[2] = NULL;
 	return 0;
+}
+
+/* Same-size change of chroma subsampling (log2 s* -> d*) for a w x h
+ * picture. Each destination sample is the mean of the source over exactly
+ * its block of pixels (source samples repeat over theirs), so blocks stay
+ * aligned at odd sizes; a generic resize (33 -> 9 columns) would smear
+ * neighbouring blocks together. libyuv's box filter when the factors are
+ * exact. */
+static void chroma_resample(const uint8_t *s, int ss, int slw, int slh, uint8_t *d, int ds,
+			    int dlw, int dlh, int w, int h)
+{
+	int sw = cdim(w, slw), sh = cdim(h, slh), dw = cdim(w, dlw), dh = cdim(h, dlh);
+
+	if (dlw >= slw && dlh >= slh && sw == dw << (dlw - slw) && sh == dh << (dlh - slh)) {
+		ScalePlane(s, ss, sw, sh, d, ds, dw, dh, kFilterBox);
+		return;
+	}
+	for (int cy = 0; cy < dh; cy++) {
+		int y0 = cy << dlh, y1 = (cy + 1) << dlh < h ? (cy + 1) << dlh : h;
+		for (int cx = 0; cx < dw; cx++) {
+			int x0 = cx << dlw, x1 = (cx + 1) << dlw < w ? (cx + 1) << dlw : w;
+			int sum = 0, n = 0;
+			for (int sy = y0 >> slh; sy <= (y1 - 1) >> slh; sy++) {
+				int a0 = y0 > sy << slh ? y0 : sy << slh;
+				int a1 = y1 < (sy + 1) << slh ? y1 : (sy + 1) << slh;
+				for (int sx = x0 >> slw; sx <= (x1 - 1) >> slw; sx++) {
+					int b0 = x0 > sx << slw ? x0 : sx << slw;
+					int b1 = x1 < (sx + 1) << slw ? x1 : (sx + 1) << slw;
+					int wgt = (a1 - a0) * (b1 - b0);
+					sum += s[(size_t)sy * ss + sx] * wgt;
+					n += wgt;
+				}
+			}
+			d[(size_t)cy * ds + cx] = (uint8_t)((sum + n / 2) / n);
+		}
+	}
 }
 
 /* ---- destination families ---- */
@@ -229,6 +302,8 @@ static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 		if ((h->w != w || h->h != ht) && (r = scale_yuv_hub(c, h, w, ht)))
 			return r;
 		if (needs_widen(h->enc) && (r = widen_hub(c, h)))
+			return r;
+		if (h->kind == HUB_YUV && h->ch && (r = hub_420_to_422(c, h)))
 			return r;
 		if (h->kind == HUB_YUV && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* Straight into the destination; the Yvu constants with U
@@ -270,10 +345,14 @@ static int to_yuv(struct vc_conv *c, struct hub *h, const struct vc_image *dst, 
 	if (!y_only && h->kind == HUB_Y) {
 		SetPlane(pl.p[1], pl.stride[1], pcw, pch, 128);
 		SetPlane(pl.p[2], pl.stride[2], pcw, pch, 128);
-	} else if (!y_only) {
+	} else if (!y_only && (h->w != pl.w || h->h != pl.h)) {
 		int hcw = cdim(h->w, h->cw), hch = cdim(h->h, h->ch);
 		ScalePlane(h->p[1], h->stride[1], hcw, hch, pl.p[1], pl.stride[1], pcw, pch, kFilterBox);
 		ScalePlane(h->p[2], h->stride[2], hcw, hch, pl.p[2], pl.stride[2], pcw, pch, kFilterBox);
+	} else if (!y_only) {
+		for (int i = 1; i < 3; i++)
+			chroma_resample(h->p[i], h->stride[i], h->cw, h->ch, pl.p[i], pl.stride[i],
+					pl.cw, pl.ch, pl.w, pl.h);
 	}
 	if (h->enc.full_range != e.full_range) {
 		uint8_t lut[256];
