@@ -1,0 +1,471 @@
+/* capture.c on a real event_base with the test-pattern and the fault source:
+ * rate, content, lending and copies, releases from another thread, unplug,
+ * STREAMON/QBUF failures, bad buffers, stalls, source change, idle stop,
+ * mode change, freeing with frames out. */
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <linux/videodev2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+#include "server/capture.h"
+#include "server/testsrc.h"
+
+#define MAX_HELD 64
+
+struct rec {
+	struct vc_cam *cam;
+	unsigned frames;
+	unsigned events;
+	int hold;                 /* keep this many frames */
+	struct vc_frame *held[MAX_HELD];
+	unsigned n_held;
+	int saw[4];               /* states seen */
+	enum vc_cam_state states[64];
+	unsigned n_states;
+	uint32_t last_w, last_fourcc;
+	int content_checked, content_bad;
+	int sleep_ms;             /* slow consumer */
+};
+
+static void on_frame(void *opaque, struct vc_frame *f)
+{
+	struct rec *r = opaque;
+
+	r->frames++;
+	r->last_w = f->geom.width;
+	r->last_fourcc = f->fmt->fourcc;
+	if (r->n_held < (unsigned)r->hold && r->n_held < MAX_HELD)
+		r->held[r->n_held++] = vc_frame_ref(f);
+	if (r->sleep_ms) {
+		struct timespec ts = { 0, r->sleep_ms * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void on_event(void *opaque, struct vc_cam *cam)
+{
+	struct rec *r = opaque;
+	enum vc_cam_state s = vc_cam_get_state(cam);
+
+	r->events++;
+	r->saw[s] = 1;
+	if (r->n_states < 64 && (!r->n_states || r->states[r->n_states - 1] != s))
+		r->states[r->n_states++] = s;
+}
+
+static void run_ms(struct event_base *b, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(b, &tv);
+	event_base_dispatch(b);
+}
+
+static struct vc_cam *cam_open(struct event_base *b, const char *path, struct rec *r, int idle_ms,
+			       int stall_ms)
+{
+	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1,
+				     .idle_stop_ms = idle_ms, .stall_timeout_ms = stall_ms };
+	struct vc_cam *cam = NULL;
+
+	memset(r, 0, sizeof(*r));
+	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "%s: new", path);
+	if (cam)
+		vc_cam_set_callbacks(cam, on_frame, on_event, r);
+	r->cam = cam;
+	return cam;
+}
+
+static void drop_held(struct rec *r)
+{
+	for (unsigned i = 0; i < r->n_held; i++)
+		vc_frame_unref(r->held[i]);
+	r->n_held = 0;
+}
+
+/* A frame's bytes against what the pattern must be for its number. */
+static int frame_matches(const struct vc_frame *f, const struct vc_mode *m)
+{
+	size_t cap[3] = { 0 }, used[3];
+	uint8_t *mem[3] = { 0 };
+	int ok = 1;
+
+	for (int p = 0; p < f->geom.mem_planes; p++) {
+		cap[p] = f->geom.mem_size[p];
+		mem[p] = malloc(cap[p]);
+	}
+	if (vc_testsrc_render(m, f->seq, mem, cap, used) < 0)
+		ok = 0;
+	for (int p = 0; ok && p < f->geom.mem_planes; p++)
+		ok = used[p] == f->bytesused[p] && !memcmp(mem[p], f->mem[p], used[p]);
+	for (int p = 0; p < 3; p++)
+		free(mem[p]);
+	return ok;
+}
+
+static void rate_and_content(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_cam_stats st;
+	struct vc_mode m;
+	struct vc_geom g;
+
+	run_ms(b, 50);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	CHECK(r.frames == 0, "frames without a consumer");
+	vc_cam_get_mode(cam, &m, &g);
+	CHECK(m.width == 64 && m.height == 48 && m.fourcc == V4L2_PIX_FMT_YUYV &&
+		      g.plane[0].stride == 128, "mode %ux%u", m.width, m.height);
+	CHECK(vc_cam_caps(cam)->n_fmts > 5, "caps");
+	vc_cam_acquire(cam);
+	r.hold = 3;
+	run_ms(b, 1200);
+	vc_cam_get_stats(cam, &st);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "not streaming");
+	CHECK(r.frames >= 85 && r.frames <= 125, "%u frames in 1.2 s at 100 fps", r.frames);
+	CHECK(st.frames == r.frames, "stats %llu vs %u", (unsigned long long)st.frames, r.frames);
+	CHECK(st.fps > 75 && st.fps < 115, "fps %.1f", st.fps);
+	CHECK(st.errors == 0 && st.restarts == 0, "errors %llu restarts %llu",
+	      (unsigned long long)st.errors, (unsigned long long)st.restarts);
+	CHECK(r.n_held == 3, "held %u", r.n_held);
+	for (unsigned i = 0; i < r.n_held; i++)
+		CHECK(frame_matches(r.held[i], &m), "frame %llu differs from the pattern",
+		      (unsigned long long)r.held[i]->seq);
+	CHECK(r.n_held == 3 && r.held[1]->seq > r.held[0]->seq, "seq order");
+	drop_held(&r);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+/* Consumers hold every frame: lending stops at the floor, the rest are
+ * copies, the driver keeps getting buffers (no drops), and lent memory is
+ * never overwritten while held. */
+static void hold_copies(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_cam_stats st;
+	struct vc_mode m;
+
+	vc_cam_acquire(cam);
+	r.hold = 30;
+	run_ms(b, 500);
+	vc_cam_get_mode(cam, &m, NULL);
+	vc_cam_get_stats(cam, &st);
+	CHECK(r.n_held == 30, "held %u", r.n_held);
+	/* 4 buffers, floor 1: 3 lent, every later frame is a copy. */
+	CHECK(st.copies + 3 == st.frames, "copies %llu of %llu frames",
+	      (unsigned long long)st.copies, (unsigned long long)st.frames);
+	/* Timing slack for loaded machines; starving would drop most frames. */
+	CHECK(st.dropped <= 3, "dropped %llu while consumers held frames",
+	      (unsigned long long)st.dropped);
+	int lent = 0;
+	for (unsigned i = 0; i < r.n_held; i++) {
+		lent += r.held[i]->owned == NULL;
+		CHECK(frame_matches(r.held[i], &m), "held frame %u (seq %llu) changed", i,
+		      (unsigned long long)r.held[i]->seq);
+	}
+	CHECK(lent == 3, "%d lent frames", lent);
+	r.hold = 0;
+	drop_held(&r);
+	uint64_t copies = st.copies;
+	run_ms(b, 300);
+	vc_cam_get_stats(cam, &st);
+	CHECK(st.copies == copies, "copies after returning buffers: %llu -> %llu",
+	      (unsigned long long)copies, (unsigned long long)st.copies);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+/* Frames released on another thread come back to the loop. */
+struct thr_arg {
+	struct vc_frame *f[MAX_HELD];
+	unsigned n;
+};
+
+static void *unref_thread(void *p)
+{
+	struct thr_arg *a = p;
+
+	for (unsigned i = 0; i < a->n; i++)
+		vc_frame_unref(a->f[i]);
+	return NULL;
+}
+
+static void release_from_thread(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	for (int round = 0; round < 5; round++) {
+		r.hold = 3;
+		run_ms(b, 60);
+		/* Returned slots were re-queued: the first frames of a round are
+		 * lent again, not copies. */
+		int lent = 0;
+		for (unsigned i = 0; i < r.n_held; i++)
+			lent += r.held[i]->owned == NULL;
+		CHECK(r.n_held == 3 && lent == 3, "round %d: %d of %u held frames lent", round,
+		      lent, r.n_held);
+		struct thr_arg a = { .n = r.n_held };
+		memcpy(a.f, r.held, sizeof(r.held[0]) * r.n_held);
+		r.n_held = 0;
+		r.hold = 0;
+		pthread_t t;
+		pthread_create(&t, NULL, unref_thread, &a);
+		pthread_join(t, NULL);
+	}
+	unsigned before = r.frames;
+	run_ms(b, 200);
+	vc_cam_get_stats(cam, &st);
+	CHECK(r.frames - before >= 15, "only %u frames after thread releases", r.frames - before);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void unplug(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:enodev@20", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	run_ms(b, 1500);
+	vc_cam_get_stats(cam, &st);
+	CHECK(r.saw[VC_CAM_ABSENT] && r.n_states >= 3, "never went absent (%u states)",
+	      r.n_states);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "not streaming again: %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	CHECK(st.restarts == 1, "restarts %llu", (unsigned long long)st.restarts);
+	CHECK(r.frames > 60, "%u frames: did not resume", r.frames);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void streamon_fails(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:streamon=2", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	run_ms(b, 1300); /* backoff 250 + 500 ms */
+	vc_cam_get_stats(cam, &st);
+	CHECK(r.saw[VC_CAM_ERROR], "no error state");
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	CHECK(st.restarts == 1 && r.frames > 20, "restarts %llu frames %u",
+	      (unsigned long long)st.restarts, r.frames);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void bad_buffers(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:error@5,short@9", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	run_ms(b, 300);
+	vc_cam_get_stats(cam, &st);
+	CHECK(st.errors == 2, "errors %llu", (unsigned long long)st.errors);
+	CHECK(st.frames + 2 >= 25 && st.restarts == 0, "frames %llu restarts %llu",
+	      (unsigned long long)st.frames, (unsigned long long)st.restarts);
+	CHECK(st.dropped <= 3, "discarded buffers counted as drops: %llu",
+	      (unsigned long long)st.dropped);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void stall_qbuf_event(void)
+{
+	static const char *paths[] = { "fault:stall@10", "fault:qbuf@8", "fault:event@6" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct event_base *b = event_base_new();
+		struct rec r;
+		struct vc_cam *cam = cam_open(b, paths[i], &r, 1000, 200);
+		struct vc_cam_stats st;
+
+		vc_cam_acquire(cam);
+		run_ms(b, 1200);
+		vc_cam_get_stats(cam, &st);
+		CHECK(st.restarts == 1, "%s: restarts %llu", paths[i],
+		      (unsigned long long)st.restarts);
+		CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "%s: state %s", paths[i],
+		      vc_cam_state_name(vc_cam_get_state(cam)));
+		CHECK(r.frames > 40, "%s: %u frames", paths[i], r.frames);
+		vc_cam_release(cam);
+		vc_cam_free(cam);
+		event_base_free(b);
+	}
+}
+
+static void absent_at_start(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:open=2", &r, 1000, 0);
+
+	run_ms(b, 100);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_ABSENT, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	vc_cam_acquire(cam);
+	run_ms(b, 1000);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	CHECK(r.frames > 10, "%u frames", r.frames);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void idle_stop(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:GREY", &r, 100, 0);
+
+	vc_cam_acquire(cam);
+	vc_cam_acquire(cam);
+	run_ms(b, 200);
+	vc_cam_release(cam);
+	run_ms(b, 200);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "stopped with a consumer left");
+	vc_cam_release(cam);
+	run_ms(b, 50);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "stopped before idle_stop_ms");
+	run_ms(b, 150);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	unsigned n = r.frames;
+	run_ms(b, 200);
+	CHECK(r.frames == n, "frames while idle");
+	vc_cam_acquire(cam);
+	run_ms(b, 200);
+	CHECK(r.frames > n + 10 && vc_cam_get_state(cam) == VC_CAM_STREAMING, "no restart");
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+static void set_mode(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_mode m = { V4L2_PIX_FMT_NV12, 32, 16, { 1, 50 } }, got;
+	struct vc_geom g;
+
+	vc_cam_acquire(cam);
+	r.hold = 2; /* lent frames across the change */
+	run_ms(b, 200);
+	CHECK(r.last_w == 64, "width %u", r.last_w);
+	unsigned ev = r.events;
+	CHECK(vc_cam_set_mode(cam, &m) == 0, "set_mode");
+	struct vc_mode bad = { 0x31313131, 32, 16, { 0, 0 } };
+	CHECK(vc_cam_set_mode(cam, &bad) == -EINVAL, "unknown fourcc accepted");
+	run_ms(b, 600); /* held frames: the source is reopened after the drain time */
+	CHECK(r.events > ev, "no event for the mode change");
+	vc_cam_get_mode(cam, &got, &g);
+	CHECK(got.width == 32 && got.height == 16 && got.fourcc == V4L2_PIX_FMT_NV12 &&
+		      got.ival.den == 50 && g.color_planes == 2, "mode %ux%u", got.width,
+	      got.height);
+	CHECK(r.last_w == 32 && r.last_fourcc == V4L2_PIX_FMT_NV12, "frames %ux? after change",
+	      r.last_w);
+	CHECK(r.n_held == 2 && r.held[0]->geom.width == 64, "held frames changed");
+	r.hold = 0;
+	drop_held(&r);
+	unsigned n = r.frames;
+	run_ms(b, 400);
+	CHECK(r.frames - n >= 15 && r.frames - n <= 25, "%u frames in 0.4 s at 50 fps",
+	      r.frames - n);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+/* Freeing the camera with frames out: they stay readable and their last
+ * unref (here from a thread) closes the source. ASan/valgrind watch. */
+static void free_with_frames_out(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:RGB3", &r, 1000, 0);
+	struct vc_mode m;
+
+	vc_cam_acquire(cam);
+	r.hold = 3;
+	run_ms(b, 100);
+	vc_cam_get_mode(cam, &m, NULL);
+	vc_cam_free(cam);
+	CHECK(r.n_held == 3, "held %u", r.n_held);
+	for (unsigned i = 0; i < r.n_held; i++)
+		CHECK(frame_matches(r.held[i], &m), "frame %u after free", i);
+	struct thr_arg a = { .n = r.n_held };
+	memcpy(a.f, r.held, sizeof(r.held[0]) * r.n_held);
+	pthread_t t;
+	pthread_create(&t, NULL, unref_thread, &a);
+	pthread_join(t, NULL);
+	event_base_free(b);
+}
+
+/* A slow consumer: the driver runs out of buffers, sequence gaps count. */
+static void drops(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	r.sleep_ms = 30;
+	run_ms(b, 500);
+	vc_cam_get_stats(cam, &st);
+	CHECK(st.dropped > 20, "dropped %llu with a 30 ms consumer at 100 fps",
+	      (unsigned long long)st.dropped);
+	CHECK(st.frames + st.dropped >= 40, "frames %llu + dropped %llu",
+	      (unsigned long long)st.frames, (unsigned long long)st.dropped);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+int main(void)
+{
+	evthread_use_pthreads();
+	RUN("capture", rate_and_content);
+	RUN("capture", hold_copies);
+	RUN("capture", release_from_thread);
+	RUN("capture", unplug);
+	RUN("capture", streamon_fails);
+	RUN("capture", bad_buffers);
+	RUN("capture", stall_qbuf_event);
+	RUN("capture", absent_at_start);
+	RUN("capture", idle_stop);
+	RUN("capture", set_mode);
+	RUN("capture", free_with_frames_out);
+	RUN("capture", drops);
+	CHECK_EXIT();
+}
