@@ -90,6 +90,10 @@ uint32_t vc_jpeg_scaled(uint32_t dim, int scale_denom);
  * I420 (YU12)/YV12/I422 (422P)/GREY and the 8-bit RGB family libjpeg-turbo
  * writes (RGB24, BGR24, the 32-bit RGBX/BGRX/XRGB/XBGR/ARGB... rows);
  * other raw formats through the converter. dst strides may be padded.
+ * The frame's structure must pass vc_jpeg_parse (so truncated/empty frames
+ * fail); libjpeg warnings about the entropy-coded data (bit errors, the
+ * "extraneous bytes before marker" some webcams always produce) do not fail
+ * the decode: the picture may then show damaged blocks.
  * Returns 0, -EBADMSG for bad data, -EINVAL for a size mismatch or an
  * unsupported destination. Never writes outside dst's planes. */
 int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_denom,

@@ -3,8 +3,11 @@
  * subsampling and GREY are written straight into the destination planes,
  * the 8-bit RGB family through libjpeg-turbo's colour conversion; the
  * range/matrix the destination asks for is then applied in place. Any
- * warning (truncated or corrupt entropy data) fails the decode: a camera
- * frame that does not decode cleanly is dropped, not shown half grey. */
+ * Structure is checked by vc_jpeg_parse first (a truncated frame has no EOI
+ * and fails there); libjpeg *warnings* after that (corrupt entropy data,
+ * and "extraneous bytes before marker", which some webcams produce on every
+ * frame) still give a picture: dropping those would make such a camera
+ * unusable for anything but passthrough. Fatal libjpeg errors fail. */
 #define LOG_PREFIX "jpeg: "
 #include "common/jpeg_int.h"
 
@@ -55,10 +58,13 @@ static const struct { int ss, tj, hs, vs; } ss_map[] = {
 	{ VC_JPEG_SS_411, TJSAMP_411, 2, 0 },
 };
 
-static int tj_fail(struct vc_jpeg *j, const char *what)
+/* A TurboJPEG return code as 0 / -EBADMSG: warnings pass (see the top). */
+static int tj_result(struct vc_jpeg *j, int rc, const char *what)
 {
+	if (rc == 0)
+		return 0;
 	log_debug("%s: %s", what, tjGetErrorStr2(j->tjd));
-	return -EBADMSG;
+	return tjGetErrorCode(j->tjd) == TJERR_WARNING ? 0 : -EBADMSG;
 }
 
 /* Applies dst's colorimetry (JPEG samples are full-range BT.601). */
@@ -123,9 +129,10 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 		unsigned char *tp[3] = { sc, sc + (size_t)pw * ph, sc + (size_t)pw * ph + (size_t)cw * ch };
 		int ts[3] = { (int)pw, (int)cw, (int)cw };
 
-		if (tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts, (int)sh,
-					    TJFLAG_STOPONWARNING) < 0)
-			return tj_fail(j, "decode");
+		int r = tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts,
+							     (int)sh, 0), "decode");
+		if (r < 0)
+			return r;
 		CopyPlane(tp[0], ts[0], planes[0], strides[0], (int)sw, (int)sh);
 		if (info->subsamp != VC_JPEG_SS_GRAY)
 			for (int p = 1; p < 3; p++)
@@ -133,10 +140,8 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 					  (int)((sw + (1u << hs) - 1) >> hs), (int)((sh + (1u << vs) - 1) >> vs));
 		return 0;
 	}
-	if (tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw, strides, (int)sh,
-				    TJFLAG_STOPONWARNING) < 0)
-		return tj_fail(j, "decode");
-	return 0;
+	return tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw,
+						    strides, (int)sh, 0), "decode");
 }
 
 /* Other destinations: decode to the planar YUV the JPEG has (or grey, or
@@ -177,7 +182,7 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 {
 	struct vc_jpeg_info info;
 	const struct vc_fmt *f;
-	int r, pf, flags = TJFLAG_STOPONWARNING;
+	int r, pf;
 	uint32_t sw, sh;
 
 	if (!j || !dst || !dst->fmt)
@@ -201,9 +206,10 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 	if (f->layout == VC_LAYOUT_GREY && f->depth == 8 && f->group_bytes[0] == 1)
 		pf = TJPF_GRAY;
 	if (pf >= 0) {
-		if (tjDecompress2(j->tjd, in, info.size, dst->plane[0], (int)sw,
-				  (int)dst->stride[0], (int)sh, pf, flags) < 0)
-			return tj_fail(j, "decode");
+		r = tj_result(j, tjDecompress2(j->tjd, in, info.size, dst->plane[0], (int)sw,
+					       (int)dst->stride[0], (int)sh, pf, 0), "decode");
+		if (r < 0)
+			return r;
 		if (pf == TJPF_GRAY)
 			dst_color(dst, 1);
 		return 0;

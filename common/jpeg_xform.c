@@ -66,10 +66,12 @@ int vc_jpeg_transform(struct vc_jpeg *j, const uint8_t *in, size_t len, int rota
 		j->xbuf_size = need;
 	}
 	unsigned long osz = j->xbuf_size;
-	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t,
-			TJFLAG_NOREALLOC | TJFLAG_STOPONWARNING) < 0) {
+	/* Warnings (corrupt entropy data in a well-formed frame) still give a
+	 * frame, as in decoding; fatal errors do not. */
+	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t, TJFLAG_NOREALLOC) < 0) {
 		log_debug("transform: %s", tjGetErrorStr2(j->tjx));
-		return -EBADMSG;
+		if (tjGetErrorCode(j->tjx) != TJERR_WARNING)
+			return -EBADMSG;
 	}
 	r = vc_jpeg_parse(j->xbuf, osz, &oi);
 	if (r < 0)

@@ -1065,6 +1065,55 @@ static void bad_input(void)
 	vc_jpeg_free(j);
 }
 
+/* What real webcams send besides clean JPEGs: padding before EOI (libjpeg
+ * warns "extraneous bytes before marker 0xd9"), junk after EOI (bytesused
+ * covering the whole buffer). Both must parse and decode to the same
+ * picture; a frame cut before EOI must not. */
+static void webcam_quirks(void)
+{
+	struct vc_jpeg *j = vc_jpeg_new();
+	uint32_t w = 96, h = 64;
+	uint8_t *rgb = ref_rgb(w, h);
+	struct pic p, a, b;
+	size_t len;
+	int err;
+	struct vc_jpeg_info info;
+
+	pic_alloc(&p, F("YUYV"), w, h, 0);
+	pic_write(&p, rgb, 0.299, 0.114, 1);
+	uint8_t *jp = enc(j, &p.img, 85, VC_JPEG_SS_AUTO, &len, &err);
+	uint8_t *q = malloc(len + 64);
+
+	/* 12 zero bytes between the entropy data and EOI */
+	memcpy(q, jp, len - 2);
+	memset(q + len - 2, 0, 12);
+	q[len + 10] = 0xFF;
+	q[len + 11] = 0xD9;
+	CHECK(vc_jpeg_parse(q, len + 12, &info) == 0 && info.size == len + 12, "padded before EOI");
+	CHECK(dec_rgb(j, jp, len, 1, &a) == 0, "decode clean");
+	CHECK(dec_rgb(j, q, len + 12, 1, &b) == 0 && !memcmp(a.mem[0], b.mem[0], a.g.sizeimage),
+	      "padded frame decodes to the same picture");
+	pic_free(&b);
+	/* junk after EOI */
+	memcpy(q, jp, len);
+	memset(q + len, 0x5A, 64);
+	CHECK(vc_jpeg_parse(q, len + 64, &info) == 0 && info.size == len, "junk after EOI");
+	CHECK(dec_rgb(j, q, len + 64, 1, &b) == 0 && !memcmp(a.mem[0], b.mem[0], a.g.sizeimage),
+	      "frame with trailing junk decodes to the same picture");
+	pic_free(&b);
+	/* cut in the entropy data, padded with zeros to the old length */
+	memcpy(q, jp, len / 2);
+	memset(q + len / 2, 0, len - len / 2);
+	CHECK(vc_jpeg_parse(q, len, &info) == -EBADMSG, "cut frame parses");
+	CHECK(vc_jpeg_decode(j, q, len, 1, &a.img) == -EBADMSG, "cut frame decodes");
+	pic_free(&a);
+	free(q);
+	free(jp);
+	pic_free(&p);
+	free(rgb);
+	vc_jpeg_free(j);
+}
+
 /* Independent oracle: ffmpeg decodes our q90 JPEGs; its luma must match the
  * source's (in JFIF full range) at >= 38 dB. Skipped without ffmpeg. */
 static void ffmpeg_oracle(void)
@@ -1141,6 +1190,7 @@ int main(void)
 	RUN("jpeg", dht_round_trip);
 	RUN("jpeg", transform);
 	RUN("jpeg", bad_input);
+	RUN("jpeg", webcam_quirks);
 	RUN("jpeg", ffmpeg_oracle);
 	CHECK_EXIT();
 }
