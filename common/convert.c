@@ -100,59 +100,77 @@ static int check_view(const struct vc_image *v, int as_dst)
 
 /* ---- hub helpers ---- */
 
-typedef int (*yuv_to_argb_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
-			      uint8_t *, int, const struct YuvConstants *, int, int);
-typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
-			    int, int, uint8_t *, int, uint8_t *, int, uint8_t *, int, int, int,
-			    enum FilterMode);
-
-/* Indexed [ch][cw]; 4:4:0 does not occur (fmt_ok rejects it). */
 static int align64(int n) { return (n + 63) & ~63; }
 
-/* 4:2:0 chroma plane -> 4:2:2 (h lines), centred siting: luma line 2k is
- * 3/4 chroma line k + 1/4 line k-1, line 2k+1 3/4 k + 1/4 k+1; the edges
- * repeat. Repeating each chroma line twice instead shifts colour by half a
- * chroma line (2.5 dB worse against swscale on smooth pictures), and
- * libyuv 1857's I420To*MatrixFilter gets the first and last lines wrong
- * (12 levels on a steep vertical gradient). */
-static void chroma_420_to_422(const uint8_t *c, int cs, int cw, int h, uint8_t *d, int ds)
+/* The chroma line for luma line y of a 4:2:0 plane of n lines, centred
+ * siting: line 2k is 3/4 chroma line k + 1/4 line k-1, line 2k+1 3/4 k +
+ * 1/4 k+1; edges repeat. Repeating each chroma line twice instead shifts
+ * colour by half a chroma line (2.5 dB worse against swscale on smooth
+ * pictures, and what libyuv's NV12ToRGB24Matrix does); libyuv 1857's
+ * I420To*MatrixFilter gets the first and last lines wrong (12 levels on a
+ * steep vertical gradient). Works on interleaved UV lines too. */
+static const uint8_t *chroma_line(const uint8_t *c, int cs, int n, int y, int bytes, uint8_t *buf)
 {
-	int n = cdim(h, 1);
+	int k = y >> 1, nb = (y & 1) ? k + 1 : k - 1;
 
-	memcpy(d, c, (size_t)cw);
-	if (n > 1) {
-		InterpolatePlane(c + cs, cs, c, cs, d + 2 * (size_t)ds, 2 * ds, cw, n - 1, 64);
-		InterpolatePlane(c, cs, c + cs, cs, d + ds, 2 * ds, cw, n - 1, 64);
-	}
-	if (2 * n - 1 < h)
-		memcpy(d + (size_t)(2 * n - 1) * ds, c + (size_t)(n - 1) * cs, (size_t)cw);
+	if (nb < 0 || nb >= n)
+		return c + (size_t)k * cs;
+	InterpolatePlane(c + (size_t)k * cs, cs, c + (size_t)nb * cs, cs, buf, bytes, bytes, 1, 64);
+	return buf;
 }
 
-static int hub_420_to_422(struct vc_conv *c, struct hub *h)
-{
-	int cw = cdim(h->w, 1), sc = align64(cw);
-	uint8_t *b = conv_scratch(c, S_V422, 2 * (size_t)sc * h->h);
+typedef int (*i422_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
+		       uint8_t *, int, const struct YuvConstants *, int, int);
 
-	if (!b)
-		return -ENOMEM;
-	chroma_420_to_422(h->p[1], h->stride[1], cw, h->h, b, sc);
-	chroma_420_to_422(h->p[2], h->stride[2], cw, h->h, b + (size_t)sc * h->h, sc);
-	h->p[1] = b, h->p[2] = b + (size_t)sc * h->h;
-	h->stride[1] = h->stride[2] = sc;
-	h->ch = 0;
-	return 0;
-}
-
-/* YUV hub (4:2:2 or 4:4:4) -> ARGB (or libyuv RGB24) into d. */
-static int hub_to_rgb(const struct hub *h, int swap, uint8_t *d, int ds,
+/* YUV hub -> ARGB (or libyuv RGB24) into d; 4:2:0 line by line through
+ * chroma_line() (nothing frame-sized in between). */
+static int hub_to_rgb(struct vc_conv *c, const struct hub *h, int swap, uint8_t *d, int ds,
 		      const struct YuvConstants *k, int rgb24)
 {
 	const uint8_t *y = h->p[0], *u = h->p[swap ? 2 : 1], *v = h->p[swap ? 1 : 2];
 	int sy = h->stride[0], su = h->stride[swap ? 2 : 1], sv = h->stride[swap ? 1 : 2];
+	i422_fn f422 = rgb24 ? I422ToRGB24Matrix : I422ToARGBMatrix;
 
 	if (h->cw == 0)
-		return (rgb24 ? I444ToRGB24Matrix : I444ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
-	return (rgb24 ? I422ToRGB24Matrix : I422ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k, h->w, h->h);
+		return (rgb24 ? I444ToRGB24Matrix : I444ToARGBMatrix)(y, sy, u, su, v, sv, d, ds, k,
+								     h->w, h->h) ? -EINVAL : 0;
+	if (h->ch == 0)
+		return f422(y, sy, u, su, v, sv, d, ds, k, h->w, h->h) ? -EINVAL : 0;
+	int cw = cdim(h->w, 1), n = cdim(h->h, 1);
+	uint8_t *buf = conv_scratch(c, S_V422, 2 * (size_t)align64(cw));
+	if (!buf)
+		return -ENOMEM;
+	for (int r = 0; r < h->h; r++) {
+		const uint8_t *ul = chroma_line(u, su, n, r, cw, buf);
+		const uint8_t *vl = chroma_line(v, sv, n, r, cw, buf + align64(cw));
+		if (f422(y + (size_t)r * sy, sy, ul, cw, vl, cw, d + (size_t)r * ds, ds, k, h->w, 1))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+typedef int (*nv_fn)(const uint8_t *, int, const uint8_t *, int, uint8_t *, int,
+		     const struct YuvConstants *, int, int);
+
+/* NV12/NV21 -> ARGB/RGB24 line by line, interpolating the interleaved
+ * chroma lines instead of splitting them. */
+static int nv_to_rgb(struct vc_conv *c, const struct vc_image *s, const struct vc_image *d,
+		     int vu, int rgb24, const struct YuvConstants *k)
+{
+	int w = s->width, cwb = 2 * cdim(w, 1), n = cdim(s->height, 1);
+	uint8_t *buf = conv_scratch(c, S_V422, (size_t)cwb);
+	nv_fn f = rgb24 ? (vu ? NV21ToRGB24Matrix : NV12ToRGB24Matrix)
+			: (vu ? NV21ToARGBMatrix : NV12ToARGBMatrix);
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < s->height; r++) {
+		const uint8_t *uv = chroma_line(s->plane[1], s->stride[1], n, (int)r, cwb, buf);
+		if (f(s->plane[0] + (size_t)r * s->stride[0], s->stride[0], uv, cwb,
+		      d->plane[0] + (size_t)r * d->stride[0], d->stride[0], k, w, 1))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 typedef int (*yuv_scale_fn)(const uint8_t *, int, const uint8_t *, int, const uint8_t *, int,
@@ -244,13 +262,11 @@ static int yuv_hub_to_argb(struct vc_conv *c, struct hub *h)
 		return -ENOMEM;
 	if (needs_widen(h->enc) && widen_hub(c, h))
 		return -ENOMEM;
-	if (h->kind == HUB_YUV && h->ch && hub_420_to_422(c, h))
-		return -ENOMEM;
 	const struct YuvConstants *k = vc_color_libyuv(h->enc, 0);
 	if (h->kind == HUB_Y)
 		I400ToARGBMatrix(h->p[0], h->stride[0], b, st, k, h->w, h->h);
-	else
-		hub_to_rgb(h, 0, b, st, k, 0);
+	else if (hub_to_rgb(c, h, 0, b, st, k, 0))
+		return -ENOMEM;
 	h->kind = HUB_ARGB;
 	h->p[0] = b, h->stride[0] = st, h->p[1] = h->p[2] = NULL;
 	return 0;
@@ -303,15 +319,13 @@ static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 			return r;
 		if (needs_widen(h->enc) && (r = widen_hub(c, h)))
 			return r;
-		if (h->kind == HUB_YUV && h->ch && (r = hub_420_to_422(c, h)))
-			return r;
 		if (h->kind == HUB_YUV && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* Straight into the destination; the Yvu constants with U
 			 * and V swapped give the R<->B swapped byte order. */
 			int sw = ly == LY_ABGR || ly == LY_RAW;
 			const struct YuvConstants *k = vc_color_libyuv(h->enc, sw);
-			return hub_to_rgb(h, sw, dst->plane[0], dst->stride[0], k,
-					  ly == LY_RGB24 || ly == LY_RAW) ? -EINVAL : 0;
+			return hub_to_rgb(c, h, sw, dst->plane[0], dst->stride[0], k,
+					  ly == LY_RGB24 || ly == LY_RAW);
 		}
 		if ((r = yuv_hub_to_argb(c, h)))
 			return r;
@@ -381,7 +395,7 @@ static int is_semi420(const struct vc_fmt *f)
 
 /* Returns 1 when a direct function did the whole job, 0 to take the hub
  * path. Only called for equal sizes and valid 8-bit views. */
-static int fast_path(const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
+static int fast_path(struct vc_conv *c, const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
 		     struct vc_ycbcr de)
 {
 	const struct vc_fmt *sf = s->fmt, *df = d->fmt;
@@ -420,9 +434,13 @@ static int fast_path(const struct vc_image *s, const struct vc_image *d, struct 
 			return !NV12ToI420(s->plane[0], src_s[0], s->plane[1], src_s[1], dp[0], dst_s[0],
 					   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
 		}
-		/* NV12 -> RGB takes the hub (split chroma, then libyuv's
-		 * interpolating I420 decode): libyuv's NV12ToRGB24Matrix
-		 * repeats chroma over two lines (2.5 dB worse vs swscale). */
+		int ly = conv_rgb_libyuv(df);
+		if (!needs_widen(se) && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
+			/* NV21 read as NV12 with Yvu constants swaps R and B. */
+			int rb = ly == LY_ABGR || ly == LY_RAW;
+			return !nv_to_rgb(c, s, d, sf->swap_uv ^ rb, ly == LY_RGB24 || ly == LY_RAW,
+					  vc_color_libyuv(se, rb));
+		}
 	}
 	int sly = conv_rgb_libyuv(sf);
 	if ((sly == LY_RGB24 || sly == LY_RAW) && is_planar420(df) && de.matrix == VC_MATRIX_BT601 &&
@@ -486,7 +504,7 @@ int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_i
 		return -EINVAL;
 	vc_color_resolve_fmt(src->fmt, &src->color, &se);
 	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
-	if (src->width == dst->width && src->height == dst->height && fast_path(src, dst, se, de))
+	if (src->width == dst->width && src->height == dst->height && fast_path(c, src, dst, se, de))
 		return 0;
 	if (src->width == dst->width && src->height == dst->height &&
 	    src->fmt->layout != VC_LAYOUT_BAYER && src->fmt->log2_chroma_h == 0 &&

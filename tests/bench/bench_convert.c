@@ -122,7 +122,8 @@ static int c_deinterleave(void *p)
 static const struct { const char *src, *dst; } pairs[] = {
 	{ "YUYV", "YUV420" }, { "YUYV", "RGB24" }, { "NV12", "RGB24" }, { "UYVY", "NV12" },
 	{ "YUV420", "YUYV" }, { "SBGGR8", "RGB24" }, { "RGB24", "YUV420" }, { "YUYV", "YUV422P" },
-	{ "YUYV", "NV12" }, { "RGB24", "YUYV" }, { "SBGGR10P", "RGB24" }, { "Y41P", "YUV420" },
+	{ "YUYV", "NV12" }, { "RGB24", "YUYV" }, { "SBGGR10P", "RGB24" }, { "Y41P", "YUV420" }, { "YUV420", "RGB24" },
+	{ "NV12", "XRGB32" }, { "YUYV", "RGB565" },
 };
 
 static void line(const char *what, uint32_t w, uint32_t h, double sec)
