@@ -587,16 +587,18 @@ static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
 		return -EINVAL;
 	if (now < due_of(t, t->next_seq))
 		return -EAGAIN;
-	/* Like a driver: frames whose time passed while nobody dequeued (or
-	 * with no buffer queued) are lost; the sequence number shows the gap. */
-	while (due_of(t, t->next_seq + 1) <= now)
-		t->next_seq++;
-	for (unsigned i = 0; i < t->n_bufs; i++)
+	unsigned n_free = 0;
+	for (unsigned i = t->n_bufs; i-- > 0;)
 		if (t->bufs[i].queued) {
 			tb = &t->bufs[i];
 			idx = i;
-			break;
+			n_free++;
 		}
+	/* Like a driver: while nobody dequeues, the queued buffers fill with
+	 * the next frames and later ones are lost (the sequence number shows
+	 * the gap); so lateness up to n_free intervals loses nothing. */
+	while (due_of(t, t->next_seq + (n_free ? n_free : 1)) <= now)
+		t->next_seq++;
 	uint64_t seq = t->next_seq++;
 	if (!tb)
 		return -EAGAIN;

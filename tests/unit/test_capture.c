@@ -165,8 +165,9 @@ static void hold_copies(void)
 	/* 4 buffers, floor 1: 3 lent, every later frame is a copy. */
 	CHECK(st.copies + 3 == st.frames, "copies %llu of %llu frames",
 	      (unsigned long long)st.copies, (unsigned long long)st.frames);
-	/* Timing slack for loaded machines; starving would drop most frames. */
-	CHECK(st.dropped <= 3, "dropped %llu while consumers held frames",
+	/* Timing slack for loaded machines (one queued buffer tolerates one
+	 * late interval); a starved driver would drop nearly every frame. */
+	CHECK(st.dropped * 4 < st.frames, "dropped %llu while consumers held frames",
 	      (unsigned long long)st.dropped);
 	int lent = 0;
 	for (unsigned i = 0; i < r.n_held; i++) {
