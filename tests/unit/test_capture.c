@@ -125,15 +125,23 @@ static void rate_and_content(void)
 		      g.plane[0].stride == 128, "mode %ux%u", m.width, m.height);
 	CHECK(vc_cam_caps(cam)->n_fmts > 5, "caps");
 	vc_cam_acquire(cam);
-	r.hold = 3;
 	run_ms(b, 1200);
 	vc_cam_get_stats(cam, &st);
 	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "not streaming");
-	CHECK(r.frames >= 85 && r.frames <= 125, "%u frames in 1.2 s at 100 fps", r.frames);
+	/* The source clock: delivered + dropped frames cover 1.2 s at 100 fps
+	 * (the first is due one interval after start). On an idle machine
+	 * nothing drops; slack for loaded CI machines. */
+	CHECK(st.frames + st.dropped >= 105 && st.frames + st.dropped <= 125,
+	      "%llu frames + %llu dropped in 1.2 s at 100 fps", (unsigned long long)st.frames,
+	      (unsigned long long)st.dropped);
+	CHECK(st.frames >= 90, "only %llu frames delivered", (unsigned long long)st.frames);
 	CHECK(st.frames == r.frames, "stats %llu vs %u", (unsigned long long)st.frames, r.frames);
-	CHECK(st.fps > 75 && st.fps < 115, "fps %.1f", st.fps);
-	CHECK(st.errors == 0 && st.restarts == 0, "errors %llu restarts %llu",
-	      (unsigned long long)st.errors, (unsigned long long)st.restarts);
+	CHECK(st.fps > 70 && st.fps < 115, "fps %.1f", st.fps);
+	CHECK(st.errors == 0 && st.restarts == 0 && st.copies == 0,
+	      "errors %llu restarts %llu copies %llu", (unsigned long long)st.errors,
+	      (unsigned long long)st.restarts, (unsigned long long)st.copies);
+	r.hold = 3;
+	run_ms(b, 100);
 	CHECK(r.n_held == 3, "held %u", r.n_held);
 	for (unsigned i = 0; i < r.n_held; i++)
 		CHECK(frame_matches(r.held[i], &m), "frame %llu differs from the pattern",
