@@ -106,42 +106,56 @@ static void dst_color(const struct vc_image *d, int grey_only)
 	}
 }
 
-/* Into planar YUV with the JPEG's own subsampling. TurboJPEG writes planes
+/* Into 8-bit planar YUV (any subsampling). Luma goes straight into the
+ * destination; chroma too when the destination has the JPEG's sampling,
+ * else it is decoded into scratch and resampled by libyuv (box filter:
+ * 4:2:2 webcam JPEG -> I420 averages line pairs). TurboJPEG writes planes
  * padded to whole chroma samples (an odd-width 4:2:0 luma row gets one byte
  * more, an odd height one row more), so such sizes go through scratch. */
 static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_jpeg_info *info,
-			 uint32_t sw, uint32_t sh, const struct vc_image *dst)
+			 int jhs, int jvs, uint32_t sw, uint32_t sh, const struct vc_image *dst)
 {
 	const struct vc_fmt *f = dst->fmt;
 	int pu = f->swap_uv ? 2 : 1, pv = f->swap_uv ? 1 : 2;
-	int hs = info->subsamp == VC_JPEG_SS_GRAY ? 0 : f->log2_chroma_w;
-	int vs = info->subsamp == VC_JPEG_SS_GRAY ? 0 : f->log2_chroma_h;
+	int dhs = f->log2_chroma_w, dvs = f->log2_chroma_h;
+	int gray = info->subsamp == VC_JPEG_SS_GRAY;
+	int pad = (sw & ((1u << jhs) - 1)) || (sh & ((1u << jvs) - 1));
+	int same = gray || (jhs == dhs && jvs == dvs);
 	unsigned char *planes[3] = { dst->plane[0], dst->plane[pu], dst->plane[pv] };
 	int strides[3] = { (int)dst->stride[0], (int)dst->stride[pu], (int)dst->stride[pv] };
+	int r;
 
-	if ((sw & ((1u << hs) - 1)) || (sh & ((1u << vs) - 1))) {
-		uint32_t pw = (sw + (1u << hs) - 1) >> hs << hs, ph = (sh + (1u << vs) - 1) >> vs << vs;
-		uint32_t cw = pw >> hs, ch = ph >> vs;
-		uint8_t *sc = vc_jpeg_scratch(j, (size_t)pw * ph + 2 * (size_t)cw * ch);
+	if (!pad && same)
+		return tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw,
+							    strides, (int)sh, 0), "decode");
 
-		if (!sc)
-			return -ENOMEM;
-		unsigned char *tp[3] = { sc, sc + (size_t)pw * ph, sc + (size_t)pw * ph + (size_t)cw * ch };
-		int ts[3] = { (int)pw, (int)cw, (int)cw };
+	uint32_t pw = (sw + (1u << jhs) - 1) >> jhs << jhs, ph = (sh + (1u << jvs) - 1) >> jvs << jvs;
+	uint32_t jcw = pw >> jhs, jch = ph >> jvs;
+	size_t ysz = pad ? (size_t)pw * ph : 0;
+	uint8_t *sc = vc_jpeg_scratch(j, ysz + 2 * (size_t)jcw * jch);
 
-		int r = tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts,
-							     (int)sh, 0), "decode");
-		if (r < 0)
-			return r;
+	if (!sc)
+		return -ENOMEM;
+	unsigned char *tp[3] = { pad ? sc : planes[0], sc + ysz, sc + ysz + (size_t)jcw * jch };
+	int ts[3] = { pad ? (int)pw : strides[0], (int)jcw, (int)jcw };
+
+	r = tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts, (int)sh, 0),
+		      "decode");
+	if (r < 0)
+		return r;
+	if (pad)
 		CopyPlane(tp[0], ts[0], planes[0], strides[0], (int)sw, (int)sh);
-		if (info->subsamp != VC_JPEG_SS_GRAY)
-			for (int p = 1; p < 3; p++)
-				CopyPlane(tp[p], ts[p], planes[p], strides[p],
-					  (int)((sw + (1u << hs) - 1) >> hs), (int)((sh + (1u << vs) - 1) >> vs));
+	if (gray)
 		return 0;
+	int scw = (int)((sw + (1u << jhs) - 1) >> jhs), sch = (int)((sh + (1u << jvs) - 1) >> jvs);
+	int dcw = (int)((sw + (1u << dhs) - 1) >> dhs), dch = (int)((sh + (1u << dvs) - 1) >> dvs);
+	for (int p = 1; p < 3; p++) {
+		if (same)
+			CopyPlane(tp[p], ts[p], planes[p], strides[p], dcw, dch);
+		else
+			ScalePlane(tp[p], ts[p], scw, sch, planes[p], strides[p], dcw, dch, kFilterBox);
 	}
-	return tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw,
-						    strides, (int)sh, 0), "decode");
+	return 0;
 }
 
 /* Other destinations: decode to the planar YUV the JPEG has (or grey, or
@@ -215,14 +229,17 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 		return 0;
 	}
 	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8) {
-		int ok = info.subsamp == VC_JPEG_SS_GRAY;
+		int jhs = -1, jvs = 0;
 
+		if (info.subsamp == VC_JPEG_SS_GRAY)
+			jhs = 0;
 		for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
-			if (ss_map[i].ss == info.subsamp && ss_map[i].hs == f->log2_chroma_w &&
-			    ss_map[i].vs == f->log2_chroma_h)
-				ok = 1;
-		if (ok) {
-			r = decode_planes(j, in, &info, sw, sh, dst);
+			if (ss_map[i].ss == info.subsamp) {
+				jhs = ss_map[i].hs;
+				jvs = ss_map[i].vs;
+			}
+		if (jhs >= 0) {
+			r = decode_planes(j, in, &info, jhs, jvs, sw, sh, dst);
 			if (r < 0)
 				return r;
 			if (info.subsamp == VC_JPEG_SS_GRAY) {

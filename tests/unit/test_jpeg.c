@@ -646,28 +646,34 @@ static void color_bars(void)
 }
 
 /* Decoding into each direct destination gives the same picture. */
-static void decode_to(struct vc_jpeg *j, const char *const *dsts, size_t ndst, uint32_t w, uint32_t h);
+static void decode_to(struct vc_jpeg *j, const char *src_fmt, const char *const *dsts, size_t ndst,
+		      uint32_t w, uint32_t h);
 
 static void decode_destinations(void)
 {
 	static const char *dsts[] = { "RGB24", "BGR24", "XRGB32", "ABGR32", "RGBA32", "BGRX32",
-				      "YU12", "YV12", "YU12", "GREY", "422P",
+				      "YU12", "YV12", "YU12", "GREY", "422P", "YUV444M", "YUV410",
 				      /* through the converter: */ "NV12", "YUYV", "UYVY", "NV21" };
 	struct vc_jpeg *j = vc_jpeg_new();
 
-	for (uint32_t w = 75, h = 51; w <= 76; w++, h++)
-		decode_to(j, dsts, sizeof(dsts) / sizeof(dsts[0]), w, h);
+	/* 4:2:0, 4:2:2 and 4:4:4 JPEGs into every destination (the planar ones
+	 * resample chroma when the sampling differs) */
+	static const char *srcs[] = { "YU12", "YUYV", "NV24" };
+	for (size_t si = 0; si < 3; si++)
+		for (uint32_t w = 75, h = 51; w <= 76; w++, h++)
+			decode_to(j, srcs[si], dsts, sizeof(dsts) / sizeof(dsts[0]), w, h);
 	vc_jpeg_free(j);
 }
 
-static void decode_to(struct vc_jpeg *j, const char *const *dsts, size_t ndst, uint32_t w, uint32_t h)
+static void decode_to(struct vc_jpeg *j, const char *src_fmt, const char *const *dsts, size_t ndst,
+		      uint32_t w, uint32_t h)
 {
 	uint8_t *rgb = ref_rgb(w, h);
 	struct pic p, ref;
 	size_t len;
 	int err;
 
-	pic_alloc(&p, F("YU12"), w, h, 0);
+	pic_alloc(&p, F(src_fmt), w, h, 0);
 	pic_write(&p, rgb, 0.299, 0.114, 1);
 	uint8_t *jp = enc(j, &p.img, 92, VC_JPEG_SS_AUTO, &len, &err);
 	CHECK(jp, "encode");
@@ -685,15 +691,15 @@ static void decode_to(struct vc_jpeg *j, const char *const *dsts, size_t ndst, u
 		pic_alloc(&ref, f, w, h, 0);
 		pic_write(&ref, rgb, 0.299, 0.114, 1);
 		int r = vc_jpeg_decode(j, jp, len, 1, &o.img);
-		CHECK(r == 0, "%s: %d", dsts[i], r);
+		CHECK(r == 0, "%s -> %s %ux%u: %d", src_fmt, dsts[i], w, h, r);
 		CHECK(pic_canaries(&o), "%s: wrote past its planes", dsts[i]);
 		double ps = psnr(o.img.plane[0], o.img.stride[0], ref.img.plane[0], ref.img.stride[0],
 				 vc_fmt_min_stride(f, w), h);
-		CHECK(r == 0 && ps >= 30, "%s: PSNR %.1f", dsts[i], ps);
+		CHECK(r == 0 && ps >= 30, "%s -> %s %ux%u: PSNR %.1f", src_fmt, dsts[i], w, h, ps);
 		for (int pl = 1; pl < o.g.color_planes; pl++) { /* chroma planes too */
 			double pc = psnr(o.img.plane[pl], o.img.stride[pl], ref.img.plane[pl],
 					 ref.img.stride[pl], ref.g.plane[pl].stride, ref.g.plane[pl].lines);
-			CHECK(pc >= 30, "%s: plane %d PSNR %.1f", dsts[i], pl, pc);
+			CHECK(pc >= 30, "%s -> %s %ux%u: plane %d PSNR %.1f", src_fmt, dsts[i], w, h, pl, pc);
 		}
 		pic_free(&o);
 		pic_free(&ref);
