@@ -452,6 +452,54 @@ static int fast_path(struct vc_conv *c, const struct vc_image *s, const struct v
 	return 0;
 }
 
+/* Same row, size and encoding: the planes are copied as they are (a
+ * caller should not even ask, but if it does nothing is lost). */
+static int copy_same(const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
+		     struct vc_ycbcr de)
+{
+	if (s->fmt != d->fmt || (s->fmt->family != VC_FAM_RGB &&
+				 (se.matrix != de.matrix || se.full_range != de.full_range)))
+		return 0;
+	for (int p = 0; p < s->fmt->color_planes && p < 3; p++) {
+		size_t row, lines;
+		plane_need(s->fmt, s->width, s->height, p, &row, &lines);
+		CopyPlane(s->plane[p], (int)s->stride[p], d->plane[p], (int)d->stride[p], (int)row,
+			  (int)lines);
+	}
+	return 1;
+}
+
+static inline unsigned get16(const uint8_t *p, int be)
+{
+	return be ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0];
+}
+
+/* Grey with 16-bit containers on both sides (Y10 -> Y16, Y16 -> Y16_BE...):
+ * sample by sample at full depth rather than through the 8-bit hub. */
+static int grey_deep(const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
+		     struct vc_ycbcr de)
+{
+	const struct vc_fmt *sf = s->fmt, *df = d->fmt;
+
+	if (sf->layout != VC_LAYOUT_GREY || df->layout != VC_LAYOUT_GREY ||
+	    sf->packing != VC_PACK_16 || df->packing != VC_PACK_16 || se.full_range != de.full_range)
+		return 0;
+	unsigned smask = sf->depth >= 16 ? 0xffffu : (1u << sf->depth) - 1;
+	for (uint32_t y = 0; y < s->height; y++) {
+		const uint8_t *a = s->plane[0] + (size_t)y * s->stride[0];
+		uint8_t *b = d->plane[0] + (size_t)y * d->stride[0];
+		for (uint32_t x = 0; x < s->width; x++) {
+			unsigned v = get16(a + 2 * x, sf->big_endian) & smask;
+			/* to 16 bits (top bits replicated down), then to the target depth */
+			unsigned v16 = (v << (16 - sf->depth)) | (v >> (2 * sf->depth - 16));
+			unsigned o = v16 >> (16 - df->depth);
+			b[2 * x + !df->big_endian] = (uint8_t)(o >> 8);
+			b[2 * x + df->big_endian] = (uint8_t)o;
+		}
+	}
+	return 1;
+}
+
 /* Lines per strip: a multiple of every vertical chroma subsampling (4:1:0). */
 #define STRIP 32
 
@@ -504,7 +552,9 @@ int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_i
 		return -EINVAL;
 	vc_color_resolve_fmt(src->fmt, &src->color, &se);
 	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
-	if (src->width == dst->width && src->height == dst->height && fast_path(c, src, dst, se, de))
+	if (src->width == dst->width && src->height == dst->height &&
+	    (copy_same(src, dst, se, de) || grey_deep(src, dst, se, de) ||
+	     fast_path(c, src, dst, se, de)))
 		return 0;
 	if (src->width == dst->width && src->height == dst->height &&
 	    src->fmt->layout != VC_LAYOUT_BAYER && src->fmt->log2_chroma_h == 0 &&

@@ -621,6 +621,64 @@ static void bad_input(void)
 	vc_conv_free(c);
 }
 
+/* Same row and size: a byte-exact copy. Grey in 16-bit containers keeps
+ * its depth (Y10 -> Y16 -> Y16_BE -> Y10 exact). */
+static void exact_paths(void)
+{
+	static const char *same[] = { "YUYV", "NV12", "YUV420", "RGB24", "RGB444", "Y10", "SBGGR8" };
+	struct vc_conv *c = vc_conv_new();
+
+	for (size_t i = 0; c && i < sizeof(same) / sizeof(same[0]); i++) {
+		const struct vc_fmt *f = need(same[i]);
+		struct buf s, d;
+		if (!f || f->layout == VC_LAYOUT_BAYER || buf_new(&s, f, 13, 7, 8, 0) || buf_new(&d, f, 13, 7, 0, 1))
+			continue;
+		fill_random(&s);
+		CHECK(vc_conv_run(c, &s.v, &d.v) == 0, "%s copy", same[i]);
+		for (int p = 0; p < f->color_planes; p++)
+			for (uint32_t y = 0; y < (p ? 4u : 7u) && y * d.v.stride[p] < d.size[p]; y++) {
+				uint32_t row = p ? (uint32_t)(d.v.stride[p] < s.v.stride[p] ? d.v.stride[p] : s.v.stride[p])
+						 : vc_fmt_min_stride(f, 13);
+				if (y * d.v.stride[p] + row > d.size[p])
+					break;
+				CHECK(!memcmp(s.v.plane[p] + y * s.v.stride[p], d.v.plane[p] + y * d.v.stride[p], row),
+				      "%s plane %d line %u differs", same[i], p, y);
+			}
+		CHECK(canaries_ok(&d), "%s canary", same[i]);
+		buf_free(&s);
+		buf_free(&d);
+	}
+	const struct vc_fmt *y10 = need("Y10"), *y16 = need("Y16"), *y16be = need("Y16_BE");
+	struct buf a, b, e, f;
+	if (!c || !y10 || !y16 || !y16be || buf_new(&a, y10, 9, 3, 0, 0) || buf_new(&b, y16, 9, 3, 0, 1) ||
+	    buf_new(&e, y16be, 9, 3, 0, 1) || buf_new(&f, y10, 9, 3, 0, 1))
+		return;
+	for (uint32_t y = 0; y < 3; y++)
+		for (uint32_t x = 0; x < 9; x++) {
+			unsigned v = (x * 113 + y * 301) & 1023;
+			a.v.plane[0][y * a.v.stride[0] + 2 * x] = (uint8_t)v;
+			a.v.plane[0][y * a.v.stride[0] + 2 * x + 1] = (uint8_t)(v >> 8);
+		}
+	CHECK(vc_conv_run(c, &a.v, &b.v) == 0 && vc_conv_run(c, &b.v, &e.v) == 0 &&
+	      vc_conv_run(c, &e.v, &f.v) == 0, "Y10 -> Y16 -> Y16_BE -> Y10");
+	for (uint32_t y = 0; y < 3; y++)
+		for (uint32_t x = 0; x < 9; x++) {
+			unsigned v = (x * 113 + y * 301) & 1023;
+			const uint8_t *pb = b.v.plane[0] + y * b.v.stride[0] + 2 * x;
+			const uint8_t *pe = e.v.plane[0] + y * e.v.stride[0] + 2 * x;
+			const uint8_t *pf = f.v.plane[0] + y * f.v.stride[0] + 2 * x;
+			unsigned v16 = v << 6 | v >> 4;
+			CHECK((unsigned)(pb[0] | pb[1] << 8) == v16 && (unsigned)(pe[0] << 8 | pe[1]) == v16 &&
+			      (unsigned)(pf[0] | pf[1] << 8) == v, "pixel %u,%u: %u -> %u/%u/%u", x, y, v,
+			      pb[0] | pb[1] << 8, pe[0] << 8 | pe[1], pf[0] | pf[1] << 8);
+		}
+	buf_free(&a);
+	buf_free(&b);
+	buf_free(&e);
+	buf_free(&f);
+	vc_conv_free(c);
+}
+
 /* ---- independent oracle: ffmpeg (swscale) on the same source bytes ---- */
 
 /* ffmpeg names for rows whose every byte is one 8-bit sample (so a bytewise
@@ -806,6 +864,7 @@ int main(void)
 	RUN("convert", bayer_flat);
 	RUN("convert", scaling);
 	RUN("convert", bad_input);
+	RUN("convert", exact_paths);
 	if (system("ffmpeg -version >/dev/null 2>&1") == 0)
 		RUN("convert", ffmpeg_oracle);
 	else
