@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <libv4l2.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -191,6 +192,11 @@ int v4l2_dequeue(struct vc_src *s, struct vc_src_buf *out)
 	struct v4l2_plane planes[VIDEO_MAX_PLANES];
 
 	if (!d->streaming)
+		return -EAGAIN;
+	/* Ask first: libv4l2 prints an error line for every DQBUF that finds
+	 * nothing, and a burst of dequeues always ends with one. */
+	struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) == 0)
 		return -EAGAIN;
 	init_buf(d, &b, planes, 0);
 	int e = v4l2_xioctl(d, VIDIOC_DQBUF, &b);

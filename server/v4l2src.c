@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -327,13 +328,33 @@ static int v4l2src_open(const char *path, struct vc_src **out)
 		free(d);
 		return e;
 	}
-	/* libv4l2 takes over the fd; -1 means it cannot (then it stays ours). */
-	d->fd = v4l2_fd_open(raw, 0);
-	if (d->fd < 0) {
-		log_error("%s: libv4l2 cannot handle this device", path);
+	/* A multi-planar-only device stays a plain fd: libv4l2 would load its
+	 * mplane plugin and present it as single-planar, which cannot carry
+	 * formats with several memory planes (NV12M...); libv4lconvert has no
+	 * multi-planar conversions anyway. v4l2_ioctl() and v4l2_mmap() pass
+	 * an fd libv4l2 does not know straight to the kernel. */
+	memset(&cap, 0, sizeof(cap));
+	if (ioctl(raw, VIDIOC_QUERYCAP, &cap) < 0) {
+		e = -errno;
+		log_error("%s: VIDIOC_QUERYCAP: %s", path, strerror(errno));
 		close(raw);
 		free(d);
-		return -EINVAL;
+		return v4l2_gone(e);
+	}
+	uint32_t raw_caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps
+								      : cap.capabilities;
+	if ((raw_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && !(raw_caps & V4L2_CAP_VIDEO_CAPTURE)) {
+		d->fd = raw;
+		log_info("%s: multi-planar: no libv4l2 format emulation", path);
+	} else {
+		/* libv4l2 takes over the fd; -1 means it cannot (the fd stays ours) */
+		d->fd = v4l2_fd_open(raw, 0);
+		if (d->fd < 0) {
+			log_error("%s: libv4l2 cannot handle this device", path);
+			close(raw);
+			free(d);
+			return -EINVAL;
+		}
 	}
 	memset(&cap, 0, sizeof(cap));
 	e = v4l2_xioctl(d, VIDIOC_QUERYCAP, &cap);
