@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/pool.h"
 #include "server/source.h"
 
 #define BACKOFF_MIN_MS 250
@@ -79,6 +80,7 @@ struct vc_cam {
 
 	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
 	struct retq *rq;
+	struct vc_pool *pool;  /* storage for copies; frames out keep it alive */
 
 	int have_seq;
 	uint64_t last_seq;
@@ -326,7 +328,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 		f->ts_real_us = real_us() - (mono_us() - f->ts_us);
 	}
 	if (f && !lend) {
-		struct vc_frame *c = vc_frame_copy(f);
+		struct vc_frame *c = vc_pool_copy(cam->pool, f);
 		vc_frame_unref(f);
 		f = c;
 		cam->st.copies++;
@@ -440,6 +442,14 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 			continue;
 		}
 		deliver(cam, s, &b);
+		/* A consumer that did not keep the frame released it just now:
+		 * re-queue before the next dequeue so a burst does not look like
+		 * consumers holding buffers (and cost copies). */
+		pthread_mutex_lock(&cam->rq->mu);
+		int returned = cam->rq->head != NULL;
+		pthread_mutex_unlock(&cam->rq->mu);
+		if (returned)
+			on_returns(-1, 0, cam);
 	}
 	if (s && s == cam->sess)
 		poll_events(cam);
@@ -760,7 +770,8 @@ int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct 
 	cam->id = strdup(cfg->id ? cfg->id : "0");
 	cam->path = strdup(cfg->path ? cfg->path : "test");
 	cam->rq = calloc(1, sizeof(*cam->rq));
-	if (!cam->id || !cam->path || !cam->rq)
+	cam->pool = vc_pool_new(4);
+	if (!cam->id || !cam->path || !cam->rq || !cam->pool)
 		goto fail;
 	pthread_mutex_init(&cam->rq->mu, NULL);
 	cam->cfg.id = cam->id;
@@ -819,6 +830,7 @@ void vc_cam_free(struct vc_cam *cam)
 		if (evs[i])
 			event_free(evs[i]);
 	vc_caps_clear(&cam->caps);
+	vc_pool_free(cam->pool);
 	free(cam->id);
 	free(cam->path);
 	free(cam);
