@@ -1,0 +1,452 @@
+/* JSON API and /metrics. Bodies are built in a growable buffer (struct buf)
+ * and handed to MHD, which frees them. */
+#define LOG_PREFIX "api:"
+#include "server/api.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/videodev2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/fmt.h"
+#include "common/log.h"
+
+struct vc_api {
+	struct vc_streams *s;
+	struct vc_http *http;
+	int64_t started_us;
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+/* A JSON string literal. */
+static void bstr(struct buf *b, const char *s)
+{
+	bprintf(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			bprintf(b, "\\%c", *p);
+		else if (*p < 0x20)
+			bprintf(b, "\\u%04x", *p);
+		else
+			bprintf(b, "%c", *p);
+	}
+	bprintf(b, "\"");
+}
+
+static enum MHD_Result send_buf(struct vc_http_req *r, struct buf *b, const char *ctype)
+{
+	if (b->oom || !b->p) {
+		free(b->p);
+		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	return vc_http_send_owned(r, MHD_HTTP_OK, ctype, b->p, b->len);
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void json_fourcc(struct buf *b, const char *key, uint32_t fourcc)
+{
+	char fcc[16];
+	const struct vc_fmt *f = vc_fmt_by_fourcc(fourcc);
+
+	bprintf(b, "\"%s\":", key);
+	bstr(b, vc_fourcc_str(fourcc, fcc));
+	bprintf(b, ",\"%s_name\":", key);
+	bstr(b, f ? f->name : "");
+}
+
+static void json_mode(struct buf *b, const struct vc_mode *m)
+{
+	bprintf(b, "{");
+	json_fourcc(b, "fourcc", m->fourcc);
+	bprintf(b, ",\"width\":%u,\"height\":%u,\"interval\":[%u,%u]}", m->width, m->height,
+		m->ival.num, m->ival.den);
+}
+
+static void json_output(struct buf *b, const struct vc_output *o)
+{
+	bprintf(b, "{");
+	json_fourcc(b, "fourcc", o->fourcc);
+	bprintf(b, ",\"width\":%u,\"height\":%u,\"quality\":%u,\"rotate\":%u,\"flip\":%u}",
+		o->width, o->height, o->quality, o->rotate, o->flip);
+}
+
+static void json_plan(struct buf *b, const struct vc_plan *p)
+{
+	char steps[128];
+
+	bprintf(b, "{\"output\":");
+	json_output(b, &p->out);
+	bprintf(b, ",\"steps\":");
+	bstr(b, vc_steps_str(p->steps, p->decode_denom, steps, sizeof(steps)));
+	bprintf(b, ",\"passthrough\":%s,\"convert\":%s,\"scale\":%s,\"encode\":%s,\"decode\":%s,"
+		   "\"rotate\":%s,\"fps\":%u,\"adjusted\":[",
+		p->steps & VC_STEP_PASSTHROUGH ? "true" : "false",
+		p->steps & VC_STEP_CONVERT ? "true" : "false",
+		p->steps & VC_STEP_SCALE ? "true" : "false",
+		p->steps & VC_STEP_ENCODE ? "true" : "false",
+		p->steps & VC_STEP_DECODE ? "true" : "false",
+		p->steps & (VC_STEP_ROTATE | VC_STEP_JPEG_XFORM) ? "true" : "false", p->fps);
+	static const char *const adj[] = { "format", "size", "fps", "quality", "rotate" };
+	int first = 1;
+	for (unsigned i = 0; i < 5; i++) {
+		if (!(p->adjusted & (1u << i)))
+			continue;
+		bprintf(b, "%s\"%s\"", first ? "" : ",", adj[i]);
+		first = 0;
+	}
+	bprintf(b, "]}");
+}
+
+static void json_caps(struct buf *b, const struct vc_caps *c)
+{
+	bprintf(b, "[");
+	for (size_t i = 0; c && i < c->n_fmts; i++) {
+		const struct vc_caps_fmt *f = &c->fmts[i];
+
+		bprintf(b, "%s{", i ? "," : "");
+		json_fourcc(b, "fourcc", f->fourcc);
+		bprintf(b, ",\"emulated\":%s", f->emulated ? "true" : "false");
+		if (f->stepwise)
+			bprintf(b, ",\"stepwise\":{\"min_width\":%u,\"max_width\":%u,\"step_width\":%u,"
+				   "\"min_height\":%u,\"max_height\":%u,\"step_height\":%u}",
+				f->min_w, f->max_w, f->step_w, f->min_h, f->max_h, f->step_h);
+		bprintf(b, ",\"sizes\":[");
+		for (size_t j = 0; j < f->n_sizes; j++) {
+			const struct vc_caps_size *sz = &f->sizes[j];
+
+			bprintf(b, "%s{\"width\":%u,\"height\":%u,\"intervals\":[", j ? "," : "",
+				sz->width, sz->height);
+			for (size_t k = 0; k < sz->n_ivals; k++)
+				bprintf(b, "%s[%u,%u]", k ? "," : "", sz->ival[k].num, sz->ival[k].den);
+			bprintf(b, "]}");
+		}
+		bprintf(b, "]}");
+	}
+	bprintf(b, "]");
+}
+
+struct json_ctx {
+	struct buf *b;
+	int n;
+};
+
+static void json_client_cb(void *opaque, const struct vc_client_info *ci)
+{
+	struct json_ctx *j = opaque;
+
+	bprintf(j->b, "%s{\"peer\":", j->n++ ? "," : "");
+	bstr(j->b, ci->peer);
+	bprintf(j->b, ",\"kind\":\"%s\",\"output\":", ci->raw ? "raw" : "mjpeg");
+	json_output(j->b, &ci->out);
+	bprintf(j->b, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"bytes\":%" PRIu64
+		      ",\"fps\":%.2f,\"fps_limit\":%u}",
+		ci->frames, ci->skipped, ci->bytes, ci->fps, ci->fps_limit);
+}
+
+static void json_output_cb(void *opaque, const struct vc_output_info *oi)
+{
+	struct json_ctx *j = opaque;
+
+	bprintf(j->b, "%s{\"plan\":", j->n++ ? "," : "");
+	json_plan(j->b, &oi->plan);
+	bprintf(j->b, ",\"clients\":%u,\"produced\":%" PRIu64 ",\"busy_drops\":%" PRIu64
+		      ",\"process_ms\":%.3f,\"fps\":%.2f}",
+		oi->clients, oi->produced, oi->busy_drops, oi->process_ms, oi->fps);
+}
+
+static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int full)
+{
+	struct vc_cam *cam = vc_streams_cam(s, i);
+	struct vc_cam_stats st;
+	struct vc_mode m;
+	struct vc_geom g;
+	enum vc_cam_state state = vc_cam_get_state(cam);
+
+	vc_cam_get_stats(cam, &st);
+	bprintf(b, "{\"id\":");
+	bstr(b, vc_cam_id(cam));
+	bprintf(b, ",\"path\":");
+	bstr(b, vc_cam_path(cam));
+	bprintf(b, ",\"state\":");
+	bstr(b, vc_cam_state_name(state));
+	if (state != VC_CAM_ABSENT) {
+		vc_cam_get_mode(cam, &m, &g);
+		bprintf(b, ",\"mode\":");
+		json_mode(b, &m);
+		bprintf(b, ",\"bytesperline\":%u,\"sizeimage\":%zu", g.plane[0].stride, g.sizeimage);
+	}
+	bprintf(b, ",\"stats\":{\"frames\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"errors\":%" PRIu64
+		   ",\"copies\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"fps\":%.2f}",
+		st.frames, st.dropped, st.errors, st.copies, st.restarts, st.fps);
+	struct json_ctx j = { b, 0 };
+	bprintf(b, ",\"outputs\":[");
+	vc_streams_outputs(s, i, json_output_cb, &j);
+	j.n = 0;
+	bprintf(b, "],\"clients\":[");
+	vc_streams_clients(s, i, json_client_cb, &j);
+	bprintf(b, "]");
+	if (full) {
+		bprintf(b, ",\"formats\":");
+		json_caps(b, state != VC_CAM_ABSENT ? vc_cam_caps(cam) : NULL);
+	}
+	bprintf(b, "}");
+}
+
+static enum MHD_Result h_cams(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	struct buf b = { 0 };
+
+	bprintf(&b, "{\"cams\":[");
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
+		if (i)
+			bprintf(&b, ",");
+		json_cam(&b, a->s, i, 1);
+	}
+	bprintf(&b, "]}\n");
+	return send_buf(r, &b, "application/json");
+}
+
+static enum MHD_Result h_cam(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	struct buf b = { 0 };
+
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
+		if (strcmp(vc_cam_id(vc_streams_cam(a->s, i)), r->rest) != 0)
+			continue;
+		json_cam(&b, a->s, i, 1);
+		bprintf(&b, "\n");
+		return send_buf(r, &b, "application/json");
+	}
+	return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+}
+
+static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	struct vc_request req;
+	struct vc_cam *cam;
+	struct vc_plan plan;
+	struct vc_mode mode;
+	char err[160];
+	const char *ep = vc_http_arg(r, "endpoint");
+	int raw = ep && (strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
+			 strcmp(ep, "/raw/stream") == 0);
+
+	/* the format decides the endpoint when none is given */
+	const char *fv = vc_http_arg(r, "format");
+	if (!ep && fv) {
+		const struct vc_fmt *f = vc_fmt_find(fv);
+
+		raw = f && f->layout != VC_LAYOUT_COMPRESSED;
+	}
+	int ret = vc_streams_parse(a->s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err,
+				   sizeof(err));
+	if (ret == -ENOENT)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
+	if (ret < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+	ret = vc_streams_try(a->s, cam, &req, &plan, &mode);
+	if (ret == -ENODEV)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
+				     vc_cam_id(cam));
+	if (ret < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "this request cannot be served");
+	struct buf b = { 0 };
+	bprintf(&b, "{\"cam\":");
+	bstr(&b, vc_cam_id(cam));
+	bprintf(&b, ",\"endpoint\":\"%s\",\"plan\":", raw ? "/raw" : "/stream");
+	json_plan(&b, &plan);
+	bprintf(&b, ",\"device_mode\":");
+	json_mode(&b, &mode);
+	bprintf(&b, "}\n");
+	return send_buf(r, &b, "application/json");
+}
+
+static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	struct buf b = { 0 };
+
+	bprintf(&b, "{\"version\":\"0.1\",\"uptime_s\":%.1f,\"connections\":%u,\"cams\":[",
+		(double)(mono_us() - a->started_us) / 1e6, vc_http_connections(a->http));
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
+		if (i)
+			bprintf(&b, ",");
+		json_cam(&b, a->s, i, 0);
+	}
+	bprintf(&b, "]}\n");
+	return send_buf(r, &b, "application/json");
+}
+
+/* ---- Prometheus text format ---- */
+
+struct prom_ctx {
+	struct buf *b;
+	const char *cam;
+	int what;
+};
+
+static void prom_output_cb(void *opaque, const struct vc_output_info *oi)
+{
+	struct prom_ctx *p = opaque;
+	char fcc[16];
+	char lbl[160];
+
+	snprintf(lbl, sizeof(lbl), "cam=\"%s\",format=\"%s\",width=\"%u\",height=\"%u\",quality=\"%u\"",
+		 p->cam, vc_fourcc_str(oi->out.fourcc, fcc), oi->out.width, oi->out.height,
+		 oi->out.quality);
+	bprintf(p->b, "vcapd_output_clients{%s} %u\n", lbl, oi->clients);
+	bprintf(p->b, "vcapd_output_frames_total{%s} %" PRIu64 "\n", lbl, oi->produced);
+	bprintf(p->b, "vcapd_output_fps{%s} %.2f\n", lbl, oi->fps);
+	bprintf(p->b, "vcapd_output_process_seconds{%s} %.6f\n", lbl, oi->process_ms / 1000.0);
+}
+
+static void prom_client_cb(void *opaque, const struct vc_client_info *ci)
+{
+	struct prom_ctx *p = opaque;
+	char fcc[16], lbl[200];
+
+	snprintf(lbl, sizeof(lbl), "cam=\"%s\",peer=\"%s\",kind=\"%s\",format=\"%s\",size=\"%ux%u\"",
+		 p->cam, ci->peer, ci->raw ? "raw" : "mjpeg", vc_fourcc_str(ci->out.fourcc, fcc),
+		 ci->out.width, ci->out.height);
+	bprintf(p->b, "vcapd_client_frames_total{%s} %" PRIu64 "\n", lbl, ci->frames);
+	bprintf(p->b, "vcapd_client_skipped_frames_total{%s} %" PRIu64 "\n", lbl, ci->skipped);
+	bprintf(p->b, "vcapd_client_bytes_total{%s} %" PRIu64 "\n", lbl, ci->bytes);
+	bprintf(p->b, "vcapd_client_fps{%s} %.2f\n", lbl, ci->fps);
+}
+
+static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	struct buf b = { 0 };
+	size_t n = vc_streams_n_cams(a->s);
+
+	bprintf(&b, "# HELP vcapd_connections Open HTTP connections.\n"
+		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
+		vc_http_connections(a->http));
+	bprintf(&b, "# HELP vcapd_capture_fps Measured capture rate.\n# TYPE vcapd_capture_fps gauge\n"
+		    "# HELP vcapd_capture_frames_total Frames captured.\n"
+		    "# TYPE vcapd_capture_frames_total counter\n"
+		    "# HELP vcapd_capture_dropped_total Frames the driver dropped (sequence gaps).\n"
+		    "# TYPE vcapd_capture_dropped_total counter\n"
+		    "# HELP vcapd_capture_errors_total Error-flagged buffers.\n"
+		    "# TYPE vcapd_capture_errors_total counter\n"
+		    "# HELP vcapd_capture_restarts_total Device recoveries.\n"
+		    "# TYPE vcapd_capture_restarts_total counter\n"
+		    "# HELP vcapd_capture_state Device state (1 for the current state).\n"
+		    "# TYPE vcapd_capture_state gauge\n");
+	for (size_t i = 0; i < n; i++) {
+		struct vc_cam *cam = vc_streams_cam(a->s, i);
+		struct vc_cam_stats st;
+		const char *id = vc_cam_id(cam);
+
+		vc_cam_get_stats(cam, &st);
+		bprintf(&b, "vcapd_capture_fps{cam=\"%s\"} %.2f\n", id, st.fps);
+		bprintf(&b, "vcapd_capture_frames_total{cam=\"%s\"} %" PRIu64 "\n", id, st.frames);
+		bprintf(&b, "vcapd_capture_dropped_total{cam=\"%s\"} %" PRIu64 "\n", id, st.dropped);
+		bprintf(&b, "vcapd_capture_errors_total{cam=\"%s\"} %" PRIu64 "\n", id, st.errors);
+		bprintf(&b, "vcapd_capture_restarts_total{cam=\"%s\"} %" PRIu64 "\n", id, st.restarts);
+		for (int s = VC_CAM_ABSENT; s <= VC_CAM_ERROR; s++)
+			bprintf(&b, "vcapd_capture_state{cam=\"%s\",state=\"%s\"} %d\n", id,
+				vc_cam_state_name((enum vc_cam_state)s), (int)vc_cam_get_state(cam) == s);
+	}
+	bprintf(&b, "# HELP vcapd_output_process_seconds Average convert/encode time per frame.\n"
+		    "# TYPE vcapd_output_process_seconds gauge\n"
+		    "# TYPE vcapd_output_clients gauge\n# TYPE vcapd_output_frames_total counter\n"
+		    "# TYPE vcapd_output_fps gauge\n");
+	for (size_t i = 0; i < n; i++) {
+		struct prom_ctx p = { &b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
+
+		vc_streams_outputs(a->s, i, prom_output_cb, &p);
+	}
+	bprintf(&b, "# HELP vcapd_client_skipped_frames_total Frames a slow client did not get.\n"
+		    "# TYPE vcapd_client_frames_total counter\n"
+		    "# TYPE vcapd_client_skipped_frames_total counter\n"
+		    "# TYPE vcapd_client_bytes_total counter\n# TYPE vcapd_client_fps gauge\n");
+	for (size_t i = 0; i < n; i++) {
+		struct prom_ctx p = { &b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
+
+		vc_streams_clients(a->s, i, prom_client_cb, &p);
+	}
+	return send_buf(r, &b, "text/plain; version=0.0.4");
+}
+
+int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)
+{
+	struct vc_api *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->s = s;
+	a->http = http;
+	a->started_us = mono_us();
+	*out = a;
+	return 0;
+}
+
+void vc_api_free(struct vc_api *a)
+{
+	free(a);
+}
+
+int vc_api_routes(struct vc_api *a, struct vc_http *http)
+{
+	int ret = 0;
+
+	ret |= vc_http_route(http, "GET", "/api/cams", 0, h_cams, a);
+	ret |= vc_http_route(http, "GET", "/api/cams/", 1, h_cam, a);
+	ret |= vc_http_route(http, "GET", "/api/try", 0, h_try, a);
+	ret |= vc_http_route(http, "GET", "/api/status", 0, h_status, a);
+	ret |= vc_http_route(http, "GET", "/metrics", 0, h_metrics, a);
+	return ret ? -ENOSPC : 0;
+}

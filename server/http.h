@@ -1,0 +1,89 @@
+/* The HTTP server: libmicrohttpd daemons (one per listen address) driven by
+ * the libevent loop (MHD's epoll fd is watched by libevent, MHD_run runs on
+ * readiness and on MHD's own timeout; no thread per client, no polling), and
+ * a routing table filled by vc_http_route() calls, so features add endpoints
+ * without touching the dispatcher. All functions run on the loop thread. */
+#ifndef VC_HTTP_H
+#define VC_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+struct event_base;
+struct vc_http;
+
+/* One request as handlers see it. `state` survives suspend/resume: a handler
+ * that suspends the connection (MHD_suspend_connection) is called again after
+ * MHD_resume_connection with the same struct. */
+struct vc_http_req {
+	struct vc_http *srv;
+	struct MHD_Connection *conn;
+	const char *method;   /* "GET", "HEAD", "PUT"... */
+	const char *url;      /* path without the query */
+	const char *rest;     /* for prefix routes: the part after the prefix */
+	const char *body;     /* request body (PUT/POST), NUL-terminated; NULL when none */
+	size_t body_len;
+	void *state;          /* handler-owned; freed by state_free when the request ends */
+	void (*state_free)(void *state);
+	int calls;            /* how many times the handler ran for this request */
+};
+
+/* A handler queues a response (vc_http_send*, MHD_queue_response) or
+ * suspends the connection; it returns MHD_YES, or MHD_NO to drop it. */
+typedef enum MHD_Result (*vc_http_fn)(void *opaque, struct vc_http_req *r);
+
+struct vc_http_config {
+	unsigned conn_limit;      /* all clients; 0 = 256 */
+	unsigned per_ip_limit;    /* 0 = 64 */
+	unsigned timeout_s;       /* idle connection timeout; 0 = 30 */
+	size_t mem_limit;         /* per-connection header/request memory; 0 = 32 KiB */
+	size_t body_limit;        /* largest request body accepted; 0 = 64 KiB */
+};
+
+int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struct vc_http **out);
+
+/* Starts listening on "ADDR:PORT" ("127.0.0.1:8080", "[::1]:8080",
+ * "0.0.0.0:80", ":8080" = all IPv4). Port 0 picks a free port (logged).
+ * Returns 0 or -errno (-EINVAL unparsable, -EADDRINUSE...). */
+int vc_http_listen(struct vc_http *h, const char *addr);
+
+/* Adds a route. `method` NULL = GET (and HEAD); "GET" also answers HEAD.
+ * prefix = 1 matches every path starting with `path` (r->rest = the remainder).
+ * Routes are tried in order; the first match wins. Strings must outlive h. */
+int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
+		  vc_http_fn fn, void *opaque);
+
+/* Ends the server: suspended connections must already be resumed (stream
+ * layer's shutdown); stops every daemon. */
+void vc_http_free(struct vc_http *h);
+
+/* Kicks the MHD daemons to run soon (after MHD_resume_connection). */
+void vc_http_wake(struct vc_http *h);
+
+/* Number of open connections over all daemons. */
+unsigned vc_http_connections(const struct vc_http *h);
+
+/* Helpers for handlers. */
+/* A query argument, or NULL. */
+const char *vc_http_arg(const struct vc_http_req *r, const char *key);
+/* A request header, or NULL. */
+const char *vc_http_header(const struct vc_http_req *r, const char *key);
+/* Client address as text ("127.0.0.1:5555"); buf of 64 bytes. */
+const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len);
+
+/* Sends a copy of data[0..len) with status and content type. */
+enum MHD_Result vc_http_send(struct vc_http_req *r, unsigned status, const char *ctype,
+			     const void *data, size_t len);
+/* Sends a malloc'd buffer, taking ownership (freed by MHD). */
+enum MHD_Result vc_http_send_owned(struct vc_http_req *r, unsigned status, const char *ctype,
+				   char *data, size_t len);
+/* JSON error body {"error":"...","status":N}; logged at debug. */
+enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Queues a response with the standard headers added (Cache-Control no-store
+ * for live data, Access-Control off) and drops our reference to it. */
+enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD_Response *resp);
+
+#endif

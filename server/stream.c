@@ -1,0 +1,1035 @@
+/* Fan-out from cameras to HTTP clients. Owns, per camera (hub), the list of
+ * outputs; per output, its latest frame, its streaming clients and its
+ * waiting snapshot requests. A new frame is processed once per output that
+ * has users, becomes the output's `latest`, and wakes (MHD_resume_connection)
+ * the suspended clients that are due; each client's content reader starts
+ * its next part from `latest` when it has finished the previous one, so a
+ * slow client holds one frame at most and skips the rest. */
+#define LOG_PREFIX "stream:"
+#include "server/stream.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <inttypes.h>
+#include <linux/videodev2.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/transform.h"
+#include "server/stream_work.h"
+
+#define BOUNDARY "vcapdframe"
+#define SNAPSHOT_TIMEOUT_MS 5000
+#define OUTPUT_LINGER_MS 10000
+
+struct hub;
+struct output;
+
+struct client {
+	struct client *next, *prev;
+	struct output *out;
+	struct vc_streams *s;
+	struct MHD_Connection *conn;
+	int raw, suspended, ending;
+	struct vc_frame *cur;      /* part being sent (one frame at most) */
+	char hdr[256];
+	size_t hdr_len, part_len, off;
+	uint64_t sent_n;           /* output frame number last sent */
+	int64_t next_due_us;
+	uint32_t fps_limit;
+	uint64_t frames, skipped, bytes;
+	double fps;
+	int64_t last_us;
+	char peer[64];
+};
+
+/* A snapshot/raw request waiting for the next frame of an output. */
+struct waiter {
+	struct waiter *next, *prev;
+	struct output *out;
+	struct vc_streams *s;
+	struct MHD_Connection *conn;
+	struct vc_frame *frame;    /* set when woken with a frame */
+	struct event *timer;
+	int done, timed_out, raw, resumed;
+};
+
+struct output {
+	struct output *next, *prev;
+	struct hub *hub;
+	struct vc_request req;
+	struct vc_plan plan;
+	struct vc_frame *latest;
+	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
+	uint64_t busy_drops;
+	double process_ms, fps;
+	int64_t last_us, idle_since_us;
+	struct client *clients;
+	struct waiter *waiters;
+	unsigned n_clients, n_waiters;
+};
+
+struct hub {
+	struct vc_streams *s;
+	struct vc_cam *cam;
+	struct output *outputs;
+	struct vc_mode target;
+	int acquired;
+};
+
+struct vc_streams {
+	struct event_base *base;
+	struct vc_http *http;
+	struct hub *hubs;
+	size_t n_hubs;
+	struct vc_swork *work;
+	struct event *gc;
+	int stopping;
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static unsigned output_users(const struct output *o)
+{
+	return o->n_clients + o->n_waiters;
+}
+
+/* ---- mode and plans ---- */
+
+/* Picks the device mode for every request with users (plus `extra`), asks the
+ * camera for it when it changes, and re-plans each output against it. */
+static void hub_update_mode(struct hub *h, const struct vc_request *extra)
+{
+	const struct vc_caps *caps = vc_cam_caps(h->cam);
+	struct vc_request reqs[64];
+	size_t n = 0;
+	struct vc_mode cur, m;
+	struct vc_geom g;
+
+	if (!caps || !caps->n_fmts)
+		return;
+	for (struct output *o = h->outputs; o && n < 63; o = o->next)
+		if (output_users(o))
+			reqs[n++] = o->req;
+	if (extra)
+		reqs[n++] = *extra;
+	vc_cam_get_mode(h->cam, &cur, &g);
+	if (vc_negotiate_mode(caps, cur.fourcc ? &cur : NULL, NULL, reqs, n, &m) < 0)
+		return;
+	if (memcmp(&m, &h->target, sizeof(m)) != 0) {
+		char a[16], b[16];
+
+		h->target = m;
+		if (m.fourcc != cur.fourcc || m.width != cur.width || m.height != cur.height ||
+		    m.ival.num * cur.ival.den != cur.ival.num * m.ival.den) {
+			log_info("cam %s: mode %s %ux%u -> %s %ux%u", vc_cam_id(h->cam),
+				 vc_fourcc_str(cur.fourcc, a), cur.width, cur.height,
+				 vc_fourcc_str(m.fourcc, b), m.width, m.height);
+			vc_cam_set_mode(h->cam, &m);
+		}
+	}
+	for (struct output *o = h->outputs; o; o = o->next)
+		vc_negotiate_plan(&h->target, &o->req, &o->plan);
+}
+
+static void hub_acquire(struct hub *h)
+{
+	if (!h->acquired) {
+		h->acquired = 1;
+		vc_cam_acquire(h->cam);
+	}
+}
+
+static void output_free(struct output *o)
+{
+	struct hub *h = o->hub;
+
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		h->outputs = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	vc_frame_unref(o->latest);
+	free(o);
+}
+
+/* Called when an output loses a user: once nobody uses the hub's outputs the
+ * camera is released (capture.c stops it after its idle time). */
+static void output_unused(struct output *o)
+{
+	struct hub *h = o->hub;
+
+	if (output_users(o))
+		return;
+	o->idle_since_us = now_us();
+	for (struct output *x = h->outputs; x; x = x->next)
+		if (output_users(x))
+			return;
+	if (h->acquired) {
+		h->acquired = 0;
+		vc_cam_release(h->cam);
+	}
+}
+
+/* Finds or makes the output for req on hub h (after the mode update). */
+static struct output *output_get(struct hub *h, const struct vc_request *req)
+{
+	struct vc_plan plan;
+
+	hub_update_mode(h, req);
+	if (vc_negotiate_plan(&h->target, req, &plan) < 0)
+		return NULL;
+	for (struct output *o = h->outputs; o; o = o->next)
+		if (vc_output_equal(&o->plan.out, &plan.out))
+			return o;
+	struct output *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->hub = h;
+	o->req = *req;
+	o->plan = plan;
+	o->idle_since_us = now_us();
+	o->next = h->outputs;
+	if (h->outputs)
+		h->outputs->prev = o;
+	h->outputs = o;
+	return o;
+}
+
+/* ---- frames in ---- */
+
+static void wake_clients(struct output *o, int64_t now)
+{
+	for (struct client *c = o->clients; c; c = c->next) {
+		if (!c->suspended)
+			continue;
+		if (c->fps_limit && now < c->next_due_us)
+			continue;
+		c->suspended = 0;
+		MHD_resume_connection(c->conn);
+	}
+	for (struct waiter *w = o->waiters; w; w = w->next) {
+		if (w->resumed)
+			continue;
+		w->frame = vc_frame_ref(o->latest);
+		w->resumed = 1;
+		MHD_resume_connection(w->conn);
+	}
+}
+
+static void output_frame(struct output *o, struct vc_frame *f)
+{
+	struct vc_streams *s = o->hub->s;
+	struct vc_frame *res = NULL;
+	int64_t t0 = now_us();
+
+	if (vc_swork_sendable(f, &o->plan.out)) {
+		res = vc_frame_ref(f); /* zero copy: the capture frame itself */
+	} else if (o->plan.steps & VC_STEP_PASSTHROUGH) {
+		return; /* frame from the old mode while the device switches */
+	} else {
+		int ret = vc_swork_run(s->work, &o->plan, f, &res);
+
+		if (ret < 0) {
+			log_debug("cam %s: frame %" PRIu64 ": %s", vc_cam_id(o->hub->cam), f->seq,
+				  strerror(-ret));
+			return;
+		}
+		double ms = (double)(now_us() - t0) / 1000.0;
+		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
+	}
+	vc_frame_unref(o->latest);
+	o->latest = res;
+	o->latest_n++;
+	int64_t now = now_us();
+	if (o->last_us && now > o->last_us) {
+		double inst = 1e6 / (double)(now - o->last_us);
+		o->fps = o->fps ? o->fps * 0.9 + inst * 0.1 : inst;
+	}
+	o->last_us = now;
+	wake_clients(o, now);
+}
+
+static void on_frame(void *opaque, struct vc_frame *f)
+{
+	struct hub *h = opaque;
+
+	if (h->s->stopping)
+		return;
+	for (struct output *o = h->outputs; o; o = o->next)
+		if (output_users(o))
+			output_frame(o, f);
+	vc_http_wake(h->s->http);
+}
+
+static void on_event(void *opaque, struct vc_cam *cam)
+{
+	struct hub *h = opaque;
+
+	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(vc_cam_get_state(cam)));
+	if (vc_cam_get_state(cam) != VC_CAM_ABSENT)
+		hub_update_mode(h, NULL);
+}
+
+/* Frees outputs nobody used for a while (they keep their latest frame for
+ * snapshots with max_age_ms in between). */
+static void on_gc(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_streams *s = arg;
+	int64_t now = now_us();
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		struct output *o = s->hubs[i].outputs, *next;
+
+		for (; o; o = next) {
+			next = o->next;
+			if (!output_users(o) && now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL)
+				output_free(o);
+		}
+	}
+}
+
+/* ---- streaming clients ---- */
+
+static void client_unlink(struct client *c)
+{
+	struct output *o = c->out;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		o->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	o->n_clients--;
+}
+
+static void client_free(void *cls)
+{
+	struct client *c = cls;
+
+	log_debug("client %s: stream ended after %" PRIu64 " frames, %" PRIu64 " skipped",
+		  c->peer, c->frames, c->skipped);
+	client_unlink(c);
+	output_unused(c->out);
+	vc_frame_unref(c->cur);
+	free(c);
+}
+
+static size_t frame_payload(const struct vc_frame *f)
+{
+	if (f->fmt->layout == VC_LAYOUT_COMPRESSED)
+		return f->bytesused[0];
+	size_t n = 0;
+	for (int i = 0; i < f->geom.mem_planes; i++)
+		n += f->geom.mem_size[i];
+	return n;
+}
+
+static void start_part(struct client *c, struct vc_frame *f, uint64_t n)
+{
+	size_t len = frame_payload(f);
+
+	if (c->sent_n && n > c->sent_n + 1)
+		c->skipped += n - c->sent_n - 1;
+	c->sent_n = n;
+	c->cur = vc_frame_ref(f);
+	c->off = 0;
+	if (c->raw) {
+		c->hdr_len = 0;
+		c->part_len = len;
+	} else {
+		int k = snprintf(c->hdr, sizeof(c->hdr),
+				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
+				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
+				 "\r\n\r\n",
+				 len, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
+		c->hdr_len = (size_t)k;
+		c->part_len = c->hdr_len + len + 2;
+	}
+}
+
+/* Copies part bytes [off, off + max) into buf. */
+static size_t copy_part(struct client *c, char *buf, size_t max)
+{
+	const struct vc_frame *f = c->cur;
+	size_t done = 0;
+
+	while (done < max && c->off < c->part_len) {
+		size_t off = c->off, seg_off = 0;
+		const uint8_t *src = NULL;
+		size_t seg_len = 0;
+
+		if (off < c->hdr_len) {
+			src = (const uint8_t *)c->hdr + off;
+			seg_len = c->hdr_len - off;
+		} else {
+			size_t p = off - c->hdr_len, base = 0;
+			int compressed = f->fmt->layout == VC_LAYOUT_COMPRESSED;
+			int np = compressed ? 1 : f->geom.mem_planes;
+
+			for (int i = 0; i < np; i++) {
+				size_t sz = compressed ? f->bytesused[0] : f->geom.mem_size[i];
+
+				if (p < base + sz) {
+					src = f->mem[i] + (p - base);
+					seg_len = base + sz - p;
+					break;
+				}
+				base += sz;
+			}
+			if (!src) { /* the multipart trailer */
+				static const char crlf[] = "\r\n";
+
+				seg_off = p - base;
+				src = (const uint8_t *)crlf + seg_off;
+				seg_len = 2 - seg_off;
+			}
+		}
+		if (seg_len > max - done)
+			seg_len = max - done;
+		memcpy(buf + done, src, seg_len);
+		done += seg_len;
+		c->off += seg_len;
+	}
+	return done;
+}
+
+static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct client *c = cls;
+	struct output *o = c->out;
+
+	(void)pos;
+	if (!c->cur) {
+		int64_t now = now_us();
+
+		if (c->ending || c->s->stopping)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (!o->latest || o->latest_n == c->sent_n ||
+		    (c->fps_limit && now < c->next_due_us)) {
+			/* nothing new: sleep until output_frame() wakes us */
+			c->suspended = 1;
+			MHD_suspend_connection(c->conn);
+			return 0;
+		}
+		start_part(c, o->latest, o->latest_n);
+		if (c->fps_limit) {
+			int64_t ival = 1000000 / c->fps_limit;
+			/* next due relative to the schedule, with 10% slack for jitter */
+			c->next_due_us = (c->next_due_us && now - c->next_due_us < ival)
+						 ? c->next_due_us + ival : now + ival;
+			c->next_due_us -= ival / 10;
+		}
+	}
+	size_t n = copy_part(c, buf, max);
+	c->bytes += n;
+	if (c->off >= c->part_len) {
+		int64_t now = now_us();
+
+		vc_frame_unref(c->cur);
+		c->cur = NULL;
+		c->frames++;
+		if (c->last_us && now > c->last_us) {
+			double inst = 1e6 / (double)(now - c->last_us);
+			c->fps = c->fps ? c->fps * 0.9 + inst * 0.1 : inst;
+		}
+		c->last_us = now;
+	}
+	return (ssize_t)n;
+}
+
+/* Adds the headers stating a raw frame's format precisely. */
+static void raw_headers(struct MHD_Response *resp, const struct vc_output *o,
+			const struct vc_frame *f)
+{
+	char buf[64], fcc[16];
+	const struct vc_fmt *fmt = vc_fmt_by_fourcc(o->fourcc);
+	struct vc_geom g;
+
+	if (!fmt || vc_fmt_geometry(fmt, o->width, o->height, 0, &g) < 0)
+		return;
+	MHD_add_response_header(resp, "X-Fourcc", vc_fourcc_str(o->fourcc, fcc));
+	MHD_add_response_header(resp, "X-Format", fmt->name);
+	snprintf(buf, sizeof(buf), "%u", o->width);
+	MHD_add_response_header(resp, "X-Width", buf);
+	snprintf(buf, sizeof(buf), "%u", o->height);
+	MHD_add_response_header(resp, "X-Height", buf);
+	snprintf(buf, sizeof(buf), "%u", g.plane[0].stride);
+	MHD_add_response_header(resp, "X-Bytesperline", buf);
+	snprintf(buf, sizeof(buf), "%zu", g.sizeimage);
+	MHD_add_response_header(resp, "X-Sizeimage", buf);
+	if (f) {
+		snprintf(buf, sizeof(buf), "%u", f->color.colorspace);
+		MHD_add_response_header(resp, "X-Colorspace", buf);
+		snprintf(buf, sizeof(buf), "%u/%u/%u", f->color.ycbcr_enc, f->color.quantization,
+			 f->color.xfer_func);
+		MHD_add_response_header(resp, "X-Colorimetry", buf);
+		snprintf(buf, sizeof(buf), "%u", f->field ? f->field : V4L2_FIELD_NONE);
+		MHD_add_response_header(resp, "X-Field", buf);
+	}
+}
+
+static void plan_headers(struct MHD_Response *resp, const struct vc_plan *p)
+{
+	char buf[128];
+
+	MHD_add_response_header(resp, "X-Steps",
+				vc_steps_str(p->steps, p->decode_denom, buf, sizeof(buf)));
+	snprintf(buf, sizeof(buf), "%ux%u", p->out.width, p->out.height);
+	MHD_add_response_header(resp, "X-Size", buf);
+}
+
+static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r, int raw)
+{
+	struct vc_request req;
+	struct vc_cam *cam;
+	char err[160];
+	int ret = vc_streams_parse(s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
+	if (ret < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+	if (s->stopping)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
+				     vc_cam_id(cam));
+	struct hub *h = &s->hubs[0];
+	for (size_t i = 0; i < s->n_hubs; i++)
+		if (s->hubs[i].cam == cam)
+			h = &s->hubs[i];
+	struct output *o = output_get(h, &req);
+	if (!o)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return MHD_NO;
+	c->s = s;
+	c->out = o;
+	c->conn = r->conn;
+	c->raw = raw;
+	c->fps_limit = o->plan.fps && req.fps ? o->plan.fps : req.fps;
+	c->sent_n = o->latest_n; /* start with the next fresh frame */
+	vc_http_peer(r, c->peer, sizeof(c->peer));
+	struct MHD_Response *resp =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, client_read, c, client_free);
+	if (!resp) {
+		free(c);
+		return MHD_NO;
+	}
+	/* linked before queueing: client_free (called when resp dies) unlinks */
+	c->next = o->clients;
+	if (o->clients)
+		o->clients->prev = c;
+	o->clients = c;
+	o->n_clients++;
+	hub_acquire(h);
+	if (raw)
+		raw_headers(resp, &o->plan.out, NULL);
+	else
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"multipart/x-mixed-replace;boundary=" BOUNDARY);
+	if (raw)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	plan_headers(resp, &o->plan);
+	MHD_add_response_header(resp, "Pragma", "no-cache");
+	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(cam));
+	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}
+
+static enum MHD_Result h_stream(void *opaque, struct vc_http_req *r)
+{
+	return start_stream(opaque, r, 0);
+}
+
+static enum MHD_Result h_raw_stream(void *opaque, struct vc_http_req *r)
+{
+	return start_stream(opaque, r, 1);
+}
+
+/* ---- snapshots (JPEG or raw) ---- */
+
+static void waiter_unlink(struct waiter *w)
+{
+	struct output *o = w->out;
+
+	if (!o)
+		return;
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		o->waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	o->n_waiters--;
+	w->out = NULL;
+	output_unused(o);
+}
+
+static void waiter_free(void *p)
+{
+	struct waiter *w = p;
+
+	waiter_unlink(w);
+	if (w->timer)
+		event_free(w->timer);
+	vc_frame_unref(w->frame);
+	free(w);
+}
+
+static void on_waiter_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct waiter *w = arg;
+
+	(void)fd;
+	(void)what;
+	if (w->resumed)
+		return;
+	w->timed_out = 1;
+	w->resumed = 1;
+	MHD_resume_connection(w->conn);
+	vc_http_wake(w->s->http);
+}
+
+static void frame_free_cb(void *cls)
+{
+	vc_frame_unref(cls);
+}
+
+/* Responds with frame f straight from its memory (no copy): the response's
+ * free callback drops the reference. */
+static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
+				  struct vc_frame *f, int raw)
+{
+	char etag[96], fcc[16], buf[64];
+	const char *inm = vc_http_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+	snprintf(etag, sizeof(etag), "\"%" PRIu64 "-%s-%ux%u-q%u-r%u-f%u\"", f->seq,
+		 vc_fourcc_str(o->plan.out.fourcc, fcc), o->plan.out.width, o->plan.out.height, o->plan.out.quality,
+		 o->plan.out.rotate, o->plan.out.flip);
+	if (inm && (strcmp(inm, etag) == 0 || strcmp(inm, "*") == 0)) {
+		struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+		if (!resp)
+			return MHD_NO;
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+		return vc_http_queue(r, MHD_HTTP_NOT_MODIFIED, resp);
+	}
+	struct MHD_IoVec iov[3];
+	unsigned n = 0;
+	if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		iov[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
+	} else {
+		for (int i = 0; i < f->geom.mem_planes; i++)
+			iov[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
+	}
+	vc_frame_ref(f);
+	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
+	if (!resp) {
+		vc_frame_unref(f);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				raw ? "application/octet-stream" : "image/jpeg");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	snprintf(buf, sizeof(buf), "%" PRId64 ".%06" PRId64, f->ts_real_us / 1000000,
+		 f->ts_real_us % 1000000);
+	MHD_add_response_header(resp, "X-Timestamp", buf);
+	snprintf(buf, sizeof(buf), "%" PRIu64, f->seq);
+	MHD_add_response_header(resp, "X-Frame-Seq", buf);
+	if (raw)
+		raw_headers(resp, &o->plan.out, f);
+	plan_headers(resp, &o->plan);
+	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}
+
+static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int raw)
+{
+	struct waiter *w = r->state;
+
+	if (w) { /* called again after resume */
+		struct output *o = w->out;
+		struct vc_frame *f = w->frame;
+
+		w->done = 1;
+		if (!f || !o)
+			return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+					     s->stopping ? "shutting down" : "no frame from the camera within %d ms",
+					     SNAPSHOT_TIMEOUT_MS);
+		enum MHD_Result ret = send_frame(r, o, f, raw);
+		waiter_unlink(w);
+		return ret;
+	}
+
+	struct vc_request req;
+	struct vc_cam *cam;
+	char err[160];
+	int ret = vc_streams_parse(s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err, sizeof(err));
+	if (ret == -ENOENT)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
+	if (ret < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+	long max_age = -1;
+	const char *ma = vc_http_arg(r, "max_age_ms");
+	if (ma) {
+		char *end;
+
+		max_age = strtol(ma, &end, 10);
+		if (!*ma || *end || max_age < 0 || max_age > 86400000)
+			return vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+					     "max_age_ms must be 0..86400000, not '%s'", ma);
+	}
+	if (s->stopping)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
+				     vc_cam_id(cam));
+	struct hub *h = &s->hubs[0];
+	for (size_t i = 0; i < s->n_hubs; i++)
+		if (s->hubs[i].cam == cam)
+			h = &s->hubs[i];
+	struct output *o = output_get(h, &req);
+	if (!o)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+	if (o->latest && max_age >= 0 && now_us() - o->latest->ts_us <= max_age * 1000)
+		return send_frame(r, o, o->latest, raw);
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return MHD_NO;
+	w->s = s;
+	w->out = o;
+	w->conn = r->conn;
+	w->raw = raw;
+	w->timer = evtimer_new(s->base, on_waiter_timeout, w);
+	if (!w->timer) {
+		free(w);
+		return MHD_NO;
+	}
+	w->next = o->waiters;
+	if (o->waiters)
+		o->waiters->prev = w;
+	o->waiters = w;
+	o->n_waiters++;
+	r->state = w;
+	r->state_free = waiter_free;
+	struct timeval tv = { SNAPSHOT_TIMEOUT_MS / 1000, (SNAPSHOT_TIMEOUT_MS % 1000) * 1000 };
+	evtimer_add(w->timer, &tv);
+	hub_acquire(h);
+	MHD_suspend_connection(r->conn);
+	return MHD_YES;
+}
+
+static enum MHD_Result h_snapshot(void *opaque, struct vc_http_req *r)
+{
+	return snapshot(opaque, r, 0);
+}
+
+static enum MHD_Result h_raw(void *opaque, struct vc_http_req *r)
+{
+	return snapshot(opaque, r, 1);
+}
+
+/* ---- setup, lookups, stats ---- */
+
+int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam *const *cams,
+		   size_t n, struct vc_streams **out)
+{
+	struct vc_streams *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->base = base;
+	s->http = http;
+	s->hubs = calloc(n ? n : 1, sizeof(*s->hubs));
+	s->work = vc_swork_new();
+	s->gc = event_new(base, -1, EV_PERSIST, on_gc, s);
+	if (!s->hubs || !s->work || !s->gc) {
+		vc_streams_free(s);
+		return -ENOMEM;
+	}
+	struct timeval tv = { 1, 0 };
+	event_add(s->gc, &tv);
+	s->n_hubs = n;
+	for (size_t i = 0; i < n; i++) {
+		s->hubs[i].s = s;
+		s->hubs[i].cam = cams[i];
+		vc_cam_set_callbacks(cams[i], on_frame, on_event, &s->hubs[i]);
+	}
+	*out = s;
+	return 0;
+}
+
+void vc_streams_shutdown(struct vc_streams *s)
+{
+	s->stopping = 1;
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		for (struct output *o = s->hubs[i].outputs; o; o = o->next) {
+			for (struct client *c = o->clients; c; c = c->next) {
+				c->ending = 1;
+				if (c->suspended) {
+					c->suspended = 0;
+					MHD_resume_connection(c->conn);
+				}
+			}
+			for (struct waiter *w = o->waiters; w; w = w->next) {
+				if (!w->resumed) {
+					w->resumed = 1;
+					MHD_resume_connection(w->conn);
+				}
+			}
+		}
+	}
+	vc_http_wake(s->http);
+}
+
+void vc_streams_free(struct vc_streams *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		struct hub *h = &s->hubs[i];
+
+		vc_cam_set_callbacks(h->cam, NULL, NULL, NULL);
+		while (h->outputs)
+			output_free(h->outputs);
+		if (h->acquired)
+			vc_cam_release(h->cam);
+	}
+	if (s->gc)
+		event_free(s->gc);
+	vc_swork_free(s->work);
+	free(s->hubs);
+	free(s);
+}
+
+int vc_streams_routes(struct vc_streams *s, struct vc_http *http)
+{
+	int ret = 0;
+
+	ret |= vc_http_route(http, "GET", "/stream", 0, h_stream, s);
+	ret |= vc_http_route(http, "GET", "/snapshot", 0, h_snapshot, s);
+	ret |= vc_http_route(http, "GET", "/raw", 0, h_raw, s);
+	ret |= vc_http_route(http, "GET", "/raw/stream", 0, h_raw_stream, s);
+	return ret ? -ENOSPC : 0;
+}
+
+size_t vc_streams_n_cams(const struct vc_streams *s)
+{
+	return s->n_hubs;
+}
+
+struct vc_cam *vc_streams_cam(const struct vc_streams *s, size_t i)
+{
+	return i < s->n_hubs ? s->hubs[i].cam : NULL;
+}
+
+struct vc_cam *vc_streams_find(const struct vc_streams *s, const char *id)
+{
+	if (!s->n_hubs)
+		return NULL;
+	if (!id || !*id)
+		return s->hubs[0].cam;
+	for (size_t i = 0; i < s->n_hubs; i++)
+		if (strcmp(vc_cam_id(s->hubs[i].cam), id) == 0)
+			return s->hubs[i].cam;
+	return NULL;
+}
+
+void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_cb cb, void *opaque)
+{
+	if (cam >= s->n_hubs)
+		return;
+	for (const struct output *o = s->hubs[cam].outputs; o; o = o->next) {
+		struct vc_output_info oi = {
+			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
+			.produced = o->latest_n, .busy_drops = o->busy_drops,
+			.process_ms = o->process_ms, .fps = o->fps,
+		};
+		cb(opaque, &oi);
+	}
+}
+
+void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_cb cb, void *opaque)
+{
+	if (cam >= s->n_hubs)
+		return;
+	for (const struct output *o = s->hubs[cam].outputs; o; o = o->next) {
+		for (const struct client *c = o->clients; c; c = c->next) {
+			struct vc_client_info ci = {
+				.raw = c->raw, .out = o->plan.out, .frames = c->frames,
+				.skipped = c->skipped, .bytes = c->bytes, .fps = c->fps,
+				.fps_limit = c->fps_limit,
+			};
+			snprintf(ci.peer, sizeof(ci.peer), "%s", c->peer);
+			cb(opaque, &ci);
+		}
+	}
+}
+
+int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
+		   struct vc_plan *plan, struct vc_mode *mode)
+{
+	const struct hub *h = NULL;
+
+	for (size_t i = 0; i < s->n_hubs; i++)
+		if (s->hubs[i].cam == cam)
+			h = &s->hubs[i];
+	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return -ENODEV;
+	const struct vc_caps *caps = vc_cam_caps(cam);
+	struct vc_request reqs[64];
+	size_t n = 0;
+	struct vc_mode cur;
+	struct vc_geom g;
+
+	if (!caps || !caps->n_fmts)
+		return -ENODEV;
+	for (const struct output *o = h->outputs; o && n < 63; o = o->next)
+		if (output_users(o))
+			reqs[n++] = o->req;
+	reqs[n++] = *req;
+	vc_cam_get_mode(cam, &cur, &g);
+	int ret = vc_negotiate_mode(caps, cur.fourcc ? &cur : NULL, NULL, reqs, n, mode);
+	if (ret < 0)
+		return -ENODEV;
+	return vc_negotiate_plan(mode, req, plan);
+}
+
+/* ---- request parameters ---- */
+
+static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long x;
+
+	if (!v || !*v || *v == '-' || *v == '+')
+		return -EINVAL;
+	x = strtoul(v, &end, 10);
+	if (*end || x < lo || x > hi)
+		return -EINVAL;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r,
+		     uint32_t def_fourcc, struct vc_request *req, struct vc_cam **cam,
+		     char *err, size_t errlen)
+{
+	const char *v;
+	uint32_t x;
+
+	memset(req, 0, sizeof(*req));
+	v = vc_http_arg(r, "cam");
+	*cam = vc_streams_find(s, v);
+	if (!*cam) {
+		snprintf(err, errlen, "unknown cam '%s'", v ? v : "");
+		return -ENOENT;
+	}
+	req->fourcc = def_fourcc;
+	v = vc_http_arg(r, "format");
+	if (v) {
+		const struct vc_fmt *f = vc_fmt_find(v);
+
+		if (!f || !vc_fmt_is_raw(f)) {
+			snprintf(err, errlen, "unknown or unsendable format '%.40s'", v);
+			return -EINVAL;
+		}
+		/* the endpoint fixes the family: /stream and /snapshot are JPEG,
+		 * /raw and /raw/stream are raw pixels */
+		int jpeg = f->layout == VC_LAYOUT_COMPRESSED;
+		if (jpeg != (def_fourcc != 0)) {
+			snprintf(err, errlen, "format '%.40s' not served here (%s)", v,
+				 def_fourcc ? "use /raw for raw pixels" : "use /snapshot or /stream for JPEG");
+			return -EINVAL;
+		}
+		req->fourcc = jpeg ? V4L2_PIX_FMT_MJPEG : f->fourcc;
+	}
+	if (!req->fourcc) { /* /raw default: the device's format when raw, else YUYV */
+		struct vc_mode m;
+		struct vc_geom g;
+		const struct vc_fmt *f;
+
+		vc_cam_get_mode(*cam, &m, &g);
+		f = vc_fmt_by_fourcc(m.fourcc);
+		req->fourcc = f && f->layout != VC_LAYOUT_COMPRESSED ? m.fourcc : V4L2_PIX_FMT_YUYV;
+	}
+	v = vc_http_arg(r, "size");
+	if (v) {
+		unsigned w, h;
+		char c;
+
+		if (sscanf(v, "%5ux%5u%c", &w, &h, &c) != 2 || !w || !h || w > 16384 || h > 16384) {
+			snprintf(err, errlen, "size must be WxH (1..16384), not '%.40s'", v);
+			return -EINVAL;
+		}
+		req->width = w;
+		req->height = h;
+	}
+	static const struct {
+		const char *key;
+		uint32_t lo, hi;
+		size_t off;
+	} nums[] = {
+		{ "width", 1, 16384, offsetof(struct vc_request, width) },
+		{ "height", 1, 16384, offsetof(struct vc_request, height) },
+		{ "fps", 1, 1000, offsetof(struct vc_request, fps) },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		v = vc_http_arg(r, nums[i].key);
+		if (!v)
+			continue;
+		if (parse_u32(v, nums[i].lo, nums[i].hi, &x) < 0) {
+			snprintf(err, errlen, "%s must be %u..%u, not '%.40s'", nums[i].key, nums[i].lo,
+				 nums[i].hi, v);
+			return -EINVAL;
+		}
+		memcpy((char *)req + nums[i].off, &x, sizeof(x));
+	}
+	v = vc_http_arg(r, "quality");
+	if (v) {
+		if (parse_u32(v, 1, 100, &x) < 0) {
+			snprintf(err, errlen, "quality must be 1..100, not '%.40s'", v);
+			return -EINVAL;
+		}
+		req->quality = (uint8_t)x;
+	}
+	struct vc_transform t = { 0, 0 };
+	v = vc_http_arg(r, "rotate");
+	if (v && (vc_transform_parse(v, &t) < 0 || t.flip)) {
+		snprintf(err, errlen, "rotate must be 0, 90, 180 or 270, not '%.40s'", v);
+		return -EINVAL;
+	}
+	req->rotate = t.rotate;
+	v = vc_http_arg(r, "flip");
+	if (v) {
+		char buf[48];
+		struct vc_transform ft;
+
+		snprintf(buf, sizeof(buf), "flip=%.40s", v);
+		if (vc_transform_parse(buf, &ft) < 0) {
+			snprintf(err, errlen, "flip must be h, v, hv or none, not '%.40s'", v);
+			return -EINVAL;
+		}
+		req->flip = ft.flip;
+	}
+	return 0;
+}
