@@ -1,0 +1,154 @@
+#!/bin/sh
+# Serving basics against the test pattern: snapshot JPEG size, raw frame sizes
+# and headers, ETag/304, HEAD, errors (400/404/405/413/431), API JSON, IPv6,
+# graceful SIGTERM with streams open. Ports 18100-18109.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_basic
+PORT=18100
+. tests/integ/lib/common.sh
+U=http://127.0.0.1:$PORT
+
+if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
+	fail start "daemon did not answer on $PORT"; exit 1
+fi
+
+# Snapshot: a valid JPEG of the asked size (ffprobe decodes it).
+for sz in 640x480 320x240 160x120; do
+	curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot?size=$sz"
+	got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/s.jpg" 2>&1)
+	ct=$(hdr "$TMP/h" Content-Type)
+	[ "$got" = "$sz" ] && [ "$ct" = image/jpeg ] && ffmpeg -v error -i "$TMP/s.jpg" -f null - 2>"$TMP/e" && [ ! -s "$TMP/e" ]
+	check "snapshot_$sz" $? "ffprobe says '$got', type '$ct', decode: $(head -c 200 "$TMP/e")"
+done
+curl -s -o "$TMP/w.jpg" "$U/snapshot?width=320"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/w.jpg" 2>&1)
+check snapshot_width_keeps_aspect "$([ "$got" = 320x240 ]; echo $?)" "got $got"
+curl -s -D "$TMP/h" -o "$TMP/up.jpg" "$U/snapshot?size=1280x960"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/up.jpg" 2>&1)
+check snapshot_never_upscales "$([ "$got" = 640x480 ]; echo $?)" "asked 1280x960, got $got"
+
+# Raw frames: exact sizes, headers describe them.
+for spec in "YUYV 640x480 614400 1280" "NV12 640x480 460800 640" "RGB24 320x240 230400 960" \
+	    "YU12 322x242 116886 322" "GREY 100x50 5000 100"; do
+	set -- $spec
+	curl -s -D "$TMP/h" -o "$TMP/r" "$U/raw?format=$1&size=$2"
+	n=$(wc -c <"$TMP/r")
+	si=$(hdr "$TMP/h" X-Sizeimage); bpl=$(hdr "$TMP/h" X-Bytesperline)
+	w=$(hdr "$TMP/h" X-Width); h=$(hdr "$TMP/h" X-Height)
+	[ "$n" = "$3" ] && [ "$si" = "$3" ] && [ "$bpl" = "$4" ] && [ "${w}x$h" = "$2" ] && \
+		[ -n "$(hdr "$TMP/h" X-Fourcc)" ] && [ -n "$(hdr "$TMP/h" X-Field)" ] && \
+		[ -n "$(hdr "$TMP/h" X-Colorspace)" ]
+	check "raw_${1}_$2" $? "body $n bytes, X-Sizeimage '$si' X-Bytesperline '$bpl' size ${w}x$h (want $3, $4)"
+done
+
+# Stream headers: multipart, each part with type, length, timestamp, sequence.
+timeout 2 curl -s -D "$TMP/h" -o "$TMP/st" "$U/stream"
+ct=$(hdr "$TMP/h" Content-Type)
+parts=$(grep -ac '^Content-Type: image/jpeg' "$TMP/st")
+seqs=$(grep -ac '^X-Frame-Seq: [0-9]' "$TMP/st"); tss=$(grep -ac '^X-Timestamp: [0-9]*\.[0-9]' "$TMP/st")
+lens=$(grep -ac '^Content-Length: [0-9]' "$TMP/st")
+[ "$ct" = "multipart/x-mixed-replace;boundary=vcapdframe" ] && [ "$parts" -ge 20 ] && \
+	[ "$seqs" = "$parts" ] && [ "$tss" = "$parts" ] && [ "$lens" = "$parts" ]
+check stream_part_headers $? "type '$ct', $parts parts, $seqs seq, $tss ts, $lens lengths in 2 s"
+
+# ETag / If-None-Match.
+curl -s -D "$TMP/h1" -o /dev/null "$U/snapshot"
+et=$(hdr "$TMP/h1" ETag)
+code=$(curl -s -o "$TMP/b" -w '%{http_code}' -H "If-None-Match: $et" "$U/snapshot?max_age_ms=60000")
+check etag_304 "$([ -n "$et" ] && [ "$code" = 304 ] && [ ! -s "$TMP/b" ]; echo $?)" "ETag '$et' -> $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'If-None-Match: "nope"' "$U/snapshot?max_age_ms=60000")
+check etag_mismatch_200 "$([ "$code" = 200 ]; echo $?)" "got $code"
+curl -s -D "$TMP/h2" -o /dev/null "$U/snapshot"
+s1=$(hdr "$TMP/h1" X-Frame-Seq); s2=$(hdr "$TMP/h2" X-Frame-Seq)
+check snapshot_fresh "$([ "$s2" -gt "$s1" ]; echo $?)" "second snapshot seq $s2 not after $s1"
+
+# HEAD answers headers without a body.
+code=$(curl -s -I -o "$TMP/hh" -w '%{http_code}' "$U/snapshot")
+check head_snapshot "$([ "$code" = 200 ] && [ "$(hdr "$TMP/hh" Content-Type)" = image/jpeg ]; echo $?)" "got $code"
+
+# Bad input: the right 4xx with a JSON message, and the daemon keeps going.
+while read -r want path; do
+	code=$(curl -s -o "$TMP/b" -w '%{http_code}' "$U$path")
+	grep -q '"error":"' "$TMP/b"
+	check "bad_${want}_$(echo "$path" | tr -c 'a-zA-Z0-9' _ | cut -c1-40)" \
+		"$([ "$code" = "$want" ] && grep -q '"error":"' "$TMP/b"; echo $?)" "got $code: $(head -c 120 "$TMP/b")"
+done <<'LIST'
+400 /snapshot?width=abc
+400 /snapshot?width=-5
+400 /snapshot?size=0x0
+400 /snapshot?size=640x
+400 /snapshot?quality=101
+400 /snapshot?quality=0
+400 /snapshot?fps=0
+400 /snapshot?format=bogus
+400 /snapshot?format=YUYV
+400 /raw?format=MJPEG
+400 /raw?format=SBGGR8
+400 /stream?rotate=45
+400 /stream?flip=sideways
+400 /snapshot?max_age_ms=-1
+404 /snapshot?cam=9
+404 /api/cams/9
+404 /nope
+404 /snapshotx
+400 /api/try?size=99999x1
+LIST
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/stream")
+check bad_405_post "$([ "$code" = 405 ]; echo $?)" "got $code"
+long=$(head -c 40000 /dev/zero | tr '\0' a)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $long" "$U/snapshot")
+check huge_header_rejected "$([ "$code" -ge 400 ] && [ "$code" -lt 500 ] || [ "$code" = 000 ]; echo $?)" "got $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$U/snapshot?$(head -c 40000 /dev/zero | tr '\0' b)=1")
+check huge_url_rejected "$([ "$code" -ge 400 ] && [ "$code" -lt 500 ] || [ "$code" = 000 ]; echo $?)" "got $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$U/api/status")
+check alive_after_bad_input "$([ "$code" = 200 ]; echo $?)" "status $code"
+
+# API documents.
+curl -s "$U/api/cams" >"$TMP/cams"
+grep -q '"id":"0"' "$TMP/cams" && grep -q '"formats":\[' "$TMP/cams" && grep -q '"fourcc":"YUYV"' "$TMP/cams"
+check api_cams $? "$(head -c 200 "$TMP/cams")"
+curl -s "$U/api/try?format=mjpeg&size=320x240" >"$TMP/try"
+grep -q '"encode":true' "$TMP/try" && grep -q '"width":320' "$TMP/try" && grep -q '"device_mode":{' "$TMP/try"
+check api_try_encode $? "$(head -c 300 "$TMP/try")"
+curl -s "$U/api/try?format=YUYV" >"$TMP/try"
+grep -q '"passthrough":true' "$TMP/try"
+check api_try_passthrough $? "$(head -c 300 "$TMP/try")"
+if command -v jq >/dev/null; then
+	for p in /api/cams /api/cams/0 /api/status "/api/try?format=NV12&size=320x240"; do
+		curl -s "$U$p" | jq -e . >/dev/null
+		check "json_valid_$(echo "$p" | tr -c 'a-zA-Z0-9' _)" $? "jq rejects $p"
+	done
+fi
+curl -s "$U/metrics" >"$TMP/m"
+grep -q '^vcapd_capture_fps{cam="0"}' "$TMP/m" && grep -q '^vcapd_capture_frames_total{cam="0"} [1-9]' "$TMP/m"
+check metrics $? "$(head -c 200 "$TMP/m")"
+
+# SIGTERM with two streams open: streams end, exit 0 within a second.
+curl -s -o "$TMP/s1" "$U/stream" & c1=$!
+curl -s -o "$TMP/s2" "$U/raw/stream" & c2=$!
+sleep 0.7
+t0=$(date +%s%N)
+stop_vcapd; rc=$?
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+check sigterm_exit0_fast "$([ "$rc" = 0 ] && [ "$ms" -lt 1000 ]; echo $?)" "exit $rc after $ms ms"
+wait $c1; r1=$?; wait $c2; r2=$?
+check sigterm_streams_ended "$([ "$r1" != 124 ] && [ -s "$TMP/s1" ] && [ -s "$TMP/s2" ]; echo $?)" "curl $r1/$r2"
+
+# IPv6 listen (when the host has ::1).
+if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
+	"$VCAPD" --listen "[::1]:$((PORT + 1))" --listen "127.0.0.1:$((PORT + 2))" >"$TMP/v6.log" 2>&1 &
+	V6=$!; PIDS="$PIDS $V6"
+	sleep 0.5
+	c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$((PORT + 1))/api/status")
+	c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((PORT + 2))/api/status")
+	check listen_ipv6_and_ipv4 "$([ "$c6" = 200 ] && [ "$c4" = 200 ]; echo $?)" "v6 $c6 v4 $c4"
+	kill "$V6"
+else
+	skip listen_ipv6_and_ipv4 "no ::1 on lo"
+fi
+code=$("$VCAPD" --listen nonsense >/dev/null 2>&1; echo $?)
+check bad_listen_fails "$([ "$code" != 0 ]; echo $?)" "exit $code"
+"$VCAPD" --help | grep -q -- --listen
+check help $? "no --listen in --help"
+exit 0

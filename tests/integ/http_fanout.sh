@@ -1,0 +1,75 @@
+#!/bin/sh
+# Fan-out under load: 50 concurrent /stream clients plus one client reading
+# 1 byte/s and one that never reads: the 50 keep the full rate, the slow ones
+# skip frames (counted in /metrics), memory stays bounded, one encode serves
+# all of them. Ports 18300-18309.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_fanout
+PORT=18300
+. tests/integ/lib/common.sh
+U=http://127.0.0.1:$PORT
+N=50
+SECS=6
+
+if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
+	fail start "daemon did not answer on $PORT"; exit 1
+fi
+curl -s -o /dev/null "$U/snapshot"
+rss0=$(rss_kb "$VPID")
+
+# the slow client (1 byte/s) and a stalled one (never reads: a fifo nobody drains
+# fills, curl stops reading)
+curl -s --limit-rate 1 -o "$TMP/slow" --max-time $((SECS + 6)) "$U/stream" & slow=$!
+PIDS="$PIDS $slow"
+mkfifo "$TMP/stall"
+curl -s --max-time $((SECS + 6)) "$U/stream" >"$TMP/stall" & stall=$!
+PIDS="$PIDS $stall"
+exec 7<>"$TMP/stall" # keep the fifo open without reading it
+sleep 1
+
+i=0; cl=""
+while [ $i -lt $N ]; do
+	curl -s -o "$TMP/c$i" --max-time $SECS "$U/stream" & cl="$cl $!"
+	i=$((i + 1))
+done
+PIDS="$PIDS $cl"
+sleep $((SECS / 2))
+rss1=$(rss_kb "$VPID")
+curl -s "$U/api/status" >"$TMP/status"
+for p in $cl; do wait "$p"; done
+
+min=999999; tot=0; worst=0
+i=0
+while [ $i -lt $N ]; do
+	n=$(grep -ac '^X-Frame-Seq' "$TMP/c$i")
+	[ "$n" -lt "$min" ] && min=$n
+	tot=$((tot + n))
+	# frames this client missed: sequence span minus frames received
+	span=$(tr -d '\r' <"$TMP/c$i" | awk '/^X-Frame-Seq:/ { if (f == "") f = $2; l = $2 } END { print l - f + 1 }')
+	miss=$((span - n))
+	[ "$miss" -gt "$worst" ] && worst=$miss
+	i=$((i + 1))
+done
+# each client gets every frame while connected (<= 2 % missed), and was
+# connected long enough to see most of the run
+want=$((30 * SECS * 6 / 10))
+check clients_full_rate "$([ "$min" -ge "$want" ] && [ $((worst * 50)) -le "$min" ]; echo $?)" \
+	"slowest of $N got $min frames in $SECS s (want >= $want), worst missed $worst, total $tot"
+outputs=$(grep -o '"produced"' "$TMP/status" | wc -l)
+check one_output_for_all "$([ "$outputs" = 1 ]; echo $?)" "$outputs outputs for $N identical clients"
+
+curl -s "$U/metrics" >"$TMP/m"
+sk=$(grep '^vcapd_client_skipped_frames_total' "$TMP/m" | awk '{ if ($2 > m) m = $2 } END { print m + 0 }')
+check slow_client_skips_counted "$([ "$sk" -ge 30 ]; echo $?)" "max skipped frames in /metrics: $sk"
+alive=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$U/snapshot")
+check alive_with_stalled_clients "$([ "$alive" = 200 ]; echo $?)" "snapshot answered $alive"
+grow=$((rss1 - rss0))
+check rss_bounded "$([ "$grow" -lt 65536 ]; echo $?)" "RSS grew by $grow KiB with $N+2 clients ($rss0 -> $rss1)"
+exec 7>&-
+kill $slow $stall 2>/dev/null
+sleep 0.5
+n=$(curl -s "$U/api/status" | grep -o '"peer"' | wc -l)
+check clients_gone "$([ "$n" = 0 ]; echo $?)" "$n clients still listed after they left"
+stop_vcapd
+check exit_clean $? "daemon exit status not 0"
+exit 0

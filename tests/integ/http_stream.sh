@@ -1,0 +1,91 @@
+#!/bin/sh
+# Real clients on the streams: ffmpeg/ffprobe read /stream (MJPEG multipart)
+# and /raw/stream with the advertised parameters and decode them cleanly; a
+# raw frame and the JPEG of the same sequence number agree (PSNR); per-client
+# fps limit. Ports 18200-18209.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_stream
+PORT=18200
+. tests/integ/lib/common.sh
+U=http://127.0.0.1:$PORT
+
+if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
+	fail start "daemon did not answer on $PORT"; exit 1
+fi
+
+# ffprobe identifies the multipart stream.
+timeout 20 ffprobe -v error -f mpjpeg -show_entries stream=codec_name,width,height -of csv=p=0 \
+	"$U/stream?size=320x240" >"$TMP/probe" 2>"$TMP/e"
+check ffprobe_stream "$(grep -q '^mjpeg,320,240' "$TMP/probe"; echo $?)" "$(cat "$TMP/probe" "$TMP/e" | head -c 300)"
+
+# ffmpeg decodes >= 60 frames without a single error.
+timeout 30 ffmpeg -v error -f mpjpeg -i "$U/stream" -frames:v 60 -f framemd5 "$TMP/md5" 2>"$TMP/e"
+n=$(grep -vc '^#' "$TMP/md5"); u=$(grep -v '^#' "$TMP/md5" | awk -F, '{print $6}' | sort -u | wc -l)
+check ffmpeg_stream_60_frames "$([ "$n" -ge 60 ] && [ ! -s "$TMP/e" ] && [ "$u" -ge 30 ]; echo $?)" \
+	"$n frames, $u distinct, errors: $(head -c 200 "$TMP/e")"
+
+# /raw/stream read as rawvideo with the parameters the headers advertise.
+curl -s -D "$TMP/h" -o /dev/null --max-time 1 "$U/raw/stream?format=NV12&size=320x240"
+fcc=$(hdr "$TMP/h" X-Fourcc); w=$(hdr "$TMP/h" X-Width); h=$(hdr "$TMP/h" X-Height); si=$(hdr "$TMP/h" X-Sizeimage)
+check raw_stream_headers "$([ "$fcc" = NV12 ] && [ "$w" = 320 ] && [ "$h" = 240 ] && [ "$si" = 115200 ]; echo $?)" \
+	"fourcc '$fcc' ${w}x$h sizeimage '$si'"
+timeout 30 ffmpeg -v error -f rawvideo -pixel_format nv12 -video_size 320x240 -i "$U/raw/stream?format=NV12&size=320x240" \
+	-frames:v 30 -f framemd5 "$TMP/rmd5" 2>"$TMP/e"
+n=$(grep -vc '^#' "$TMP/rmd5"); u=$(grep -v '^#' "$TMP/rmd5" | awk -F, '{print $6}' | sort -u | wc -l)
+check ffmpeg_raw_stream_nv12 "$([ "$n" -ge 30 ] && [ "$u" -ge 15 ] && [ ! -s "$TMP/e" ]; echo $?)" "$n frames, $u distinct: $(head -c 200 "$TMP/e")"
+# exact sizes: 20 frames of YUYV 640x480 are 20 * 614400 bytes, frame-aligned
+timeout 10 curl -s "$U/raw/stream?format=YUYV" | head -c $((614400 * 20)) >"$TMP/rs"
+n=$(wc -c <"$TMP/rs")
+ffmpeg -v error -f rawvideo -pixel_format yuyv422 -video_size 640x480 -i "$TMP/rs" -f framemd5 "$TMP/rs.md5" 2>"$TMP/e"
+u=$(grep -v '^#' "$TMP/rs.md5" | awk -F, '{print $6}' | sort -u | wc -l)
+check raw_stream_exact_frames "$([ "$n" = $((614400 * 20)) ] && [ "$u" -ge 10 ]; echo $?)" "$n bytes, $u distinct frames"
+
+# The JPEG of a frame is close to the raw frame of the same sequence number.
+# Two streams keep both outputs producing every frame; then ask both for
+# their latest until the sequence numbers match.
+curl -s -o /dev/null --max-time 20 "$U/stream" & s1=$!
+curl -s -o /dev/null --max-time 20 "$U/raw/stream?format=YUYV" & s2=$!
+sleep 0.5
+psnr=""
+for i in $(seq 30); do
+	curl -s -D "$TMP/hr" -o "$TMP/f.yuv" "$U/raw?format=YUYV&max_age_ms=200"
+	curl -s -D "$TMP/hj" -o "$TMP/f.jpg" "$U/snapshot?max_age_ms=200"
+	a=$(hdr "$TMP/hr" X-Frame-Seq); b=$(hdr "$TMP/hj" X-Frame-Seq)
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		psnr=$(ffmpeg -v info -f rawvideo -pixel_format yuyv422 -video_size 640x480 -i "$TMP/f.yuv" -i "$TMP/f.jpg" \
+			-lavfi "[0:v]format=yuv444p[a];[1:v]scale=in_range=full:out_range=tv,format=yuv444p[b];[a][b]psnr" -f null - 2>&1 |
+			sed -n 's/.*PSNR.* y:\([0-9.inf]*\).*/\1/p' | tail -1)
+		break
+	fi
+	sleep 0.05
+done
+kill $s1 $s2 2>/dev/null
+if [ -z "$a" ] || [ "$a" != "$b" ]; then
+	fail raw_vs_jpeg_psnr "never got the same sequence from /raw and /snapshot ($a vs $b)"
+else
+	ok_=$(echo "$psnr" | awk '{print ($1 == "inf" || $1 + 0 >= 30) ? 0 : 1}')
+	if [ "$ok_" = 0 ]; then ok raw_vs_jpeg_psnr "($psnr dB at seq $a)"; else fail raw_vs_jpeg_psnr "luma PSNR $psnr dB at seq $a (want >= 30)"; fi
+fi
+
+# A different frame scores clearly lower (the comparison can fail).
+curl -s -o "$TMP/old.jpg" "$U/snapshot"
+sleep 0.5
+curl -s -o "$TMP/f2.yuv" "$U/raw?format=YUYV"
+p2=$(ffmpeg -v info -f rawvideo -pixel_format yuyv422 -video_size 640x480 -i "$TMP/f2.yuv" -i "$TMP/old.jpg" \
+	-lavfi "[0:v]format=yuv444p[a];[1:v]scale=in_range=full:out_range=tv,format=yuv444p[b];[a][b]psnr" -f null - 2>&1 |
+	sed -n 's/.*PSNR.* y:\([0-9.inf]*\).*/\1/p' | tail -1)
+check psnr_discriminates "$(echo "$p2 $psnr" | awk '{print ($1 + 0 < $2 + 0) ? 0 : 1}')" "other frame $p2 dB vs same frame $psnr dB"
+
+# Per-client fps limit: fps=5 for 3 s gives about 15 parts.
+timeout 3 curl -s -o "$TMP/f5" "$U/stream?fps=5"
+n=$(grep -ac '^X-Frame-Seq' "$TMP/f5")
+check fps_limit_5 "$([ "$n" -ge 11 ] && [ "$n" -le 17 ]; echo $?)" "$n parts in 3 s at fps=5"
+timeout 3 curl -s -o "$TMP/f0" "$U/stream"
+n=$(grep -ac '^X-Frame-Seq' "$TMP/f0")
+check full_rate "$([ "$n" -ge 75 ]; echo $?)" "$n parts in 3 s at 30 fps"
+
+stop_vcapd
+check exit_clean $? "exit status $?"
+grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$PORT.log"
+check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$TMP/vcapd-$PORT.log")"
+exit 0

@@ -1,0 +1,55 @@
+# Shared helpers for the serving integration tests (sourced, not run).
+# Each script sets T (its name prefix) and PORT (its own port range) first.
+VCAPD=${VCAPD:-build/vcapd}
+TMP=$(mktemp -d "/tmp/vcapd-integ.XXXXXX")
+PIDS=""
+ok() { echo "$T.$1: OK${2:+ $2}"; }
+fail() { echo "$T.$1: FAIL $2"; }
+skip() { echo "$T.$1: SKIP $2"; }
+# check NAME CONDITION-EXIT-STATUS WHY
+check() { if [ "$2" = 0 ]; then ok "$1"; else fail "$1" "$3"; fi; }
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+# start_vcapd PORT ARGS...: starts the daemon on 127.0.0.1:PORT, waits until it
+# answers; sets VPID. Returns non-zero when it does not come up.
+start_vcapd() {
+	_port=$1; shift
+	"$VCAPD" --listen "127.0.0.1:$_port" "$@" >"$TMP/vcapd-$_port.log" 2>&1 &
+	VPID=$!
+	PIDS="$PIDS $VPID"
+	for _i in $(seq 50); do
+		curl -s -o /dev/null "http://127.0.0.1:$_port/api/status" && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$TMP/vcapd-$_port.log" >&2
+	return 1
+}
+
+# stop_vcapd: SIGTERM, returns the exit status (124 when it hangs > 3 s).
+stop_vcapd() {
+	kill -TERM "$VPID" 2>/dev/null
+	for _i in $(seq 30); do
+		if ! kill -0 "$VPID" 2>/dev/null; then
+			wait "$VPID"
+			return $?
+		fi
+		sleep 0.1
+	done
+	kill -9 "$VPID" 2>/dev/null
+	return 124
+}
+
+# hdr FILE NAME: value of a header in a curl -D dump.
+hdr() { tr -d '\r' <"$1" | sed -n "s/^$2: //Ip" | head -1; }
+# status FILE: HTTP status code of a curl -D dump.
+status() { head -1 "$1" | awk '{print $2}'; }
+# rss_kb PID
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
