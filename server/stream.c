@@ -874,9 +874,13 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 		return;
 	for (const struct output *o = s->hubs[cam].outputs; o; o = o->next) {
 		for (const struct client *c = o->clients; c; c = c->next) {
+			/* frames between the one being sent and the latest are
+			 * already lost to this client: count them now */
 			struct vc_client_info ci = {
 				.raw = c->raw, .out = o->plan.out, .frames = c->frames,
-				.skipped = c->skipped, .bytes = c->bytes, .fps = c->fps,
+				.skipped = c->skipped + (o->latest_n > c->sent_n + 1
+							 ? o->latest_n - c->sent_n - 1 : 0),
+				.bytes = c->bytes, .fps = c->fps,
 				.fps_limit = c->fps_limit,
 			};
 			snprintf(ci.peer, sizeof(ci.peer), "%s", c->peer);
