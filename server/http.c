@@ -223,7 +223,7 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 	if (!h->cfg.timeout_s)
 		h->cfg.timeout_s = 30;
 	if (!h->cfg.mem_limit)
-		h->cfg.mem_limit = 32 * 1024;
+		h->cfg.mem_limit = 128 * 1024;
 	if (!h->cfg.body_limit)
 		h->cfg.body_limit = 64 * 1024;
 	*out = h;
@@ -293,13 +293,13 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	struct daemon_ev *de = &h->dm[h->n_dm];
 	de->h = h;
 	de->d = MHD_start_daemon(flags, port, NULL, NULL, on_access, h,
+				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				 MHD_OPTION_CONNECTION_LIMIT, h->cfg.conn_limit,
 				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.per_ip_limit,
 				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				 MHD_OPTION_END);
 	if (!de->d) {
 		int e = errno ? errno : EADDRINUSE;

@@ -21,6 +21,7 @@
 
 #include "common/log.h"
 #include "common/transform.h"
+#include "server/stream_neg.h"
 #include "server/stream_work.h"
 
 #define BOUNDARY "vcapdframe"
@@ -125,7 +126,7 @@ static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 	if (extra)
 		reqs[n++] = *extra;
 	vc_cam_get_mode(h->cam, &cur, &g);
-	if (vc_negotiate_mode(caps, cur.fourcc ? &cur : NULL, NULL, reqs, n, &m) < 0)
+	if (vc_sneg_mode(caps, cur.fourcc ? &cur : NULL, reqs, n, &m) < 0)
 		return;
 	if (memcmp(&m, &h->target, sizeof(m)) != 0) {
 		char a[16], b[16];
@@ -140,7 +141,7 @@ static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 		}
 	}
 	for (struct output *o = h->outputs; o; o = o->next)
-		vc_negotiate_plan(&h->target, &o->req, &o->plan);
+		vc_sneg_plan(&h->target, &o->req, &o->plan);
 }
 
 static void hub_acquire(struct hub *h)
@@ -189,10 +190,10 @@ static struct output *output_get(struct hub *h, const struct vc_request *req)
 	struct vc_plan plan;
 
 	hub_update_mode(h, req);
-	if (vc_negotiate_plan(&h->target, req, &plan) < 0)
+	if (vc_sneg_plan(&h->target, req, &plan) < 0)
 		return NULL;
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (vc_output_equal(&o->plan.out, &plan.out))
+		if (vc_sneg_equal(&o->plan.out, &plan.out))
 			return o;
 	struct output *o = calloc(1, sizeof(*o));
 	if (!o)
@@ -489,7 +490,7 @@ static void plan_headers(struct MHD_Response *resp, const struct vc_plan *p)
 	char buf[128];
 
 	MHD_add_response_header(resp, "X-Steps",
-				vc_steps_str(p->steps, p->decode_denom, buf, sizeof(buf)));
+				vc_sneg_steps(p->steps, p->decode_denom, buf, sizeof(buf)));
 	snprintf(buf, sizeof(buf), "%ux%u", p->out.width, p->out.height);
 	MHD_add_response_header(resp, "X-Size", buf);
 }
@@ -912,10 +913,10 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 			reqs[n++] = o->req;
 	reqs[n++] = *req;
 	vc_cam_get_mode(cam, &cur, &g);
-	int ret = vc_negotiate_mode(caps, cur.fourcc ? &cur : NULL, NULL, reqs, n, mode);
+	int ret = vc_sneg_mode(caps, cur.fourcc ? &cur : NULL, reqs, n, mode);
 	if (ret < 0)
 		return -ENODEV;
-	return vc_negotiate_plan(mode, req, plan);
+	return vc_sneg_plan(mode, req, plan);
 }
 
 /* ---- request parameters ---- */

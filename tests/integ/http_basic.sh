@@ -95,10 +95,12 @@ done <<'LIST'
 LIST
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/stream")
 check bad_405_post "$([ "$code" = 405 ]; echo $?)" "got $code"
-long=$(head -c 40000 /dev/zero | tr '\0' a)
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $long" "$U/snapshot")
+# request header memory is limited (128 KiB per connection): 3 x 100 KB of headers
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-A: $long" -H "X-B: $long" -H "X-C: $long" "$U/snapshot")
 check huge_header_rejected "$([ "$code" -ge 400 ] && [ "$code" -lt 500 ] || [ "$code" = 000 ]; echo $?)" "got $code"
-code=$(curl -s -o /dev/null -w '%{http_code}' "$U/snapshot?$(head -c 40000 /dev/zero | tr '\0' b)=1")
+head -c 300000 /dev/zero | tr '\0' b >"$TMP/bigq"
+code=$(curl -s -o /dev/null -w '%{http_code}' -G --data-urlencode "q@$TMP/bigq" "$U/snapshot")
 check huge_url_rejected "$([ "$code" -ge 400 ] && [ "$code" -lt 500 ] || [ "$code" = 000 ]; echo $?)" "got $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$U/api/status")
 check alive_after_bad_input "$([ "$code" = 200 ]; echo $?)" "status $code"

@@ -7,7 +7,7 @@ ok() { echo "$T.$1: OK${2:+ $2}"; }
 fail() { echo "$T.$1: FAIL $2"; }
 skip() { echo "$T.$1: SKIP $2"; }
 # check NAME CONDITION-EXIT-STATUS WHY
-check() { if [ "$2" = 0 ]; then ok "$1"; else fail "$1" "$3"; fi; }
+check() { if [ "$2" = 0 ]; then ok "$1" "${VERBOSE:+($3)}"; else fail "$1" "$3"; fi; }
 
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -15,12 +15,17 @@ cleanup() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$TMP"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap "exit 1" INT TERM PIPE HUP
 
 # start_vcapd PORT ARGS...: starts the daemon on 127.0.0.1:PORT, waits until it
 # answers; sets VPID. Returns non-zero when it does not come up.
 start_vcapd() {
 	_port=$1; shift
+	if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$_port/"; then
+		echo "port $_port is already taken by another process" >&2
+		return 1
+	fi
 	"$VCAPD" --listen "127.0.0.1:$_port" "$@" >"$TMP/vcapd-$_port.log" 2>&1 &
 	VPID=$!
 	PIDS="$PIDS $VPID"
