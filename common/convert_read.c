@@ -380,23 +380,25 @@ int conv_read_bayer(struct vc_conv *c, const struct vc_image *src, struct hub *h
 		const uint8_t *mid = raw + (size_t)y * w;
 		const uint8_t *dn = raw + (size_t)reflect(y + 1, ht) * w;
 		uint8_t *d = argb + (size_t)y * st;
-		int red_row = (y & 1) == ry;
-		for (int x = 0; x < w; x++, d += 4) {
-			int l = xl[x], rr = xr[x], red_col = (x & 1) == rx;
-			int cross = (up[x] + dn[x] + mid[l] + mid[rr] + 2) >> 2;
-			int diag = (up[l] + up[rr] + dn[l] + dn[rr] + 2) >> 2;
-			int horiz = (mid[l] + mid[rr] + 1) >> 1, vert = (up[x] + dn[x] + 1) >> 1;
-			int R, G, B;
-			if (red_row && red_col) {
-				R = mid[x], G = cross, B = diag;
-			} else if (!red_row && !red_col) {
-				B = mid[x], G = cross, R = diag;
-			} else if (red_row) { /* green between reds horizontally */
-				G = mid[x], R = horiz, B = vert;
+		/* This line holds G and one colour: red (byte 2 of ARGB) on red
+		 * lines, blue (byte 0) otherwise; the other colour is on the lines
+		 * above and below. */
+		int red_row = (y & 1) == ry, ic = red_row ? 2 : 0, io = 2 - ic;
+		int cpar = red_row ? rx : !rx;
+		for (int x = 0; x < w; x++) {
+			/* interior columns index directly, the edges reflect */
+			int l = x > 0 && x < w - 1 ? x - 1 : xl[x], r = x > 0 && x < w - 1 ? x + 1 : xr[x];
+			uint8_t *o = d + 4 * x;
+			if ((x & 1) == cpar) {
+				o[ic] = mid[x];
+				o[1] = (uint8_t)((up[x] + dn[x] + mid[l] + mid[r] + 2) >> 2);
+				o[io] = (uint8_t)((up[l] + up[r] + dn[l] + dn[r] + 2) >> 2);
 			} else {
-				G = mid[x], B = horiz, R = vert;
+				o[1] = mid[x];
+				o[ic] = (uint8_t)((mid[l] + mid[r] + 1) >> 1);
+				o[io] = (uint8_t)((up[x] + dn[x] + 1) >> 1);
 			}
-			d[0] = (uint8_t)B, d[1] = (uint8_t)G, d[2] = (uint8_t)R, d[3] = 255;
+			o[3] = 255;
 		}
 	}
 	h->kind = HUB_ARGB;
