@@ -1,0 +1,915 @@
+/* Config file parser: owns the text -> struct vc_conf mapping, its strict
+ * validation (every error with its file:line) and the printer that writes the
+ * effective config back in the same syntax. Key tables drive both the parser
+ * and the printer so the two cannot drift apart. */
+#include "common/conf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/fmt.h"
+#include "common/log.h"
+
+#define MIN_SECRET 16
+#define MAX_SECRET 4096
+
+/* Error accumulator: every problem is reported, not just the first. */
+struct perr {
+	const char *fname;
+	char *buf;
+	size_t len, used;
+	int count;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void perr(struct perr *e, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	e->count++;
+	if (!e->buf || e->used + 1 >= e->len)
+		return;
+	int n = line > 0 ? snprintf(e->buf + e->used, e->len - e->used, "%s:%d: %s\n", e->fname, line, msg)
+			 : snprintf(e->buf + e->used, e->len - e->used, "%s: %s\n", e->fname, msg);
+	if (n > 0)
+		e->used += (size_t)n < e->len - e->used ? (size_t)n : e->len - e->used - 1;
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
+}
+
+static int parse_int(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+
+	if (!*v)
+		return -EINVAL;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (errno || *end || x < lo || x > hi)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port)
+{
+	const char *colon, *h = s;
+	size_t hl;
+
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		h = s + 1;
+		hl = (size_t)(rb - h);
+		colon = rb + 1;
+		if (hl == 0)
+			return -EINVAL;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || memchr(s, ':', (size_t)(colon - s)))
+			return -EINVAL; /* bare IPv6 needs brackets */
+		hl = (size_t)(colon - s);
+	}
+	if (hl >= hostlen)
+		return -EINVAL;
+	long p;
+	if (parse_int(colon + 1, 1, 65535, &p) < 0)
+		return -EINVAL;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	*port = (int)p;
+	return 0;
+}
+
+const char *vc_conf_auth_name(unsigned policy)
+{
+	static const char *const names[] = { "none", "basic", "token", "basic,token" };
+	return names[policy & 3];
+}
+
+static int parse_policy(const char *v, unsigned *out)
+{
+	char tmp[64];
+	unsigned p = 0;
+
+	size_t n = strlen(v);
+	if (n >= sizeof(tmp) || !n || v[0] == ',' || v[n - 1] == ',' || strstr(v, ",,"))
+		return -EINVAL;
+	strcpy(tmp, v);
+	if (strcmp(trim(tmp), "none") == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		t = trim(t);
+		if (strcmp(t, "basic") == 0)
+			p |= VC_AUTH_BASIC;
+		else if (strcmp(t, "token") == 0)
+			p |= VC_AUTH_TOKEN;
+		else
+			return -EINVAL;
+	}
+	if (!p)
+		return -EINVAL;
+	*out = p;
+	return 0;
+}
+
+/* fps as "30" or "30000/1001" -> frame interval (den/num inverted). */
+static int parse_fps(const char *v, struct vc_fract *ival)
+{
+	char *end;
+	unsigned long n, d = 1;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || v[0] == '-')
+		return -EINVAL;
+	if (*end == '/') {
+		const char *ds = end + 1;
+		d = strtoul(ds, &end, 10);
+		if (errno || end == ds || ds[0] == '-')
+			return -EINVAL;
+	}
+	if (*end || n == 0 || d == 0 || n > 1000000 || d > 1000000)
+		return -EINVAL;
+	ival->num = (uint32_t)d;
+	ival->den = (uint32_t)n;
+	return 0;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *s = strdup(v);
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int push_str(char ***arr, size_t *n, const char *v)
+{
+	char **a = realloc(*arr, (*n + 1) * sizeof(**arr));
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	if (!(a[*n] = strdup(v)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int read_secret_file(const char *path, uint8_t **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t buf[MAX_SECRET + 1];
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n > MAX_SECRET)
+		return -EFBIG;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (n < MIN_SECRET)
+		return -EMSGSIZE;
+	if (!(*out = malloc(n)))
+		return -ENOMEM;
+	memcpy(*out, buf, n);
+	*len = n;
+	return 0;
+}
+
+/* Per-section parse state that is not part of the result. */
+struct pstate {
+	struct perr *e;
+	struct vc_conf *c;
+	struct vc_conf_cam *cam; /* NULL = [server] (or before any section) */
+	int in_section;
+	/* Lines where single-valued keys were first set, to catch duplicates:
+	 * indexed by key table position; reset at each section. */
+	int seen[32];
+	int secret_line, cert_line, key_line;
+	int auth_line[VC_CLASS_COUNT];
+};
+
+typedef int (*key_fn)(struct pstate *st, int line, const char *v);
+
+struct key {
+	const char *name;
+	key_fn fn;
+	int repeatable;
+};
+
+#define BAD(fmt, ...) (perr(st->e, line, fmt, __VA_ARGS__), 0)
+
+static int k_listen(struct pstate *st, int line, const char *v)
+{
+	char host[128];
+	int port;
+
+	if (vc_conf_split_listen(v, host, sizeof(host), &port) < 0)
+		return BAD("listen: '%s' is not HOST:PORT, [IPV6]:PORT or :PORT (port 1-65535)", v);
+	return push_str(&st->c->listen, &st->c->n_listen, v);
+}
+
+static int k_log_level(struct pstate *st, int line, const char *v)
+{
+	int l = vc_log_parse_level(v);
+	if (l < 0)
+		return BAD("log_level: '%s' is not one of error, warn, info, debug", v);
+	st->c->log_level = l;
+	return 0;
+}
+
+static int k_web_root(struct pstate *st, int line, const char *v)
+{
+	if (v[0] != '/')
+		return BAD("web_root: '%s' must be an absolute path", v);
+	return set_str(&st->c->web_root, v);
+}
+
+static int k_max_clients(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 100000, &x) < 0)
+		return BAD("max_clients: '%s' is not an integer 1-100000", v);
+	st->c->max_clients = (int)x;
+	return 0;
+}
+
+static int k_max_clients_per_ip(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 100000, &x) < 0)
+		return BAD("max_clients_per_ip: '%s' is not an integer 1-100000", v);
+	st->c->max_clients_per_ip = (int)x;
+	return 0;
+}
+
+static int k_tls_cert(struct pstate *st, int line, const char *v)
+{
+	if (access(v, R_OK) < 0)
+		return BAD("tls_cert: cannot read '%s': %s", v, strerror(errno));
+	st->cert_line = line;
+	return set_str(&st->c->tls_cert, v);
+}
+
+static int k_tls_key(struct pstate *st, int line, const char *v)
+{
+	if (access(v, R_OK) < 0)
+		return BAD("tls_key: cannot read '%s': %s", v, strerror(errno));
+	st->key_line = line;
+	return set_str(&st->c->tls_key, v);
+}
+
+static int k_cors_origin(struct pstate *st, int line, const char *v)
+{
+	if (strcmp(v, "*") != 0 && strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)
+		return BAD("cors_origin: '%s' must be * or an origin like https://host", v);
+	return set_str(&st->c->cors_origin, v);
+}
+
+static int k_realm(struct pstate *st, int line, const char *v)
+{
+	if (strchr(v, '"') || strchr(v, '\\'))
+		return BAD("realm: '%s' must not contain quotes or backslashes", v);
+	return set_str(&st->c->realm, v);
+}
+
+static int k_user(struct pstate *st, int line, const char *v)
+{
+	const char *colon = strchr(v, ':');
+	struct vc_conf *c = st->c;
+
+	if (!colon || colon == v)
+		return BAD("user: '%s' is not NAME:HASH", v);
+	if (colon[1] != '$' || strchr(colon + 1, ':'))
+		return BAD("user: the password of '%.*s' must be a crypt(3) hash such as "
+			   "$y$... or $6$... (make one with: mkpasswd -m yescrypt)",
+			   (int)(colon - v), v);
+	for (size_t i = 0; i < c->n_users; i++)
+		if (strlen(c->users[i].name) == (size_t)(colon - v) &&
+		    memcmp(c->users[i].name, v, (size_t)(colon - v)) == 0)
+			return BAD("user: '%.*s' is defined twice", (int)(colon - v), v);
+	struct vc_conf_user *u = realloc(c->users, (c->n_users + 1) * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	c->users = u;
+	u[c->n_users].name = strndup(v, (size_t)(colon - v));
+	u[c->n_users].hash = strdup(colon + 1);
+	c->n_users++;
+	if (!u[c->n_users - 1].name || !u[c->n_users - 1].hash)
+		return -ENOMEM;
+	return 0;
+}
+
+static int auth_key(struct pstate *st, int line, const char *v, enum vc_auth_class cl, const char *k)
+{
+	if (parse_policy(v, &st->c->auth[cl]) < 0)
+		return BAD("%s: '%s' is not none, basic, token or basic,token", k, v);
+	st->c->auth_set = 1;
+	st->auth_line[cl] = line;
+	return 0;
+}
+
+static int k_auth_view(struct pstate *st, int line, const char *v)
+{
+	return auth_key(st, line, v, VC_CLASS_VIEW, "auth_view");
+}
+
+static int k_auth_control(struct pstate *st, int line, const char *v)
+{
+	return auth_key(st, line, v, VC_CLASS_CONTROL, "auth_control");
+}
+
+static int k_auth_status(struct pstate *st, int line, const char *v)
+{
+	return auth_key(st, line, v, VC_CLASS_STATUS, "auth_status");
+}
+
+static int k_token_secret(struct pstate *st, int line, const char *v)
+{
+	size_t n = strlen(v);
+	if (st->secret_line)
+		return BAD("token_secret: a secret was already set on line %d", st->secret_line);
+	if (n < MIN_SECRET)
+		return BAD("token_secret: too short (%zu bytes, need at least %d)", n, MIN_SECRET);
+	if (!(st->c->token_secret = malloc(n)))
+		return -ENOMEM;
+	memcpy(st->c->token_secret, v, n);
+	st->c->token_secret_len = n;
+	st->secret_line = line;
+	return 0;
+}
+
+static int k_token_secret_file(struct pstate *st, int line, const char *v)
+{
+	if (st->secret_line)
+		return BAD("token_secret_file: a secret was already set on line %d", st->secret_line);
+	int r = read_secret_file(v, &st->c->token_secret, &st->c->token_secret_len);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -EMSGSIZE)
+		return BAD("token_secret_file: '%s' holds fewer than %d bytes", v, MIN_SECRET);
+	if (r < 0)
+		return BAD("token_secret_file: cannot read '%s': %s", v, strerror(-r));
+	st->secret_line = line;
+	return set_str(&st->c->token_secret_file, v);
+}
+
+static int k_token_ttl(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 366L * 86400, &x) < 0)
+		return BAD("token_ttl: '%s' is not a number of seconds 1-31622400", v);
+	st->c->token_ttl_s = (int)x;
+	return 0;
+}
+
+static const struct key server_keys[] = {
+	{ "listen", k_listen, 1 },
+	{ "log_level", k_log_level, 0 },
+	{ "web_root", k_web_root, 0 },
+	{ "max_clients", k_max_clients, 0 },
+	{ "max_clients_per_ip", k_max_clients_per_ip, 0 },
+	{ "tls_cert", k_tls_cert, 0 },
+	{ "tls_key", k_tls_key, 0 },
+	{ "cors_origin", k_cors_origin, 0 },
+	{ "realm", k_realm, 0 },
+	{ "user", k_user, 1 },
+	{ "auth_view", k_auth_view, 0 },
+	{ "auth_control", k_auth_control, 0 },
+	{ "auth_status", k_auth_status, 0 },
+	{ "token_secret", k_token_secret, 0 },
+	{ "token_secret_file", k_token_secret_file, 0 },
+	{ "token_ttl", k_token_ttl, 0 },
+};
+
+static int c_device(struct pstate *st, int line, const char *v)
+{
+	(void)line;
+	return set_str(&st->cam->device, v);
+}
+
+static int c_format(struct pstate *st, int line, const char *v)
+{
+	const struct vc_fmt *f = vc_fmt_find(v);
+	if (!f)
+		return BAD("format: unknown pixel format '%s' (use a V4L2 name like YUYV, MJPEG, NV12)", v);
+	st->cam->mode.fourcc = f->fourcc;
+	return 0;
+}
+
+static int c_width(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 16384, &x) < 0)
+		return BAD("width: '%s' is not an integer 1-16384", v);
+	st->cam->mode.width = (uint32_t)x;
+	return 0;
+}
+
+static int c_height(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 16384, &x) < 0)
+		return BAD("height: '%s' is not an integer 1-16384", v);
+	st->cam->mode.height = (uint32_t)x;
+	return 0;
+}
+
+static int c_fps(struct pstate *st, int line, const char *v)
+{
+	if (parse_fps(v, &st->cam->mode.ival) < 0)
+		return BAD("fps: '%s' is not a rate like 30 or 30000/1001", v);
+	return 0;
+}
+
+static int c_input(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 0, 255, &x) < 0)
+		return BAD("input: '%s' is not an input index 0-255", v);
+	st->cam->input = (int)x;
+	return 0;
+}
+
+static int c_buffers(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 2, 32, &x) < 0)
+		return BAD("buffers: '%s' is not an integer 2-32", v);
+	st->cam->buffers = (unsigned)x;
+	return 0;
+}
+
+static int c_idle_stop_ms(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (strcmp(v, "never") == 0) {
+		st->cam->idle_stop_ms = -1;
+		return 0;
+	}
+	if (parse_int(v, 0, 86400000, &x) < 0)
+		return BAD("idle_stop_ms: '%s' is not 'never' or milliseconds 0-86400000", v);
+	st->cam->idle_stop_ms = (int)x;
+	return 0;
+}
+
+static int c_stall_timeout_ms(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 100, 600000, &x) < 0)
+		return BAD("stall_timeout_ms: '%s' is not milliseconds 100-600000", v);
+	st->cam->stall_timeout_ms = (int)x;
+	return 0;
+}
+
+/* "control = name=value"; repeatable; a later line for the same name wins
+ * would hide a typo, so duplicates are errors. */
+static int c_control(struct pstate *st, int line, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	struct vc_conf_cam *cam = st->cam;
+	char name[64];
+
+	if (!eq || eq == v)
+		return BAD("control: '%s' is not NAME=VALUE", v);
+	size_t nl = (size_t)(eq - v);
+	while (nl && (v[nl - 1] == ' ' || v[nl - 1] == '\t'))
+		nl--;
+	const char *val = eq + 1;
+	while (*val == ' ' || *val == '\t')
+		val++;
+	if (nl >= sizeof(name) || !*val)
+		return BAD("control: '%s' is not NAME=VALUE", v);
+	memcpy(name, v, nl);
+	name[nl] = '\0';
+	for (size_t i = 0; i < nl; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+			return BAD("control: '%s' is not a control name (lower case, digits, _)", name);
+	for (size_t i = 0; i < cam->n_ctrls; i++)
+		if (strcmp(cam->ctrls[i].name, name) == 0)
+			return BAD("control: '%s' is set twice", name);
+	struct vc_conf_ctrl *a = realloc(cam->ctrls, (cam->n_ctrls + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	cam->ctrls = a;
+	a[cam->n_ctrls].name = strdup(name);
+	a[cam->n_ctrls].value = strdup(val);
+	cam->n_ctrls++;
+	if (!a[cam->n_ctrls - 1].name || !a[cam->n_ctrls - 1].value)
+		return -ENOMEM;
+	return 0;
+}
+
+static const struct key cam_keys[] = {
+	{ "device", c_device, 0 },
+	{ "format", c_format, 0 },
+	{ "width", c_width, 0 },
+	{ "height", c_height, 0 },
+	{ "fps", c_fps, 0 },
+	{ "input", c_input, 0 },
+	{ "buffers", c_buffers, 0 },
+	{ "idle_stop_ms", c_idle_stop_ms, 0 },
+	{ "stall_timeout_ms", c_stall_timeout_ms, 0 },
+	{ "control", c_control, 1 },
+};
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+static void cam_init(struct vc_conf_cam *cam)
+{
+	memset(cam, 0, sizeof(*cam));
+	cam->input = -1;
+	cam->idle_stop_ms = -2;
+}
+
+/* Checks that need the whole section (or file). */
+static void end_section(struct pstate *st)
+{
+	if (st->cam && !st->cam->device)
+		perr(st->e, st->cam->line, "[camera %s]: 'device' is missing", st->cam->name);
+	if (st->cam && (!st->cam->mode.width) != (!st->cam->mode.height))
+		perr(st->e, st->cam->line, "[camera %s]: set both width and height, or neither",
+		     st->cam->name);
+}
+
+static int section(struct pstate *st, int line, char *s)
+{
+	struct vc_conf *c = st->c;
+
+	end_section(st);
+	memset(st->seen, 0, sizeof(st->seen));
+	st->in_section = 1;
+	if (strcmp(s, "server") == 0) {
+		st->cam = NULL;
+		return 0;
+	}
+	if (strncmp(s, "camera", 6) == 0 && (s[6] == ' ' || s[6] == '\t')) {
+		char *name = trim(s + 7);
+		if (!name_ok(name)) {
+			perr(st->e, line, "[camera %s]: a camera name is 1-64 of A-Z a-z 0-9 _ -", name);
+			name = "invalid";
+		} else if (vc_conf_find_cam(c, name)) {
+			perr(st->e, line, "[camera %s]: defined twice (first on line %d)", name,
+			     vc_conf_find_cam(c, name)->line);
+		}
+		struct vc_conf_cam *a = realloc(c->cams, (c->n_cams + 1) * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		c->cams = a;
+		st->cam = &a[c->n_cams++];
+		cam_init(st->cam);
+		st->cam->line = line;
+		if (!(st->cam->name = strdup(name)))
+			return -ENOMEM;
+		return 0;
+	}
+	perr(st->e, line, "unknown section [%s] (expected [server] or [camera NAME])", s);
+	st->in_section = -1; /* its keys would all be errors too: skip them */
+	st->cam = NULL;
+	return 1;
+}
+
+static int key_line(struct pstate *st, int line, char *s)
+{
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		perr(st->e, line, "expected 'key = value' or '[section]', got '%s'", s);
+		return 0;
+	}
+	*eq = '\0';
+	char *k = trim(s), *v = trim(eq + 1);
+	const struct key *tab = st->cam ? cam_keys : server_keys;
+	size_t n = st->cam ? NKEYS(cam_keys) : NKEYS(server_keys);
+	const char *where = st->cam ? "a [camera] section" : "[server]";
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(tab[i].name, k) != 0)
+			continue;
+		if (!*v) {
+			perr(st->e, line, "%s: empty value", k);
+			return 0;
+		}
+		if (!tab[i].repeatable && st->seen[i]) {
+			perr(st->e, line, "%s: set twice in this section (first on line %d)", k, st->seen[i]);
+			return 0;
+		}
+		st->seen[i] = line;
+		return tab[i].fn(st, line, v);
+	}
+	/* Say where a known key would belong: the usual cause of this error. */
+	const struct key *other = st->cam ? server_keys : cam_keys;
+	size_t on = st->cam ? NKEYS(server_keys) : NKEYS(cam_keys);
+	for (size_t i = 0; i < on; i++)
+		if (strcmp(other[i].name, k) == 0) {
+			perr(st->e, line, "'%s' is not valid in %s (it belongs in %s)", k, where,
+			     st->cam ? "[server]" : "a [camera NAME] section");
+			return 0;
+		}
+	perr(st->e, line, "unknown key '%s' in %s", k, where);
+	return 0;
+}
+
+static void finish(struct pstate *st)
+{
+	struct vc_conf *c = st->c;
+
+	end_section(st);
+	if (!c->tls_cert != !c->tls_key)
+		perr(st->e, c->tls_cert ? st->cert_line : st->key_line,
+		     "tls_cert and tls_key must be set together");
+	static const char *const names[] = { "auth_view", "auth_control", "auth_status" };
+	for (int cl = 0; cl < VC_CLASS_COUNT; cl++) {
+		if ((c->auth[cl] & VC_AUTH_BASIC) && !c->n_users)
+			perr(st->e, st->auth_line[cl], "%s: uses basic but no 'user' is defined", names[cl]);
+		if ((c->auth[cl] & VC_AUTH_TOKEN) && !c->token_secret)
+			perr(st->e, st->auth_line[cl], "%s: uses token but neither token_secret nor "
+				       "token_secret_file is set", names[cl]);
+	}
+}
+
+int vc_conf_parse(const char *text, size_t len, const char *fname,
+		  struct vc_conf **out, char *err, size_t errlen)
+{
+	struct perr e = { .fname = fname, .buf = err, .len = errlen };
+	struct pstate st = { .e = &e };
+	struct vc_conf *c;
+	char *copy;
+	int r = 0, lineno = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!(c = calloc(1, sizeof(*c))) || !(copy = malloc(len + 1))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->log_level = -1;
+	if (!(c->file = strdup(fname))) {
+		free(copy);
+		vc_conf_free(c);
+		return -ENOMEM;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	st.c = c;
+	if (strlen(copy) != len) { /* a binary file: say where and stop */
+		int l = 1;
+		for (size_t i = 0; i < strlen(copy); i++)
+			l += copy[i] == '\n';
+		perr(&e, l, "NUL byte (not a text file?)");
+		r = -EINVAL;
+	}
+
+	for (char *p = copy, *nl; p && r >= 0; p = nl) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = '\0';
+		else if (!*p)
+			break;
+		lineno++;
+		char *s = trim(p);
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			char *rb = strchr(s, ']');
+			if (!rb || rb[1]) {
+				perr(&e, lineno, "malformed section header '%s'", s);
+				end_section(&st);
+				st.in_section = -1;
+				st.cam = NULL;
+				st.cam = NULL;
+				continue;
+			}
+			*rb = '\0';
+			r = section(&st, lineno, trim(s + 1));
+			continue;
+		}
+		if (st.in_section < 0)
+			continue; /* inside an unknown section, reported once at its header */
+		if (!st.in_section) {
+			perr(&e, lineno, "'%s' outside a section (start with [server] or [camera NAME])", s);
+			continue;
+		}
+		r = key_line(&st, lineno, s);
+	}
+	free(copy);
+	if (r >= 0)
+		finish(&st);
+	if (r < 0 || e.count) {
+		vc_conf_free(c);
+		return r < 0 && r != -EINVAL ? r : -EINVAL;
+	}
+	*out = c;
+	return 0;
+}
+
+int vc_conf_load(const char *path, struct vc_conf **out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s\n", path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			if (cap > (16u << 20)) {
+				fclose(f);
+				free(buf);
+				snprintf(err, errlen, "%s: larger than 16 MiB\n", path);
+				return -EFBIG;
+			}
+			char *nb = realloc(buf, cap = cap * 2 + 8192);
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	r = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (r == 0)
+		r = vc_conf_parse(buf, len, path, out, err, errlen);
+	else
+		snprintf(err, errlen, "%s: read error\n", path);
+	free(buf);
+	return r;
+}
+
+void vc_conf_free(struct vc_conf *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_listen; i++)
+		free(c->listen[i]);
+	free(c->listen);
+	for (size_t i = 0; i < c->n_users; i++) {
+		free(c->users[i].name);
+		free(c->users[i].hash);
+	}
+	free(c->users);
+	for (size_t i = 0; i < c->n_cams; i++) {
+		struct vc_conf_cam *cam = &c->cams[i];
+		for (size_t j = 0; j < cam->n_ctrls; j++) {
+			free(cam->ctrls[j].name);
+			free(cam->ctrls[j].value);
+		}
+		free(cam->ctrls);
+		free(cam->name);
+		free(cam->device);
+	}
+	free(c->cams);
+	if (c->token_secret)
+		memset(c->token_secret, 0, c->token_secret_len); /* don't leave keys in freed memory */
+	free(c->token_secret);
+	free(c->token_secret_file);
+	free(c->web_root);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->cors_origin);
+	free(c->realm);
+	free(c->file);
+	free(c);
+}
+
+const struct vc_conf_cam *vc_conf_find_cam(const struct vc_conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_cams; i++)
+		if (strcmp(c->cams[i].name, name) == 0)
+			return &c->cams[i];
+	return NULL;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
+{
+	if (!str_eq(a->name, b->name) || !str_eq(a->device, b->device) ||
+	    a->mode.fourcc != b->mode.fourcc || a->mode.width != b->mode.width ||
+	    a->mode.height != b->mode.height || a->mode.ival.num != b->mode.ival.num ||
+	    a->mode.ival.den != b->mode.ival.den || a->input != b->input ||
+	    a->buffers != b->buffers || a->idle_stop_ms != b->idle_stop_ms ||
+	    a->stall_timeout_ms != b->stall_timeout_ms || a->n_ctrls != b->n_ctrls)
+		return 0;
+	for (size_t i = 0; i < a->n_ctrls; i++)
+		if (!str_eq(a->ctrls[i].name, b->ctrls[i].name) ||
+		    !str_eq(a->ctrls[i].value, b->ctrls[i].value))
+			return 0;
+	return 1;
+}
+
+int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
+{
+	static const char *const levels[] = { "error", "warn", "info", "debug" };
+	static const char *const classes[] = { "auth_view", "auth_control", "auth_status" };
+
+	fprintf(f, "# effective configuration (from %s)\n[server]\n", c->file);
+	for (size_t i = 0; i < c->n_listen; i++)
+		fprintf(f, "listen = %s\n", c->listen[i]);
+	if (c->log_level >= 0 && c->log_level < 4)
+		fprintf(f, "log_level = %s\n", levels[c->log_level]);
+	if (c->web_root)
+		fprintf(f, "web_root = %s\n", c->web_root);
+	if (c->max_clients)
+		fprintf(f, "max_clients = %d\n", c->max_clients);
+	if (c->max_clients_per_ip)
+		fprintf(f, "max_clients_per_ip = %d\n", c->max_clients_per_ip);
+	if (c->tls_cert)
+		fprintf(f, "tls_cert = %s\ntls_key = %s\n", c->tls_cert, c->tls_key);
+	if (c->cors_origin)
+		fprintf(f, "cors_origin = %s\n", c->cors_origin);
+	if (c->realm)
+		fprintf(f, "realm = %s\n", c->realm);
+	for (size_t i = 0; i < c->n_users; i++)
+		fprintf(f, "user = %s:%s\n", c->users[i].name, c->users[i].hash);
+	if (c->auth_set)
+		for (int cl = 0; cl < VC_CLASS_COUNT; cl++)
+			fprintf(f, "%s = %s\n", classes[cl], vc_conf_auth_name(c->auth[cl]));
+	if (c->token_secret_file)
+		fprintf(f, "token_secret_file = %s\n", c->token_secret_file);
+	else if (c->token_secret && redact)
+		fprintf(f, "token_secret = <%zu bytes, redacted>\n", c->token_secret_len);
+	else if (c->token_secret)
+		fprintf(f, "token_secret = %.*s\n", (int)c->token_secret_len, (const char *)c->token_secret);
+	if (c->token_ttl_s)
+		fprintf(f, "token_ttl = %d\n", c->token_ttl_s);
+
+	for (size_t i = 0; i < c->n_cams; i++) {
+		const struct vc_conf_cam *cam = &c->cams[i];
+		fprintf(f, "\n[camera %s]\ndevice = %s\n", cam->name, cam->device);
+		if (cam->mode.fourcc) {
+			const struct vc_fmt *row = vc_fmt_by_fourcc(cam->mode.fourcc);
+			char fcc[16];
+			fprintf(f, "format = %s\n", row ? row->name : vc_fourcc_str(cam->mode.fourcc, fcc));
+		}
+		if (cam->mode.width)
+			fprintf(f, "width = %u\nheight = %u\n", cam->mode.width, cam->mode.height);
+		if (cam->mode.ival.num) {
+			if (cam->mode.ival.num == 1)
+				fprintf(f, "fps = %u\n", cam->mode.ival.den);
+			else
+				fprintf(f, "fps = %u/%u\n", cam->mode.ival.den, cam->mode.ival.num);
+		}
+		if (cam->input >= 0)
+			fprintf(f, "input = %d\n", cam->input);
+		if (cam->buffers)
+			fprintf(f, "buffers = %u\n", cam->buffers);
+		if (cam->idle_stop_ms == -1)
+			fprintf(f, "idle_stop_ms = never\n");
+		else if (cam->idle_stop_ms >= 0)
+			fprintf(f, "idle_stop_ms = %d\n", cam->idle_stop_ms);
+		if (cam->stall_timeout_ms)
+			fprintf(f, "stall_timeout_ms = %d\n", cam->stall_timeout_ms);
+		for (size_t j = 0; j < cam->n_ctrls; j++)
+			fprintf(f, "control = %s=%s\n", cam->ctrls[j].name, cam->ctrls[j].value);
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,112 @@
+/* The configuration file: an ini-like text with one [server] section and one
+ * [camera NAME] section per camera. Parsing is strict: an unknown section or
+ * key, a bad value or a duplicate is an error reported as "file:line: message",
+ * so a typo never silently falls back to a default. The parsed result is plain
+ * data (no loop, no devices); the daemon maps it onto vc_cam_config, auth and
+ * http settings, and compares two configs on reload.
+ *
+ * Syntax: "key = value" lines; '#' or ';' starts a comment line (only at the
+ * start of a line, so values may contain '#'); blank lines ignored; keys are
+ * case-sensitive lower case. Repeatable keys: listen, user, control. */
+#ifndef VC_CONF_H
+#define VC_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/caps.h"
+
+/* Authentication policy of one endpoint class: a bitmask; 0 = open. A request
+ * passes when it satisfies any of the set methods. */
+enum {
+	VC_AUTH_BASIC = 1 << 0, /* HTTP Basic against the "user" entries */
+	VC_AUTH_TOKEN = 1 << 1, /* ?token= signed, expiring URL token */
+};
+
+/* Endpoint classes with their own policy. */
+enum vc_auth_class {
+	VC_CLASS_VIEW = 0, /* stream, snapshot, raw (and the compatibility URLs) */
+	VC_CLASS_CONTROL,  /* control writes, config */
+	VC_CLASS_STATUS,   /* /api/status, /api/cams, /metrics, /state */
+	VC_CLASS_COUNT
+};
+
+struct vc_conf_user {
+	char *name;
+	char *hash; /* crypt(3) hash: "$y$...", "$6$...", "$2b$..." */
+};
+
+struct vc_conf_ctrl {
+	char *name;  /* V4L2 control name as the API lists it ("brightness") */
+	char *value; /* integer, or menu item name; resolved when applied */
+};
+
+struct vc_conf_cam {
+	char *name;            /* section name, the camera id in URLs */
+	char *device;          /* path, by-id path, or a test source spec */
+	struct vc_mode mode;   /* preferred mode; zero fields = choose */
+	int input;             /* -1 = leave */
+	unsigned buffers;      /* 0 = default */
+	int idle_stop_ms;      /* -2 = unset (capture default), -1 = never */
+	int stall_timeout_ms;  /* 0 = default */
+	size_t n_ctrls;
+	struct vc_conf_ctrl *ctrls;
+	int line;              /* line of the section header, for messages */
+};
+
+struct vc_conf {
+	char *file;            /* name used in messages */
+	size_t n_listen;
+	char **listen;         /* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80" */
+	int log_level;         /* enum vc_log_level, -1 = unset */
+	char *web_root;
+	int max_clients;       /* 0 = unset */
+	int max_clients_per_ip;
+	char *tls_cert, *tls_key; /* both or neither */
+	char *cors_origin;     /* NULL = CORS off */
+	char *realm;           /* Basic realm; NULL = "vcapd" */
+	size_t n_users;
+	struct vc_conf_user *users;
+	unsigned auth[VC_CLASS_COUNT]; /* policy bitmask per class */
+	int auth_set;          /* any auth_* key present */
+	uint8_t *token_secret; /* HMAC key; NULL = none (tokens refused) */
+	size_t token_secret_len;
+	char *token_secret_file; /* where it came from, for printing */
+	int token_ttl_s;       /* default lifetime of minted tokens; 0 = unset */
+	size_t n_cams;
+	struct vc_conf_cam *cams;
+};
+
+/* Parses text (len bytes, need not be NUL-terminated). fname names the source
+ * in messages. On success *out owns a new config and 0 is returned. On errors
+ * returns -EINVAL and writes every error found, one "fname:line: message" per
+ * line, into err (truncated to errlen); -ENOMEM when out of memory. */
+int vc_conf_parse(const char *text, size_t len, const char *fname,
+		  struct vc_conf **out, char *err, size_t errlen);
+
+/* Reads and parses a file; an unreadable file is an error "path: strerror". */
+int vc_conf_load(const char *path, struct vc_conf **out, char *err, size_t errlen);
+
+void vc_conf_free(struct vc_conf *c);
+
+/* Writes the effective config in the file syntax, so it parses back to the
+ * same config. redact replaces an inline token secret by a placeholder (for
+ * --check-config output, which may land in logs). Returns 0 or -errno. */
+int vc_conf_print(const struct vc_conf *c, FILE *f, int redact);
+
+/* The camera named name, or NULL. */
+const struct vc_conf_cam *vc_conf_find_cam(const struct vc_conf *c, const char *name);
+
+/* 1 when two camera sections would open the device the same way (reload keeps
+ * such a camera streaming), else 0. */
+int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b);
+
+/* Splits "host:port", "[v6]:port" or ":port" (host "" = any). host gets at
+ * most hostlen-1 bytes. Returns 0 or -EINVAL. */
+int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port);
+
+/* Text of a policy bitmask ("none", "basic", "token", "basic,token"). */
+const char *vc_conf_auth_name(unsigned policy);
+
+#endif

@@ -1,0 +1,393 @@
+/* Config parser: good files, every error path with its line number, the
+ * printer's round trip (print -> parse -> print is a fixed point), and the
+ * shipped example conf/vcapd.conf. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "common/conf.h"
+#include "common/fmt.h"
+
+static char tmpdir[] = "/tmp/test_conf.XXXXXX";
+static char cert[256], key[256], secret[256], shortsecret[256];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static struct vc_conf *parse_ok(int line, const char *text)
+{
+	char err[2048];
+	struct vc_conf *c = NULL;
+	int r = vc_conf_parse(text, strlen(text), "t.conf", &c, err, sizeof(err));
+	CHECK_AT(line, r == 0 && c, "parse failed (%d): %s", r, err);
+	return r == 0 ? c : NULL;
+}
+
+static void good_full(void)
+{
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "# comment\n"
+		 "; another\n"
+		 "\n"
+		 "[server]\n"
+		 "listen = 127.0.0.1:8080\n"
+		 "  listen=[::1]:9090  \n"
+		 "listen = :80\n"
+		 "log_level = debug\n"
+		 "web_root = /srv/web#1\n"
+		 "max_clients = 100\n"
+		 "max_clients_per_ip = 8\n"
+		 "tls_cert = %s\n"
+		 "tls_key = %s\n"
+		 "cors_origin = https://example.org\n"
+		 "realm = my cams\n"
+		 "user = alice:$6$salt$hash\n"
+		 "user = bob:$y$j9T$abc$def\n"
+		 "auth_view = basic,token\n"
+		 "auth_control = basic\n"
+		 "auth_status = none\n"
+		 "token_secret_file = %s\n"
+		 "token_ttl = 600\n"
+		 "\n"
+		 "[camera front]\n"
+		 "device = /dev/v4l/by-id/usb-cam-video-index0\n"
+		 "format = mjpeg\n"
+		 "width = 1280\n"
+		 "height = 720\n"
+		 "fps = 30000/1001\n"
+		 "input = 1\n"
+		 "buffers = 6\n"
+		 "idle_stop_ms = never\n"
+		 "stall_timeout_ms = 2500\n"
+		 "control = brightness=128\n"
+		 "control = power_line_frequency = 50 Hz\n"
+		 "[camera back-2]\n"
+		 "device = test:320x240@15:NV12\n"
+		 "idle_stop_ms = 0\n",
+		 cert, key, secret);
+	struct vc_conf *c = parse_ok(__LINE__, text);
+	if (!c)
+		return;
+	CHECK(c->n_listen == 3 && strcmp(c->listen[1], "[::1]:9090") == 0, "listen");
+	CHECK(c->log_level == 3, "log_level %d", c->log_level);
+	CHECK(strcmp(c->web_root, "/srv/web#1") == 0, "'#' inside a value kept");
+	CHECK(c->max_clients == 100 && c->max_clients_per_ip == 8, "limits");
+	CHECK(c->n_users == 2 && strcmp(c->users[1].name, "bob") == 0 &&
+	      strcmp(c->users[1].hash, "$y$j9T$abc$def") == 0, "users");
+	CHECK(c->auth[VC_CLASS_VIEW] == (VC_AUTH_BASIC | VC_AUTH_TOKEN) &&
+	      c->auth[VC_CLASS_CONTROL] == VC_AUTH_BASIC && c->auth[VC_CLASS_STATUS] == 0, "auth");
+	CHECK(c->token_secret_len == 32 && memcmp(c->token_secret, "0123456789abcdef0123456789abcdef", 32) == 0,
+	      "secret from file, newline stripped (%zu)", c->token_secret_len);
+	CHECK(c->token_ttl_s == 600, "ttl");
+	CHECK(c->n_cams == 2, "cams %zu", c->n_cams);
+	const struct vc_conf_cam *f = vc_conf_find_cam(c, "front");
+	CHECK(f && f->mode.fourcc == vc_fmt_find("MJPEG")->fourcc, "format");
+	CHECK(f && f->mode.width == 1280 && f->mode.height == 720, "size");
+	CHECK(f && f->mode.ival.num == 1001 && f->mode.ival.den == 30000, "fps -> interval");
+	CHECK(f && f->input == 1 && f->buffers == 6 && f->idle_stop_ms == -1 && f->stall_timeout_ms == 2500,
+	      "cam ints");
+	CHECK(f && f->n_ctrls == 2 && strcmp(f->ctrls[1].name, "power_line_frequency") == 0 &&
+	      strcmp(f->ctrls[1].value, "50 Hz") == 0, "controls");
+	const struct vc_conf_cam *b = vc_conf_find_cam(c, "back-2");
+	CHECK(b && b->idle_stop_ms == 0 && b->input == -1 && b->mode.fourcc == 0, "defaults in back-2");
+	CHECK(!vc_conf_find_cam(c, "nope"), "find unknown");
+	vc_conf_free(c);
+}
+
+static void good_empty(void)
+{
+	struct vc_conf *c = parse_ok(__LINE__, "");
+	if (c) {
+		CHECK(c->n_listen == 0 && c->n_cams == 0 && c->log_level == -1 && !c->auth_set, "empty");
+		vc_conf_free(c);
+	}
+	c = parse_ok(__LINE__, "[server]\r\nlisten = 0.0.0.0:8080\r\n[camera a]\r\ndevice = test"); /* CRLF, no final NL */
+	if (c) {
+		CHECK(c->n_listen == 1 && strcmp(c->listen[0], "0.0.0.0:8080") == 0, "crlf listen");
+		CHECK(c->n_cams == 1 && strcmp(c->cams[0].device, "test") == 0, "no final newline");
+		vc_conf_free(c);
+	}
+}
+
+/* Every error: the text, the line the message must name, a substring. */
+struct bad {
+	int src_line;
+	const char *text;
+	int line; /* 0 = message without a line */
+	const char *msg;
+};
+
+static const struct bad bads[] = {
+	{ __LINE__, "listen = :80\n", 1, "outside a section" },
+	{ __LINE__, "[server]\nbogus = 1\n", 2, "unknown key 'bogus' in [server]" },
+	{ __LINE__, "[server]\ndevice = /dev/video0\n", 2, "belongs in a [camera NAME] section" },
+	{ __LINE__, "[camera a]\ndevice = x\nlisten = :80\n", 3, "belongs in [server]" },
+	{ __LINE__, "[camera a]\ndevice = x\nfoo = 1\n", 3, "unknown key 'foo' in a [camera] section" },
+	{ __LINE__, "[servers]\nlisten = :80\n", 1, "unknown section [servers]" },
+	{ __LINE__, "[server\n", 1, "malformed section header" },
+	{ __LINE__, "[server] x\n", 1, "malformed section header" },
+	{ __LINE__, "[server]\nlisten\n", 2, "expected 'key = value'" },
+	{ __LINE__, "[server]\nlisten =\n", 2, "listen: empty value" },
+	{ __LINE__, "[server]\nlisten = 8080\n", 2, "listen: '8080' is not HOST:PORT" },
+	{ __LINE__, "[server]\nlisten = ::1:8080\n", 2, "is not HOST:PORT" },
+	{ __LINE__, "[server]\nlisten = [::1]8080\n", 2, "is not HOST:PORT" },
+	{ __LINE__, "[server]\nlisten = host:0\n", 2, "is not HOST:PORT" },
+	{ __LINE__, "[server]\nlisten = host:65536\n", 2, "is not HOST:PORT" },
+	{ __LINE__, "[server]\nlog_level = loud\n", 2, "log_level: 'loud'" },
+	{ __LINE__, "[server]\nlog_level = info\nlog_level = debug\n", 3, "set twice in this section (first on line 2)" },
+	{ __LINE__, "[server]\nweb_root = www\n", 2, "must be an absolute path" },
+	{ __LINE__, "[server]\nmax_clients = 0\n", 2, "max_clients: '0'" },
+	{ __LINE__, "[server]\nmax_clients = 10 # ten\n", 2, "max_clients: '10 # ten'" },
+	{ __LINE__, "[server]\nmax_clients_per_ip = -1\n", 2, "max_clients_per_ip" },
+	{ __LINE__, "[server]\ntls_cert = /nonexistent/cert.pem\n", 2, "tls_cert: cannot read '/nonexistent/cert.pem'" },
+	{ __LINE__, "[server]\ntls_key = /nonexistent/key.pem\n", 2, "tls_key: cannot read" },
+	{ __LINE__, "[server]\ncors_origin = example.org\n", 2, "cors_origin: 'example.org'" },
+	{ __LINE__, "[server]\nrealm = a\"b\n", 2, "realm:" },
+	{ __LINE__, "[server]\nuser = alice\n", 2, "user: 'alice' is not NAME:HASH" },
+	{ __LINE__, "[server]\nuser = :$6$x$y\n", 2, "is not NAME:HASH" },
+	{ __LINE__, "[server]\nuser = alice:secret\n", 2, "password of 'alice' must be a crypt(3) hash" },
+	{ __LINE__, "[server]\nuser = a:$6$x$y\nuser = a:$6$x$z\n", 3, "user: 'a' is defined twice" },
+	{ __LINE__, "[server]\nauth_view = password\n", 2, "auth_view: 'password'" },
+	{ __LINE__, "[server]\nauth_status = basic,\n", 2, "auth_status:" },
+	{ __LINE__, "[server]\nauth_status = ,token\n", 2, "auth_status:" },
+	{ __LINE__, "[server]\nauth_status = basic,,token\n", 2, "auth_status:" },
+	{ __LINE__, "[server]\nauth_control = basic\n", 2, "auth_control: uses basic but no 'user'" },
+	{ __LINE__, "[server]\n\nauth_view = token\n", 3, "auth_view: uses token but neither token_secret" },
+	{ __LINE__, "[server]\ntoken_secret = short\n", 2, "token_secret: too short (5 bytes" },
+	{ __LINE__, "[server]\ntoken_secret_file = /nonexistent/k\n", 2, "token_secret_file: cannot read" },
+	{ __LINE__, "[server]\ntoken_secret = 0123456789abcdef\ntoken_secret_file = /x\n", 3,
+	  "already set on line 2" },
+	{ __LINE__, "[server]\ntoken_ttl = 0\n", 2, "token_ttl: '0'" },
+	{ __LINE__, "[camera]\ndevice = x\n", 1, "unknown section [camera]" },
+	{ __LINE__, "[camera a b]\ndevice = x\n", 1, "a camera name is" },
+	{ __LINE__, "[camera a/b]\ndevice = x\n", 1, "a camera name is" },
+	{ __LINE__, "[camera a]\ndevice = x\n[camera a]\ndevice = y\n", 3, "defined twice (first on line 1)" },
+	{ __LINE__, "[camera a]\nformat = YUYV\n", 1, "[camera a]: 'device' is missing" },
+	{ __LINE__, "[camera a]\ndevice = x\nformat = NOPE\n", 3, "format: unknown pixel format 'NOPE'" },
+	{ __LINE__, "[camera a]\ndevice = x\nwidth = 640\n", 1, "set both width and height" },
+	{ __LINE__, "[camera a]\ndevice = x\nwidth = 0\nheight = 1\n", 3, "width: '0'" },
+	{ __LINE__, "[camera a]\ndevice = x\nheight = 99999\nwidth = 1\n", 3, "height: '99999'" },
+	{ __LINE__, "[camera a]\ndevice = x\nfps = 0\n", 3, "fps: '0'" },
+	{ __LINE__, "[camera a]\ndevice = x\nfps = 30/0\n", 3, "fps: '30/0'" },
+	{ __LINE__, "[camera a]\ndevice = x\nfps = 30fps\n", 3, "fps: '30fps'" },
+	{ __LINE__, "[camera a]\ndevice = x\ninput = -1\n", 3, "input: '-1'" },
+	{ __LINE__, "[camera a]\ndevice = x\nbuffers = 1\n", 3, "buffers: '1'" },
+	{ __LINE__, "[camera a]\ndevice = x\nidle_stop_ms = soon\n", 3, "idle_stop_ms: 'soon'" },
+	{ __LINE__, "[camera a]\ndevice = x\nstall_timeout_ms = 5\n", 3, "stall_timeout_ms: '5'" },
+	{ __LINE__, "[camera a]\ndevice = x\ncontrol = brightness\n", 3, "control: 'brightness' is not NAME=VALUE" },
+	{ __LINE__, "[camera a]\ndevice = x\ncontrol = brightness=\n", 3, "is not NAME=VALUE" },
+	{ __LINE__, "[camera a]\ndevice = x\ncontrol = Bright=1\n", 3, "'Bright' is not a control name" },
+	{ __LINE__, "[camera a]\ndevice = x\ncontrol = b=1\ncontrol = b=2\n", 4, "control: 'b' is set twice" },
+	{ __LINE__, "[camera a]\ndevice = x\ndevice = y\n", 3, "device: set twice" },
+	{ __LINE__, "[server]\nx\0y = 1\n", 2, "NUL byte" },
+};
+
+static void errors(void)
+{
+	char tmpl[512];
+	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		const struct bad *b = &bads[i];
+		char err[1024], want[300];
+		struct vc_conf *c = (struct vc_conf *)0x1;
+		size_t len = strlen(b->text);
+		if (strstr(b->msg, "NUL"))
+			len = 15; /* the text holds a NUL */
+		memset(err, 0xff, sizeof(err));
+		int r = vc_conf_parse(b->text, len, "t.conf", &c, err, sizeof(err));
+		CHECK_AT(b->src_line, r == -EINVAL, "returned %d", r);
+		CHECK_AT(b->src_line, c == (struct vc_conf *)0x1, "out written on error");
+		if (b->line)
+			snprintf(want, sizeof(want), "t.conf:%d: ", b->line);
+		else
+			snprintf(want, sizeof(want), "t.conf: ");
+		CHECK_AT(b->src_line, strncmp(err, want, strlen(want)) == 0, "want prefix '%s', got '%s'", want, err);
+		CHECK_AT(b->src_line, strstr(err, b->msg) != NULL, "want '%s', got '%s'", b->msg, err);
+	}
+	/* Several errors: all reported, in order, each on its own line. */
+	const char *multi = "[server]\nlisten = x\nfoo = 1\n[camera c]\nfps = 0\n";
+	char err[1024];
+	struct vc_conf *c = NULL;
+	int r = vc_conf_parse(multi, strlen(multi), "m.conf", &c, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "m.conf:2: listen") && strstr(err, "\nm.conf:3: unknown key") &&
+	      strstr(err, "\nm.conf:5: fps") && strstr(err, "\nm.conf:4: [camera c]: 'device' is missing"),
+	      "multi: %s", err);
+	/* A tiny error buffer truncates but stays a string. */
+	char small[16];
+	r = vc_conf_parse(multi, strlen(multi), "m.conf", &c, small, sizeof(small));
+	CHECK(r == -EINVAL && strlen(small) < sizeof(small), "truncated");
+	/* tls_cert without key; a too short secret file. */
+	snprintf(tmpl, sizeof(tmpl), "[server]\ntls_cert = %s\n", cert);
+	r = vc_conf_parse(tmpl, strlen(tmpl), "t.conf", &c, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "t.conf:2: tls_cert and tls_key must be set together"), "%s", err);
+	snprintf(tmpl, sizeof(tmpl), "[server]\n\ntoken_secret_file = %s\n", shortsecret);
+	r = vc_conf_parse(tmpl, strlen(tmpl), "t.conf", &c, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "t.conf:3: token_secret_file:") && strstr(err, "fewer than 16"), "%s", err);
+	/* Load: a missing file names itself. */
+	r = vc_conf_load("/nonexistent/vcapd.conf", &c, err, sizeof(err));
+	CHECK(r == -ENOENT && strstr(err, "/nonexistent/vcapd.conf: No such file"), "load missing: %d %s", r, err);
+}
+
+static char *print_str(const struct vc_conf *c, int redact)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	vc_conf_print(c, f, redact);
+	fclose(f);
+	return buf;
+}
+
+static void roundtrip(void)
+{
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
+		 "control = exposure_auto=1\ncontrol = gain = 7\nidle_stop_ms = 100\n"
+		 "[server]\nlisten = [::]:1\nuser = u:$6$a$b\ntoken_secret = 0123456789abcdefXYZ\n"
+		 "auth_control = token\nmax_clients = 3\ncors_origin = *\nlog_level = warn\n"
+		 "tls_key = %s\ntls_cert = %s\n"
+		 "[camera y]\ndevice = test\nfps = 60000/1001\ninput = 0\nbuffers = 2\nstall_timeout_ms = 100\n"
+		 "idle_stop_ms = never\n",
+		 key, cert);
+	struct vc_conf *c = parse_ok(__LINE__, text);
+	if (!c)
+		return;
+	char *p1 = print_str(c, 0);
+	struct vc_conf *c2 = p1 ? parse_ok(__LINE__, p1) : NULL;
+	char *p2 = c2 ? print_str(c2, 0) : NULL;
+	CHECK(p1 && p2 && strcmp(p1, "") != 0, "printed");
+	/* The first line names the source file; compare from the second. */
+	CHECK(p1 && p2 && strcmp(strchr(p1, '\n'), strchr(p2, '\n')) == 0, "fixed point:\n%s\n---\n%s", p1 ? p1 : "", p2 ? p2 : "");
+	for (size_t i = 0; c2 && i < c->n_cams; i++)
+		CHECK(vc_conf_cam_equal(&c->cams[i], &c2->cams[i]), "cam %zu equal after round trip", i);
+	CHECK(p1 && strstr(p1, "format = YUV420\n") && strstr(p1, "fps = 60000/1001\n") &&
+	      strstr(p1, "control = gain=7\n") && strstr(p1, "idle_stop_ms = never\n") &&
+	      strstr(p1, "auth_view = none\nauth_control = token\nauth_status = none\n"),
+	      "printed values:\n%s", p1 ? p1 : "");
+	char *pr = print_str(c, 1);
+	CHECK(pr && !strstr(pr, "0123456789abcdefXYZ") && strstr(pr, "token_secret = <19 bytes, redacted>"),
+	      "redacted:\n%s", pr ? pr : "");
+	/* cam_equal sees each field. */
+	if (c2) {
+		struct vc_conf_cam *z = &c2->cams[0];
+		z->mode.width++;
+		CHECK(!vc_conf_cam_equal(&c->cams[0], z), "width change seen");
+		z->mode.width--;
+		free(z->ctrls[1].value);
+		z->ctrls[1].value = strdup("8");
+		CHECK(!vc_conf_cam_equal(&c->cams[0], z), "control change seen");
+		CHECK(!vc_conf_cam_equal(&c->cams[0], &c2->cams[1]), "different cams");
+	}
+	free(p1);
+	free(p2);
+	free(pr);
+	vc_conf_free(c);
+	vc_conf_free(c2);
+}
+
+static void example_file(void)
+{
+	char err[2048];
+	struct vc_conf *c = NULL;
+	int r = vc_conf_load("conf/vcapd.conf", &c, err, sizeof(err));
+	CHECK(r == 0, "conf/vcapd.conf: %d %s", r, err);
+	if (r == 0) {
+		CHECK(c->n_listen == 1 && strcmp(c->listen[0], "127.0.0.1:8080") == 0, "default listen");
+		CHECK(c->n_cams == 1 && strcmp(c->cams[0].name, "front") == 0, "example camera");
+		vc_conf_free(c);
+	}
+	/* Every commented-out option of the example is valid too: uncomment
+	 * them all (except the alternatives that would conflict) and parse. */
+	FILE *f = fopen("conf/vcapd.conf", "r");
+	char *out = NULL, line[512];
+	size_t olen = 0;
+	FILE *o = open_memstream(&out, &olen);
+	int n_uncommented = 0;
+	while (f && o && fgets(line, sizeof(line), f)) {
+		if (line[0] == ';' && !strstr(line, "token_secret =") && !strstr(line, "user =") &&
+		    !strstr(line, "tls_") && !strstr(line, "/dev/v4l/") && !strstr(line, "token_secret_file") &&
+		    !strstr(line, "auth_")) {
+			fputs(line + 1, o);
+			n_uncommented++;
+		} else {
+			fputs(line, o);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (o)
+		fclose(o);
+	r = out ? vc_conf_parse(out, olen, "uncommented", &c, err, sizeof(err)) : -1;
+	CHECK(r == 0 && n_uncommented > 15, "uncommented example (%d lines): %d %s", n_uncommented, r, err);
+	if (r == 0)
+		vc_conf_free(c);
+	free(out);
+}
+
+static void split_listen(void)
+{
+	static const struct {
+		const char *in, *host;
+		int port;
+	} v[] = {
+		{ "127.0.0.1:8080", "127.0.0.1", 8080 }, { "[::1]:80", "::1", 80 },
+		{ ":9", "", 9 }, { "cam.local:65535", "cam.local", 65535 },
+		{ "[fe80::1%eth0]:1", "fe80::1%eth0", 1 },
+		{ "x", NULL, 0 }, { "[]:80", NULL, 0 }, { "a:b", NULL, 0 }, { "a:", NULL, 0 },
+		{ "1:2:3", NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char host[64];
+		int port = -1;
+		int r = vc_conf_split_listen(v[i].in, host, sizeof(host), &port);
+		if (v[i].host)
+			CHECK(r == 0 && strcmp(host, v[i].host) == 0 && port == v[i].port, "%s", v[i].in);
+		else
+			CHECK(r == -EINVAL, "%s accepted", v[i].in);
+	}
+	char tiny[4];
+	int port;
+	CHECK(vc_conf_split_listen("longhost:1", tiny, sizeof(tiny), &port) == -EINVAL, "host too long");
+	CHECK(strcmp(vc_conf_auth_name(0), "none") == 0 && strcmp(vc_conf_auth_name(3), "basic,token") == 0,
+	      "auth names");
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		printf("conf.setup: FAIL mkdtemp\n");
+		return 1;
+	}
+	snprintf(cert, sizeof(cert), "%s/cert.pem", tmpdir);
+	snprintf(key, sizeof(key), "%s/key.pem", tmpdir);
+	snprintf(secret, sizeof(secret), "%s/secret", tmpdir);
+	snprintf(shortsecret, sizeof(shortsecret), "%s/short", tmpdir);
+	write_file(cert, "cert\n");
+	write_file(key, "key\n");
+	write_file(secret, "0123456789abcdef0123456789abcdef\n");
+	write_file(shortsecret, "tooshort\n");
+
+	RUN("conf", good_full);
+	RUN("conf", good_empty);
+	RUN("conf", errors);
+	RUN("conf", roundtrip);
+	RUN("conf", example_file);
+	RUN("conf", split_listen);
+
+	unlink(cert);
+	unlink(key);
+	unlink(secret);
+	unlink(shortsecret);
+	rmdir(tmpdir);
+	CHECK_EXIT();
+}
