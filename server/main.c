@@ -168,7 +168,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < o.n_devices; i++) {
-		char id[16];
+		char id[24];
 		struct vc_cam_config cc = { .id = id, .path = o.devices[i], .input = -1,
 					    .idle_stop_ms = 5000 };
 
