@@ -13,6 +13,10 @@
  *   vivid_check controls DEV            enumeration, menus, get/set round trip
  *   vivid_check inputs DEV              webcam/TV/S-Video/HDMI: standards,
  *                                       DV timings, source-change events
+ *   vivid_check discover N              N capture nodes listed; a by-id link
+ *                                       names and opens one
+ *   vivid_check hotplug PATH CMD...     CMD replugs the device: the inotify
+ *                                       watch reports it and PATH opens again
  *   vivid_check errors DEV              busy device, bad formats, vivid's
  *                                       fault injection (streamon/qbuf/reqbufs
  *                                       errors, error flag, fatal error, drops,
@@ -29,10 +33,15 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <event2/event.h>
 
 #include "common/fmt.h"
 #include "server/controls.h"
+#include "server/discover.h"
 #include "server/source.h"
 #include "server/v4l2src.h"
 
@@ -1105,9 +1114,120 @@ static int cmd_errors(const char *dev)
 	return n_fail ? 1 : 0;
 }
 
+/* ---- discovery and hotplug ------------------------------------------- */
+
+/* Expects the vivid instances of boot_vivid.sh: video0..2, video1
+ * multi-planar. A by-id link made here like udev would (no udev in the
+ * guest) names video2 stably and opens. */
+static int cmd_discover(int n_expect)
+{
+	struct vc_dev_info *list = NULL;
+	size_t n = 0;
+	int e = vc_discover_list(&list, &n);
+	size_t vivid = 0, mplane = 0;
+	for (size_t i = 0; i < n; i++) {
+		vivid += strcmp(list[i].driver, "vivid") == 0;
+		mplane += list[i].mplane;
+	}
+	if (e || (int)n != n_expect || vivid != n || mplane != 1)
+		FAIL("discover.list", "%d: %zu capture nodes (%zu vivid, %zu multi-planar), expected %d",
+		     e, n, vivid, mplane, n_expect);
+	else
+		report("discover.list", "OK", "%zu capture nodes, first %s '%s'", n, list[0].path,
+		       list[0].card);
+	free(list);
+
+	const char *link = "/dev/v4l/by-id/usb-vivid_Cam-video-index0";
+	mkdir("/dev/v4l", 0755);
+	mkdir("/dev/v4l/by-id", 0755);
+	unlink(link);
+	if (symlink("../../video2", link) < 0) {
+		FAIL("discover.by_id", "symlink: %s", strerror(errno));
+		return 1;
+	}
+	struct vc_dev_info info;
+	char node[64] = "";
+	memset(&info, 0, sizeof(info));
+	int e1 = vc_discover_names("/dev", "/dev/video2", &info);
+	int e2 = vc_discover_resolve(link, node, sizeof(node));
+	struct vc_src *s = open_dev(link, NULL);
+	struct vc_v4l2_info vi = {0};
+	if (s)
+		vc_v4l2_info(s, &vi);
+	if (e1 || strcmp(info.stable, link) || e2 || strcmp(node, "/dev/video2") || !s ||
+	    strcmp(vi.bus, "platform:vivid-002"))
+		FAIL("discover.by_id", "names %d stable '%s', resolve %d '%s', open %s bus '%s'", e1,
+		     info.stable, e2, node, s ? "ok" : "failed", vi.bus);
+	else
+		report("discover.by_id", "OK", "%s -> %s (%s)", link, node, vi.bus);
+	if (s)
+		ops->close(s);
+	unlink(link);
+	return n_fail ? 1 : 0;
+}
+
+struct hotplug_state {
+	struct event_base *base;
+	const char *path;
+	int calls;
+	int opened;
+};
+
+static void on_hotplug(void *opaque)
+{
+	struct hotplug_state *h = opaque;
+	struct vc_src *s = NULL;
+	h->calls++;
+	/* what capture.c does for an ABSENT camera when poked */
+	if (ops->open(h->path, &s) == 0) {
+		h->opened = 1;
+		ops->close(s);
+		event_base_loopbreak(h->base);
+	}
+}
+
+/* Watches /dev, runs CMD (which unloads and reloads vivid, making path
+ * disappear and reappear), and expects the watch to report it and path to
+ * open afterwards. */
+static int cmd_hotplug(const char *path, int argc, char **argv)
+{
+	struct hotplug_state h = {.base = event_base_new(), .path = path};
+	struct vc_hotplug *w = NULL;
+	if (argc < 1)
+		return 2;
+	int e = vc_hotplug_new(h.base, NULL, on_hotplug, &h, &w);
+	if (e < 0) {
+		FAIL("hotplug", "vc_hotplug_new: %s", strerror(-e));
+		event_base_free(h.base);
+		return 1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	int64_t t0 = now_us();
+	waitpid(pid, &st, 0); /* inotify queues the events meanwhile */
+	struct timeval tv = {10, 0};
+	event_base_loopexit(h.base, &tv);
+	event_base_dispatch(h.base);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		FAIL("hotplug", "the replug command failed (status 0x%x)", st);
+	else if (!h.calls || !h.opened)
+		FAIL("hotplug", "%d hotplug calls, %s %s", h.calls, path,
+		     h.opened ? "opened" : "never opened");
+	else
+		report("hotplug", "OK", "%s back after replug: %d call(s), %.1f s", path, h.calls,
+		       (now_us() - t0) / 1e6);
+	vc_hotplug_free(w);
+	event_base_free(h.base);
+	return n_fail ? 1 : 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors DEV [options]\n");
+	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors|discover|hotplug DEV [options]\n");
 	return 2;
 }
 
@@ -1127,6 +1247,10 @@ int main(int argc, char **argv)
 		r = cmd_inputs(dev);
 	else if (!strcmp(cmd, "errors"))
 		r = cmd_errors(dev);
+	else if (!strcmp(cmd, "discover"))
+		r = cmd_discover(atoi(dev));
+	else if (!strcmp(cmd, "hotplug"))
+		r = cmd_hotplug(dev, argc - 3, argv + 3);
 	else
 		return usage();
 	if (r == 2)

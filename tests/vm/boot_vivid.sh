@@ -56,6 +56,14 @@ if [ "${1:-}" = "--guest" ]; then
 	c=$!
 	wait $a; wait $b; wait $c
 	cat "$out/a.log" "$out/b.log" "$out/c.log"
+	# discovery, then a replug (unload + reload vivid) last: it changes the
+	# devices. udev does not run in the guest: the command makes the by-id
+	# link itself, as udev would.
+	r $CHECK_ASAN discover 3 2>>"$out/d.err"
+	r $CHECK_ASAN hotplug /dev/v4l/by-id/usb-vivid_Replug-video-index0 sh -c \
+		'busybox modprobe -r vivid && sleep 0.5 && busybox modprobe vivid n_devs=1 node_types=0x1 &&
+		 mkdir -p /dev/v4l/by-id && ln -sf ../../video0 /dev/v4l/by-id/usb-vivid_Replug-video-index0' \
+		2>>"$out/d.err"
 	exit 0
 fi
 
