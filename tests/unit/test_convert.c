@@ -679,6 +679,42 @@ static void exact_paths(void)
 	vc_conv_free(c);
 }
 
+/* Random rows, sizes (1..70, scaled or not), paddings and colorimetry, a
+ * fixed seed: every run must succeed with intact canaries (ASan watches the
+ * reads). */
+static void random_views(void)
+{
+	struct vc_conv *c = vc_conv_new();
+	size_t n = vc_fmt_count();
+	int runs = 0;
+
+	for (int it = 0; c && it < 3000; it++) {
+		const struct vc_fmt *sf = vc_fmt_at(rnd8() * n / 256), *df = vc_fmt_at(rnd8() * n / 256);
+		if (!is_conv_src(sf) || !is_conv_dst(df))
+			continue;
+		uint32_t sw = 1u + rnd8() % 70u, sh = 1u + rnd8() % 70u;
+		uint32_t dw = rnd8() & 1 ? sw : 1u + rnd8() % 70u, dh = rnd8() & 1 ? sh : 1u + rnd8() % 70u;
+		struct buf s, d;
+		if (buf_new(&s, sf, sw, sh, rnd8() % 3 * 8, 0) || buf_new(&d, df, dw, dh, rnd8() % 3 * 8, 1)) {
+			CHECK(0, "alloc %s %ux%u / %s %ux%u", sf->name, sw, sh, df->name, dw, dh);
+			buf_free(&s);
+			buf_free(&d);
+			continue;
+		}
+		fill_random(&s);
+		s.v.color = (struct vc_colorimetry){ rnd8() % 13, rnd8() % 9, rnd8() % 3, 0 };
+		d.v.color = (struct vc_colorimetry){ rnd8() % 13, rnd8() % 9, rnd8() % 3, 0 };
+		int r = vc_conv_run(c, &s.v, &d.v);
+		CHECK(r == 0 && canaries_ok(&d), "%s %ux%u -> %s %ux%u: %d", sf->name, sw, sh, df->name,
+		      dw, dh, r);
+		runs++;
+		buf_free(&s);
+		buf_free(&d);
+	}
+	CHECK(runs > 1000, "only %d runs", runs);
+	vc_conv_free(c);
+}
+
 /* ---- independent oracle: ffmpeg (swscale) on the same source bytes ---- */
 
 /* ffmpeg names for rows whose every byte is one 8-bit sample (so a bytewise
@@ -865,6 +901,7 @@ int main(void)
 	RUN("convert", scaling);
 	RUN("convert", bad_input);
 	RUN("convert", exact_paths);
+	RUN("convert", random_views);
 	if (system("ffmpeg -version >/dev/null 2>&1") == 0)
 		RUN("convert", ffmpeg_oracle);
 	else
