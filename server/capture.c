@@ -77,6 +77,8 @@ struct vc_cam {
 	int reopen;            /* after draining: close and reopen the source */
 	struct vc_mode want;   /* pending mode (fourcc 0 = none) */
 	int want_pending;
+	vc_cam_reconf_fn reconf_fn; /* pending reconfiguration, run while stopped */
+	uint8_t reconf_arg[VC_CAM_RECONF_ARG_MAX];
 
 	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
 	struct retq *rq;
@@ -548,6 +550,22 @@ static int apply_mode(struct vc_cam *cam)
 	struct vc_src_format f;
 	int ret;
 
+	if (cam->reconf_fn) {
+		vc_cam_reconf_fn fn = cam->reconf_fn;
+
+		cam->reconf_fn = NULL;
+		ret = fn(s->src, cam->reconf_arg);
+		if (ret < 0) {
+			log_warn("%s: reconfiguring: %s", cam->id, strerror(-ret));
+			if (is_gone(ret))
+				return ret;
+		}
+		/* An input or standard brings its own formats and sizes. */
+		vc_caps_clear(&cam->caps);
+		ret = s->src->ops->get_caps(s->src, &cam->caps);
+		if (ret < 0)
+			log_warn("%s: querying caps: %s", cam->id, strerror(-ret));
+	}
 	if (!cam->want_pending)
 		return s->src->ops->get_format(s->src, &s->fmt);
 	ret = s->src->ops->set_mode(s->src, &cam->want, 0, &f);
@@ -747,7 +765,7 @@ static void on_apply(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!cam->want_pending || !cam->sess)
+	if ((!cam->want_pending && !cam->reconf_fn) || !cam->sess)
 		return; /* applied when the source opens */
 	if (cam->streaming || cam->reopen)
 		restart(cam, 0);
@@ -906,4 +924,113 @@ void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st)
 	*st = cam->st;
 	if (!cam->streaming)
 		st->fps = 0;
+}
+
+void vc_cam_poke(struct vc_cam *cam)
+{
+	if (cam->sess)
+		return;
+	cam->backoff_ms = BACKOFF_MIN_MS;
+	event_del(cam->retry_ev);
+	event_active(cam->retry_ev, EV_TIMEOUT, 0);
+}
+
+int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len)
+{
+	if (len > sizeof(cam->reconf_arg))
+		return -E2BIG;
+	if (cam->reconf_fn)
+		return -EBUSY;
+	if (!cam->sess)
+		return -ENODEV;
+	cam->reconf_fn = fn;
+	memset(cam->reconf_arg, 0, sizeof(cam->reconf_arg));
+	if (len)
+		memcpy(cam->reconf_arg, arg, len);
+	event_active(cam->apply_ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
+struct vc_src *vc_cam_source(struct vc_cam *cam)
+{
+	return cam->sess ? cam->sess->src : NULL;
+}
+
+/* The current source when it has the optional op, else the error. */
+#define SRC_WITH(cam, op)                                                     \
+	((cam)->sess ? ((cam)->sess->src->ops->op ? 0 : -ENOTTY) : -ENODEV)
+
+int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c)
+{
+	int ret = SRC_WITH(cam, ctrl_query);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_query(cam->sess->src, id, c);
+}
+
+int vc_cam_ctrl_menu(struct vc_cam *cam, uint32_t id, uint32_t index, char name[32])
+{
+	int ret = SRC_WITH(cam, ctrl_menu);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_menu(cam->sess->src, id, index, name);
+}
+
+int vc_cam_ctrl_get(struct vc_cam *cam, uint32_t id, int64_t *value)
+{
+	int ret = SRC_WITH(cam, ctrl_get);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_get(cam->sess->src, id, value);
+}
+
+int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value)
+{
+	int ret = SRC_WITH(cam, ctrl_set);
+
+	if (ret)
+		return ret;
+	ret = cam->sess->src->ops->ctrl_set(cam->sess->src, id, value);
+	if (ret < 0 && is_gone(ret))
+		device_gone(cam, ret);
+	return ret;
+}
+
+int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in)
+{
+	int ret = SRC_WITH(cam, input_enum);
+
+	return ret ? ret : cam->sess->src->ops->input_enum(cam->sess->src, index, in);
+}
+
+int vc_cam_input_get(struct vc_cam *cam, uint32_t *index)
+{
+	int ret = SRC_WITH(cam, input_get);
+
+	return ret ? ret : cam->sess->src->ops->input_get(cam->sess->src, index);
+}
+
+static int set_input(struct vc_src *src, const void *arg)
+{
+	uint32_t index;
+
+	memcpy(&index, arg, sizeof(index));
+	return src->ops->input_set(src, index);
+}
+
+int vc_cam_input_set(struct vc_cam *cam, uint32_t index)
+{
+	int ret = SRC_WITH(cam, input_set);
+
+	if (ret == -ENODEV) {
+		cam->cfg.input = (int)index; /* applied when the source opens */
+		return 0;
+	}
+	if (ret)
+		return ret;
+	struct vc_src_input in;
+	if (cam->sess->src->ops->input_enum &&
+	    cam->sess->src->ops->input_enum(cam->sess->src, index, &in) < 0)
+		return -EINVAL;
+	ret = vc_cam_reconfigure(cam, set_input, &index, sizeof(index));
+	if (ret == 0)
+		cam->cfg.input = (int)index; /* and after every reopen */
+	return ret;
 }

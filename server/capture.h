@@ -11,8 +11,11 @@
 
 #include <stdint.h>
 
+#include <stddef.h>
+
 #include "common/caps.h"
 #include "common/frame.h"
+#include "server/source.h"
 
 struct event_base;
 struct vc_cam;
@@ -72,5 +75,42 @@ const char *vc_cam_state_name(enum vc_cam_state s);
 void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g);
 const struct vc_caps *vc_cam_caps(const struct vc_cam *cam);
 void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st);
+
+/* ---- additions (capture helper): hotplug, controls, inputs ---- */
+
+/* A device node appeared (hotplug): an ABSENT/ERROR camera retries now with
+ * its backoff reset; no-op when the source is open. */
+void vc_cam_poke(struct vc_cam *cam);
+
+/* Controls of the current source (struct vc_src_ctrl, server/source.h),
+ * synchronous. -ENODEV while no source is open, -ENOTTY when the source has
+ * no controls; else what the source answers (ctrl_query with
+ * id | V4L2_CTRL_FLAG_NEXT_CTRL enumerates, -EINVAL at the end). */
+int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c);
+int vc_cam_ctrl_menu(struct vc_cam *cam, uint32_t id, uint32_t index, char name[32]);
+int vc_cam_ctrl_get(struct vc_cam *cam, uint32_t id, int64_t *value);
+int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value);
+
+/* Inputs. input_set validates the index (-EINVAL), then switches
+ * asynchronously like vc_cam_set_mode (stop, S_INPUT, caps re-read, mode
+ * renegotiated, restart; on_event reports it) and keeps the choice across
+ * reopens. While no source is open it only records the choice. */
+int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in);
+int vc_cam_input_get(struct vc_cam *cam, uint32_t *index);
+int vc_cam_input_set(struct vc_cam *cam, uint32_t index);
+
+/* Anything that needs a stopped stream (S_STD, S_DV_TIMINGS through
+ * server/v4l2src.h): fn(src, copy of arg) runs on the loop thread once
+ * streaming is stopped and lent buffers are back, then caps and format are
+ * re-read and streaming resumes. len <= VC_CAM_RECONF_ARG_MAX (-E2BIG);
+ * one pending at a time (-EBUSY); -ENODEV when no source is open. */
+#define VC_CAM_RECONF_ARG_MAX 256
+typedef int (*vc_cam_reconf_fn)(struct vc_src *src, const void *arg);
+int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len);
+
+/* The open source for read-only queries of source-specific extras
+ * (vc_v4l2_info, ..._enum/_get); NULL while none is open. Valid until control
+ * returns to the loop. */
+struct vc_src *vc_cam_source(struct vc_cam *cam);
 
 #endif

@@ -641,6 +641,39 @@ static int ts_queue(struct vc_src *s, unsigned index)
 	return 0;
 }
 
+/* Two inputs, so input switching runs without hardware: moving and still. */
+static const char *const input_names[] = { "Moving bars", "Still bars" };
+
+static int ts_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
+{
+	(void)s;
+	if (index >= sizeof(input_names) / sizeof(input_names[0]))
+		return -EINVAL;
+	memset(in, 0, sizeof(*in));
+	in->index = index;
+	snprintf(in->name, sizeof(in->name), "%s", input_names[index]);
+	in->type = V4L2_INPUT_TYPE_CAMERA;
+	return 0;
+}
+
+static int ts_input_get(struct vc_src *s, uint32_t *index)
+{
+	*index = ts_of(s)->opts.still ? 1 : 0;
+	return 0;
+}
+
+static int ts_input_set(struct vc_src *s, uint32_t index)
+{
+	struct testsrc *t = ts_of(s);
+
+	if (index >= sizeof(input_names) / sizeof(input_names[0]))
+		return -EINVAL;
+	if (t->streaming)
+		return -EBUSY;
+	t->opts.still = index == 1;
+	return 0;
+}
+
 const struct vc_src_ops vc_src_test = {
 	.name = "test",
 	.open = ts_open,
@@ -654,4 +687,7 @@ const struct vc_src_ops vc_src_test = {
 	.next_due = ts_next_due,
 	.dequeue = ts_dequeue,
 	.queue = ts_queue,
+	.input_enum = ts_input_enum,
+	.input_get = ts_input_get,
+	.input_set = ts_input_set,
 };

@@ -470,6 +470,67 @@ static void drops(void)
 	event_base_free(b);
 }
 
+/* Input switching (the test source: 0 moving, 1 still), controls absent. */
+static void inputs_controls(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@100:YUYV", &r, 1000, 0);
+	struct vc_src_input in;
+	struct vc_src_ctrl c;
+	int64_t v;
+	uint32_t idx = 9;
+
+	CHECK(vc_cam_input_enum(cam, 0, &in) == -ENODEV, "inputs before open");
+	vc_cam_acquire(cam);
+	run_ms(b, 100);
+	CHECK(vc_cam_input_enum(cam, 1, &in) == 0 && !strcmp(in.name, "Still bars"), "enum");
+	CHECK(vc_cam_input_enum(cam, 2, &in) == -EINVAL, "enum past the end");
+	CHECK(vc_cam_input_get(cam, &idx) == 0 && idx == 0, "input %u", idx);
+	CHECK(vc_cam_input_set(cam, 7) == -EINVAL, "bad input accepted");
+	CHECK(vc_cam_ctrl_query(cam, 0x00980900, &c) == -ENOTTY &&
+		      vc_cam_ctrl_get(cam, 0x00980900, &v) == -ENOTTY, "controls on the test source");
+	unsigned ev = r.events;
+	CHECK(vc_cam_input_set(cam, 1) == 0, "set input");
+	run_ms(b, 300);
+	CHECK(r.events > ev && vc_cam_input_get(cam, &idx) == 0 && idx == 1, "input %u", idx);
+	r.hold = 2;
+	run_ms(b, 100);
+	CHECK(r.n_held == 2 && r.held[0]->seq != r.held[1]->seq &&
+		      !memcmp(r.held[0]->mem[0], r.held[1]->mem[0], r.held[0]->bytesused[0]),
+	      "still input still moves");
+	CHECK(vc_cam_get_state(cam) == VC_CAM_STREAMING, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	r.hold = 0;
+	drop_held(&r);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
+/* Hotplug poke: an absent camera retries at once instead of after backoff. */
+static void poke(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:open=3", &r, 1000, 0);
+
+	run_ms(b, 20); /* first attempt fails; next in 250 ms */
+	CHECK(vc_cam_get_state(cam) == VC_CAM_ABSENT, "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	for (int i = 0; i < 3; i++) {
+		vc_cam_poke(cam);
+		run_ms(b, 20);
+	}
+	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE, "state %s after 3 pokes in 80 ms",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	vc_cam_poke(cam); /* open: no-op */
+	run_ms(b, 20);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE, "poke disturbed an open camera");
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
 int main(void)
 {
 	evthread_use_pthreads();
@@ -490,5 +551,7 @@ int main(void)
 	RUN("capture", set_mode);
 	RUN("capture", free_with_frames_out);
 	RUN("capture", drops);
+	RUN("capture", inputs_controls);
+	RUN("capture", poke);
 	CHECK_EXIT();
 }
