@@ -1,0 +1,56 @@
+/* Request authentication: HTTP Basic against crypt(3) hashes from the config,
+ * and signed expiring URL tokens (?token=) for clients that cannot send a
+ * password (<img src>, players). Policy per endpoint class (view, control,
+ * status) from the config. Knows nothing of HTTP libraries: the serving layer
+ * passes the Authorization header value and the token parameter.
+ *
+ * Token: base64url("EXPIRY.SCOPE") "." base64url(HMAC-SHA256(secret,
+ * "vcapd-token-v1\n" EXPIRY "\n" SCOPE)); EXPIRY in Unix seconds, SCOPE a
+ * comma list of class names ("view", "view,status"). */
+#ifndef VC_AUTH_H
+#define VC_AUTH_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "common/conf.h"
+
+struct vc_auth;
+
+/* Copies what it needs from c (users, secret, policies, realm); c may be
+ * freed afterwards. Checks every hash is a form libcrypt supports. 0 or
+ * -EINVAL (logged, names the user) / -ENOMEM. */
+int vc_auth_new(const struct vc_conf *c, struct vc_auth **out);
+void vc_auth_free(struct vc_auth *a);
+
+/* Policy bitmask (VC_AUTH_BASIC | VC_AUTH_TOKEN) of a class; 0 = open. */
+unsigned vc_auth_policy(const struct vc_auth *a, enum vc_auth_class cl);
+
+/* Basic realm for WWW-Authenticate. */
+const char *vc_auth_realm(const struct vc_auth *a);
+
+/* Decides one request. authorization: the Authorization header value or
+ * NULL; token: the token query parameter or NULL; now: current Unix time.
+ * Returns 0 when allowed, -EACCES when denied (answer 401, with
+ * WWW-Authenticate: Basic when the policy includes basic). On success *user
+ * (when user is not NULL) points to the authenticated user name, "token" or
+ * "" (open class); valid while a lives. */
+int vc_auth_check(struct vc_auth *a, enum vc_auth_class cl, const char *authorization,
+		  const char *token, time_t now, const char **user);
+
+/* Writes a token for scope (comma list of "view", "control", "status")
+ * expiring at expiry into out (outlen >= 128 is enough for every scope).
+ * 0, -ENOKEY (no secret configured), -EINVAL (bad scope), -ENOSPC. */
+int vc_auth_token_make(const struct vc_auth *a, const char *scope, time_t expiry,
+		       char *out, size_t outlen);
+
+/* Constant-time comparison of n bytes: 1 when equal. */
+int vc_auth_mem_equal(const void *a, const void *b, size_t n);
+
+/* base64url without padding (RFC 4648 section 5): encode returns the length
+ * written (NUL-terminated) or -ENOSPC; decode accepts both alphabets and
+ * optional padding, returns the byte count or -EINVAL / -ENOSPC. */
+int vc_auth_b64url_encode(const void *in, size_t n, char *out, size_t outlen);
+int vc_auth_b64_decode(const char *in, size_t n, void *out, size_t outlen);
+
+#endif
