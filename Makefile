@@ -52,7 +52,8 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd openssl
 
-.PHONY: bench-bins all run test asan bench install clean deps-build deps-test unit integ vm tools
+.PHONY: bench-bins all run test asan bench install clean deps-build deps-test unit integ vm tools \
+	cross test-cross
 
 all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
@@ -97,6 +98,8 @@ run: deps-build
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all
+	$(Q)$(MAKE) --no-print-directory cross ARCH=arm64
+	$(Q)$(MAKE) --no-print-directory cross ARCH=armhf
 	$(Q)sh tests/run-all.sh
 
 asan: deps-build
@@ -115,6 +118,25 @@ install: $(VCAPD)
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/vcapd/web/
 	install -Dm644 conf/vcapd.conf $(DESTDIR)/etc/vcapd/vcapd.conf.example
 	install -Dm644 systemd/vcapd.service $(DESTDIR)/lib/systemd/system/vcapd.service
+
+# Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian multiarch
+# cross toolchain and the target's -dev packages, then builds the daemon and
+# the unit tests into build/cross-$(ARCH); `make test-cross` builds both and
+# runs the unit tests under qemu-user (tests/cross.sh has the details).
+ARCH ?= arm64
+CROSS_CFLAGS ?= -O2 -g
+
+cross:
+	$(Q)sh tests/cross.sh deps $(ARCH)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/cross-$(ARCH) \
+		CC=$$(sh tests/cross.sh triplet $(ARCH))-gcc \
+		PKG_CONFIG="sh tests/cross.sh pkg-config $(ARCH)" \
+		CFLAGS="$(CROSS_CFLAGS) -Ibuild/cross-$(ARCH)/sysroot/usr/include" all
+
+test-cross:
+	$(Q)$(MAKE) --no-print-directory cross ARCH=arm64
+	$(Q)$(MAKE) --no-print-directory cross ARCH=armhf
+	$(Q)sh tests/run-all.sh cross
 
 clean:
 	rm -rf build

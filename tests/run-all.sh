@@ -2,7 +2,7 @@
 # Runs test suites and counts their one-line results ("name: OK", "name: FAIL ...",
 # "name: SKIP why"). A test program that exits non-zero without printing a FAIL
 # line is counted as one failure, so a crash can never pass silently.
-#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm]...
+#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm|cross]...
 # VCAP_BUILD selects the build directory for "unit" and "integ" (default build).
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${VCAP_BUILD:-build}
@@ -40,7 +40,7 @@ integ() { # $1 = build dir
 	done
 }
 
-suites=${*:-unit unit-asan integ integ-asan vm}
+suites=${*:-unit unit-asan integ integ-asan vm cross}
 for s in $suites; do
 	echo "=== suite $s"
 	case $s in
@@ -52,6 +52,16 @@ for s in $suites; do
 		for t in tests/vm/boot_*.sh; do
 			[ -f "$t" ] || continue
 			run_one "$t" 1500 sh "$t"
+		done ;;
+	cross) # Raspberry Pi builds (make test-cross): unit tests under qemu-user
+		for a in arm64 armhf; do
+			if ! ls build/cross-$a/tests/test_* >/dev/null 2>&1; then
+				echo "cross-$a: SKIP not built (make cross ARCH=$a)"; skip=$((skip + 1))
+				continue
+			fi
+			for t in build/cross-$a/tests/test_*; do
+				run_one "$t" 1200 sh tests/cross.sh run "$a" "$t"
+			done
 		done ;;
 	*) echo "run-all: unknown suite $s"; fail=$((fail + 1)) ;;
 	esac
