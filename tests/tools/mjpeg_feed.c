@@ -6,7 +6,10 @@
  *
  *   mjpeg_feed -i in.mjpeg -d /dev/video20 [-r fps] [-n frames] [--strip-dht]
  *              [--corrupt N] [--truncate N] [--empty N]      (every Nth frame)
- *   mjpeg_feed -i in.mjpeg --match file.jpg [--strip-dht] [--add-dht]
+ *   mjpeg_feed -i in.mjpeg --match FILE [--strip-dht] [--add-dht] [--rotate R --flip F]
+ *       FILE: one JPEG, concatenated JPEGs or a saved multipart /stream; every
+ *       part must be byte for byte a stream frame after the edits (strip DHT,
+ *       add DHT, lossless vc_jpeg_transform); prints "match: N of M parts..."
  *   mjpeg_feed -i in.mjpeg --info
  *   mjpeg_feed -i in.mjpeg --extract K out.jpg [--strip-dht] [--add-dht]
  *       writes frame K after the edits (strip first, then add)
@@ -187,6 +190,7 @@ int main(int argc, char **argv)
 {
 	const char *in = NULL, *dev = NULL, *match = NULL, *grab_dev = NULL, *extract = NULL;
 	long extract_k = 0;
+	int rot = 0, flip = 0;
 	long fps = 15, count = 0, corrupt = 0, truncate_n = 0, empty = 0;
 	int strip = 0, add = 0, info_only = 0;
 	struct frames fr;
@@ -201,7 +205,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--extract") && v && i + 2 < argc) {
 			extract_k = atol(argv[++i]);
 			extract = argv[++i];
-		} else if (!strcmp(a, "--grab") && v)
+		} else if (!strcmp(a, "--rotate") && v)
+			rot = atoi(argv[++i]);
+		else if (!strcmp(a, "--flip") && v)
+			flip = atoi(argv[++i]);
+		else if (!strcmp(a, "--grab") && v)
 			grab_dev = argv[++i];
 		else if (!strcmp(a, "--match") && v)
 			match = argv[++i];
@@ -264,31 +272,57 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (match) { /* is the file one of the frames (after the same edits)? */
-		struct frames m;
-		size_t len;
+	if (match) { /* are the file's JPEGs frames of the stream (after the same edits)? */
+		FILE *mf = fopen(match, "rb");
+		uint8_t *mb = malloc(64u << 20);
+		size_t ml = mf ? fread(mb, 1, 64u << 20, mf) : 0, parts = 0, ok = 0, bad = 0;
+		struct vc_jpeg *j = vc_jpeg_new();
+		uint8_t *tmp3 = malloc(2 * maxsz + 65536);
 
-		if (load(match, &m) < 0)
-			return 2;
-		for (size_t i = 0; i < fr.n; i++) {
-			const uint8_t *f = fr.buf + fr.off[i];
-			size_t fl = fr.size[i];
+		if (mf)
+			fclose(mf);
+		/* A JPEG file, concatenated JPEGs, or a multipart stream: every SOI
+		 * that starts the file or follows a blank line starts a part. */
+		for (size_t pos = 0; pos + 2 <= ml; pos++) {
+			if (mb[pos] != 0xFF || mb[pos + 1] != 0xD8)
+				continue;
+			if (pos != 0 && !(pos >= 4 && !memcmp(mb + pos - 4, "\r\n\r\n", 4)) &&
+			    !(pos >= 2 && mb[pos - 2] == 0xFF && mb[pos - 1] == 0xD9))
+				continue;
+			struct vc_jpeg_info mi;
 
-			if (strip && vc_jpeg_strip_dht(f, fl, tmp, maxsz, &len) == 0) {
-				f = tmp;
-				fl = len;
+			parts++;
+			if (vc_jpeg_parse(mb + pos, ml - pos, &mi) < 0) {
+				bad++;
+				continue;
 			}
-			if (add && vc_jpeg_add_dht(f, fl, tmp2, maxsz + 2 * VC_JPEG_DHT_BYTES, &len) == 0) {
-				fl = len;
-				f = tmp2;
+			for (size_t i = 0; i < fr.n; i++) {
+				const uint8_t *f = fr.buf + fr.off[i];
+				size_t fl = fr.size[i], len;
+				uint32_t ow, oh;
+
+				if (strip && vc_jpeg_strip_dht(f, fl, tmp, maxsz, &len) == 0) {
+					f = tmp;
+					fl = len;
+				}
+				if (add && vc_jpeg_add_dht(f, fl, tmp2, maxsz + 2 * VC_JPEG_DHT_BYTES, &len) == 0) {
+					fl = len;
+					f = tmp2;
+				}
+				if ((rot || flip) && vc_jpeg_transform(j, f, fl, rot, flip, tmp3,
+								       2 * maxsz + 65536, &len, &ow, &oh) == 0) {
+					f = tmp3;
+					fl = len;
+				}
+				if (fl == mi.size && !memcmp(f, mb + pos, fl)) {
+					ok++;
+					break;
+				}
 			}
-			if (fl == m.size[0] && !memcmp(f, m.buf, fl)) {
-				printf("match: frame %zu\n", i);
-				return 0;
-			}
+			pos += mi.size - 1;
 		}
-		printf("match: none of %zu frames\n", fr.n);
-		return 1;
+		printf("match: %zu of %zu parts are stream frames, %zu invalid\n", ok, parts, bad);
+		return parts > 0 && ok == parts ? 0 : 1;
 	}
 	if (!dev)
 		return 2;

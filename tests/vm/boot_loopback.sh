@@ -10,9 +10,18 @@
 #   loopback.nodht        frames without Huffman tables arrive byte for byte
 #   loopback.faults       corrupt/truncated/empty frames are rejected by
 #                         vc_jpeg_parse, the good ones still pass
-# The daemon-level checks (/stream, /snapshot passthrough, raw/smaller size
-# from MJPEG, drop counters, rotate=) need build/vcapd serving a camera; they
-# SKIP until the daemon exists.
+# Then the daemon (build/vcapd --device /dev/video20), one instance per feed:
+#   loopback.daemon_snapshot_passthrough / _stream_passthrough: /snapshot and
+#       every /stream part are byte for byte frames that were fed
+#   loopback.daemon_nodht_repaired: fed without DHT, served with the standard
+#       tables inserted (= strip + vc_jpeg_add_dht of a fed frame), ffmpeg decodes
+#   loopback.daemon_raw_from_mjpeg, _scaled_from_mjpeg: /raw YUYV and a 320x240
+#       snapshot from the MJPEG camera
+#   loopback.daemon_rotate_lossless: rotate=90 snapshot = vc_jpeg_transform of a
+#       fed frame (no re-encode)
+#   loopback.daemon_faults_dropped / _faults_counted: with corrupt, truncated
+#       and empty frames fed, every served part is a good fed frame and the
+#       camera's error counter (/api/cams) grows
 # Prints "name: OK|FAIL why|SKIP why" lines. Usage: sh tests/vm/boot_loopback.sh
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
@@ -59,6 +68,91 @@ if [ "${1:-}" = "--guest" ]; then
 	else
 		echo "loopback.faults: FAIL $(cat "$g")"
 	fi
+
+	# ---- the daemon, one instance per feed
+	VCAPD=${VCAPD:-$B/vcapd}
+	U=http://127.0.0.1:18300
+	start() { # feeder args...
+		$FEED -i "$work/in.mjpeg" -d $dev -r 15 -n 100000 "$@" >"$work/feed.log" 2>&1 &
+		fpid=$!
+		sleep 2
+		"$VCAPD" --device $dev --listen 127.0.0.1:18300 >"$work/vcapd.log" 2>&1 &
+		vpid=$!
+		for i in $(seq 100); do
+			curl -s -o /dev/null --max-time 2 "$U/api/status" && return 0
+			kill -0 $vpid 2>/dev/null || break
+			sleep 0.2
+		done
+		echo "vcapd did not come up: $(tail -5 "$work/vcapd.log")"
+		return 1
+	}
+	stop() {
+		kill $vpid $fpid 2>/dev/null
+		wait $vpid $fpid 2>/dev/null
+	}
+	m() { $FEED -i "$work/in.mjpeg" --match "$@"; }
+	if [ ! -x "$VCAPD" ]; then
+		echo "loopback.daemon: SKIP $VCAPD not built"
+		exit 0
+	fi
+
+	if start; then
+		curl -s --max-time 20 -o "$work/snap.jpg" "$U/snapshot"
+		r=$(m "$work/snap.jpg")
+		case $r in "match: 1 of 1 "*) echo "loopback.daemon_snapshot_passthrough: OK" ;;
+		*) echo "loopback.daemon_snapshot_passthrough: FAIL $r" ;; esac
+		timeout 10 curl -s -o "$work/stream.bin" "$U/stream"
+		r=$(m "$work/stream.bin")
+		n=$(echo "$r" | sed -n 's/match: \([0-9]*\) of \([0-9]*\) .*/\2/p')
+		if m "$work/stream.bin" >/dev/null && [ "${n:-0}" -ge 10 ]; then
+			echo "loopback.daemon_stream_passthrough: OK"
+		else
+			echo "loopback.daemon_stream_passthrough: FAIL $r in 10 s (fed at 15 fps); cam: $(curl -s --max-time 5 "$U/api/cams" | head -c 400)"
+		fi
+		curl -s --max-time 20 -o "$work/raw" "$U/raw?format=YUYV"
+		n=$(wc -c <"$work/raw")
+		[ "$n" = 614400 ] && echo "loopback.daemon_raw_from_mjpeg: OK" ||
+			echo "loopback.daemon_raw_from_mjpeg: FAIL /raw?format=YUYV gave $n bytes, want 614400"
+		curl -s --max-time 20 -o "$work/small.jpg" "$U/snapshot?size=320x240"
+		r=$($FEED -i "$work/small.jpg" --info 2>&1)
+		case $r in "1 frames 320x240 "*) echo "loopback.daemon_scaled_from_mjpeg: OK" ;;
+		*) echo "loopback.daemon_scaled_from_mjpeg: FAIL $r" ;; esac
+		curl -s --max-time 20 -o "$work/rot.jpg" "$U/snapshot?rotate=90"
+		r=$(m "$work/rot.jpg" --rotate 90 --flip 0)
+		case $r in "match: 1 of 1 "*) echo "loopback.daemon_rotate_lossless: OK" ;;
+		*) echo "loopback.daemon_rotate_lossless: FAIL $r ($($FEED -i "$work/rot.jpg" --info 2>&1))" ;; esac
+		stop
+	else
+		echo "loopback.daemon_start: FAIL"
+	fi
+
+	if start --strip-dht; then
+		curl -s --max-time 20 -o "$work/nodht.jpg" "$U/snapshot"
+		r=$(m "$work/nodht.jpg" --strip-dht --add-dht)
+		if [ "${r#match: 1 of 1 }" != "$r" ] && ffmpeg -nostdin -v error -i "$work/nodht.jpg" -f null - 2>"$work/e" &&
+			[ ! -s "$work/e" ]; then
+			echo "loopback.daemon_nodht_repaired: OK"
+		else
+			echo "loopback.daemon_nodht_repaired: FAIL $r $(head -c 200 "$work/e" 2>/dev/null)"
+		fi
+		stop
+	else
+		echo "loopback.daemon_start_nodht: FAIL"
+	fi
+
+	if start --corrupt 3 --truncate 5 --empty 7; then
+		e0=$(curl -s --max-time 10 "$U/api/cams" | sed -n 's/.*"errors":\([0-9]*\).*/\1/p')
+		timeout 8 curl -s -o "$work/faults.bin" "$U/stream"
+		r=$(m "$work/faults.bin")
+		m "$work/faults.bin" >/dev/null && echo "loopback.daemon_faults_dropped: OK" ||
+			echo "loopback.daemon_faults_dropped: FAIL $r"
+		e1=$(curl -s --max-time 10 "$U/api/cams" | sed -n 's/.*"errors":\([0-9]*\).*/\1/p')
+		[ "${e1:-0}" -gt "${e0:-0}" ] && echo "loopback.daemon_faults_counted: OK" ||
+			echo "loopback.daemon_faults_counted: FAIL /api/cams errors ${e0:-?} -> ${e1:-?}"
+		stop
+	else
+		echo "loopback.daemon_start_faults: FAIL"
+	fi
 	exit 0
 fi
 
@@ -87,11 +181,6 @@ else
 	echo "loopback.nodht_repaired_decodes: FAIL md5 '$a' vs '$b'"
 fi
 
-../shared/vm/vivid-vm --loopback --timeout 400 -- sh "$0" --guest "$work"
+../shared/vm/vivid-vm --loopback --timeout 600 -- sh "$0" --guest "$work"
 rc=$?
 [ $rc = 0 ] || echo "loopback.vm: FAIL vivid-vm exit $rc"
-
-for c in stream_passthrough snapshot_passthrough nodht_repaired raw_from_mjpeg scaled_from_mjpeg \
-	faults_counted rotate_lossless; do
-	echo "loopback.daemon_$c: SKIP build/vcapd does not serve cameras yet"
-done
