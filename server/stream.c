@@ -23,6 +23,7 @@
 #include "common/transform.h"
 #include "server/stream_neg.h"
 #include "server/stream_work.h"
+#include "server/workers.h"
 
 #define BOUNDARY "vcapdframe"
 #define SNAPSHOT_TIMEOUT_MS 5000
@@ -68,6 +69,8 @@ struct output {
 	struct vc_frame *latest;
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	uint64_t busy_drops;
+	int busy;                  /* a job of this output is on the worker pool */
+	struct vc_frame *pending;  /* newest capture frame waiting for the job to end */
 	double process_ms, fps;
 	int64_t last_us, idle_since_us;
 	struct client *clients;
@@ -88,7 +91,10 @@ struct vc_streams {
 	struct vc_http *http;
 	struct hub *hubs;
 	size_t n_hubs;
-	struct vc_swork *work;
+	struct vc_workers *workers;
+	struct vc_swork **works;   /* one per worker thread */
+	unsigned n_works;
+	int freeing;
 	struct event *gc;
 	int stopping;
 };
@@ -163,6 +169,7 @@ static void output_free(struct output *o)
 	if (o->next)
 		o->next->prev = o->prev;
 	vc_frame_unref(o->latest);
+	vc_frame_unref(o->pending);
 	free(o);
 }
 
@@ -230,27 +237,9 @@ static void wake_clients(struct output *o, int64_t now)
 	}
 }
 
-static void output_frame(struct output *o, struct vc_frame *f)
+/* Makes res the output's latest frame and wakes its clients. */
+static void output_publish(struct output *o, struct vc_frame *res)
 {
-	struct vc_streams *s = o->hub->s;
-	struct vc_frame *res = NULL;
-	int64_t t0 = now_us();
-
-	if (vc_swork_sendable(f, &o->plan.out)) {
-		res = vc_frame_ref(f); /* zero copy: the capture frame itself */
-	} else if (o->plan.steps & VC_STEP_PASSTHROUGH) {
-		return; /* frame from the old mode while the device switches */
-	} else {
-		int ret = vc_swork_run(s->work, &o->plan, f, &res);
-
-		if (ret < 0) {
-			log_debug("cam %s: frame %" PRIu64 ": %s", vc_cam_id(o->hub->cam), f->seq,
-				  strerror(-ret));
-			return;
-		}
-		double ms = (double)(now_us() - t0) / 1000.0;
-		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
-	}
 	vc_frame_unref(o->latest);
 	o->latest = res;
 	o->latest_n++;
@@ -261,6 +250,97 @@ static void output_frame(struct output *o, struct vc_frame *f)
 	}
 	o->last_us = now;
 	wake_clients(o, now);
+}
+
+/* One convert/encode on the worker pool. */
+struct job {
+	struct output *o;
+	struct vc_plan plan;      /* copied: the loop may re-plan meanwhile */
+	struct vc_frame *src, *res;
+	int ret;
+	int64_t t0, t_work;
+};
+
+static void output_submit(struct output *o, struct vc_frame *f);
+
+static void job_work(void *arg, unsigned worker)
+{
+	struct job *j = arg;
+	struct vc_streams *s = j->o->hub->s;
+	int64_t t = now_us();
+
+	j->ret = vc_swork_run(s->works[worker], &j->plan, j->src, &j->res);
+	j->t_work = now_us() - t;
+}
+
+static void job_done(void *arg, int status)
+{
+	struct job *j = arg;
+	struct output *o = j->o;
+	struct vc_streams *s = o->hub->s;
+
+	o->busy = 0;
+	vc_frame_unref(j->src);
+	if (s->freeing || status < 0 || j->ret < 0) {
+		if (!s->freeing && j->ret < 0)
+			log_debug("cam %s: frame: %s", vc_cam_id(o->hub->cam), strerror(-j->ret));
+		vc_frame_unref(j->res);
+	} else {
+		double ms = (double)j->t_work / 1000.0;
+
+		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
+		output_publish(o, j->res);
+		vc_http_wake(s->http);
+	}
+	free(j);
+	if (s->freeing) {
+		vc_frame_unref(o->pending);
+		o->pending = NULL;
+		return;
+	}
+	if (o->pending) {
+		struct vc_frame *f = o->pending;
+
+		o->pending = NULL;
+		if (output_users(o))
+			output_submit(o, f);
+		vc_frame_unref(f);
+	}
+}
+
+static void output_submit(struct output *o, struct vc_frame *f)
+{
+	struct vc_streams *s = o->hub->s;
+
+	if (o->busy) {
+		/* keep only the newest frame waiting; the older one is lost */
+		if (o->pending)
+			o->busy_drops++;
+		vc_frame_unref(o->pending);
+		o->pending = vc_frame_ref(f);
+		return;
+	}
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	j->o = o;
+	j->plan = o->plan;
+	j->src = vc_frame_ref(f);
+	if (vc_workers_submit(s->workers, job_work, job_done, j) < 0) {
+		vc_frame_unref(j->src);
+		free(j);
+		return;
+	}
+	o->busy = 1;
+}
+
+static void output_frame(struct output *o, struct vc_frame *f)
+{
+	if (vc_swork_sendable(f, &o->plan.out))
+		output_publish(o, vc_frame_ref(f)); /* zero copy: the capture frame itself */
+	else if (!(o->plan.steps & VC_STEP_PASSTHROUGH))
+		output_submit(o, f);
+	/* else: a frame of the old mode while the device switches */
 }
 
 static void on_frame(void *opaque, struct vc_frame *f)
@@ -298,7 +378,8 @@ static void on_gc(evutil_socket_t fd, short what, void *arg)
 
 		for (; o; o = next) {
 			next = o->next;
-			if (!output_users(o) && now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL)
+			if (!output_users(o) && !o->busy &&
+			    now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL)
 				output_free(o);
 		}
 	}
@@ -761,9 +842,18 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 	s->base = base;
 	s->http = http;
 	s->hubs = calloc(n ? n : 1, sizeof(*s->hubs));
-	s->work = vc_swork_new();
 	s->gc = event_new(base, -1, EV_PERSIST, on_gc, s);
-	if (!s->hubs || !s->work || !s->gc) {
+	int ret = vc_workers_new(base, 0, &s->workers);
+	if (ret < 0 || !s->hubs || !s->gc) {
+		vc_streams_free(s);
+		return ret < 0 ? ret : -ENOMEM;
+	}
+	s->n_works = vc_workers_count(s->workers);
+	s->works = calloc(s->n_works, sizeof(*s->works));
+	for (unsigned i = 0; s->works && i < s->n_works; i++)
+		if (!(s->works[i] = vc_swork_new()))
+			break;
+	if (!s->works || !s->works[s->n_works - 1]) {
 		vc_streams_free(s);
 		return -ENOMEM;
 	}
@@ -806,7 +896,10 @@ void vc_streams_free(struct vc_streams *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_hubs; i++) {
+	/* jobs still queued or running finish here (their done drops results) */
+	s->freeing = 1;
+	vc_workers_free(s->workers);
+	for (size_t i = 0; s->hubs && i < s->n_hubs; i++) {
 		struct hub *h = &s->hubs[i];
 
 		vc_cam_set_callbacks(h->cam, NULL, NULL, NULL);
@@ -817,7 +910,9 @@ void vc_streams_free(struct vc_streams *s)
 	}
 	if (s->gc)
 		event_free(s->gc);
-	vc_swork_free(s->work);
+	for (unsigned i = 0; s->works && i < s->n_works; i++)
+		vc_swork_free(s->works[i]);
+	free(s->works);
 	free(s->hubs);
 	free(s);
 }
