@@ -1,6 +1,8 @@
 /* Colorimetry resolution (V4L2 default rules) and 8-bit range conversion. */
 #include "common/color.h"
 
+#include <string.h>
+
 #include <libyuv/convert_argb.h>
 #include <libyuv/row.h>
 
@@ -124,4 +126,51 @@ void vc_color_apply_lut(const uint8_t *src, uint32_t src_stride, uint8_t *dst,
 		for (uint32_t x = 0; x < width; x++)
 			d[x] = lut[s[x]];
 	}
+}
+
+/* GCC's -O2 "very cheap" vectoriser skips loops that need a scalar
+ * epilogue; ask for the dynamic cost model on this hot loop only. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZE __attribute__((optimize("vect-cost-model=dynamic")))
+#else
+#define VECTORIZE
+#endif
+
+/* out = min(255, max(0, in * k7 + pos - neg) >> 7) in unsigned 16-bit lanes:
+ * k7 <= 150 and pos, neg < 2^12 keep every step below 2^16. */
+VECTORIZE static void lin_row(const uint8_t *s, uint8_t *d, uint32_t w, uint16_t k7,
+			      uint16_t pos, uint16_t neg)
+{
+	for (uint32_t i = 0; i < w; i++) {
+		uint16_t v = (uint16_t)(s[i] * k7 + pos);
+		v = v < neg ? neg : v;
+		v = (uint16_t)((uint16_t)(v - neg) >> 7);
+		d[i] = (uint8_t)(v > 255 ? 255 : v);
+	}
+}
+
+void vc_color_range_plane(const uint8_t *src, uint32_t src_stride, uint8_t *dst,
+			  uint32_t dst_stride, uint32_t width, uint32_t height, int from_full,
+			  int to_full, int chroma)
+{
+	double lim = chroma ? 224.0 : 219.0, scale = 1.0;
+	int in_off = chroma ? 128 : 0, out_off = chroma ? 128 : 0;
+
+	if (!from_full == !to_full) {
+		for (uint32_t y = 0; y < height && src != dst; y++)
+			memcpy(dst + (size_t)y * dst_stride, src + (size_t)y * src_stride, width);
+		return;
+	}
+	if (to_full) {
+		scale = 255.0 / lim;
+		in_off = chroma ? 128 : 16;
+	} else {
+		scale = lim / 255.0;
+		out_off = chroma ? 128 : 16;
+	}
+	int k7 = (int)(scale * 128 + 0.5);
+	int bias = 64 + out_off * 128 - in_off * k7;
+	for (uint32_t y = 0; y < height; y++)
+		lin_row(src + (size_t)y * src_stride, dst + (size_t)y * dst_stride, width, (uint16_t)k7,
+			(uint16_t)(bias > 0 ? bias : 0), (uint16_t)(bias < 0 ? -bias : 0));
 }

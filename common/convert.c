@@ -236,17 +236,15 @@ static int widen_hub(struct vc_conv *c, struct hub *h)
 	int sy = align64(h->w), cwid = cdim(h->w, h->cw), sc = align64(cwid), chei = cdim(h->h, h->ch);
 	size_t ny = (size_t)sy * h->h, nc = (size_t)sc * chei;
 	int yuv = h->kind == HUB_YUV;
-	uint8_t *b = conv_scratch(c, S_RANGE, ny + (yuv ? 2 * nc : 0)), lut[256];
+	uint8_t *b = conv_scratch(c, S_RANGE, ny + (yuv ? 2 * nc : 0));
 
 	if (!b)
 		return -ENOMEM;
-	vc_color_range_lut(lut, 0, 1, 0);
-	vc_color_apply_lut(h->p[0], h->stride[0], b, sy, h->w, h->h, lut);
+	vc_color_range_plane(h->p[0], h->stride[0], b, sy, h->w, h->h, 0, 1, 0);
 	h->p[0] = b, h->stride[0] = sy;
 	if (yuv) {
-		vc_color_range_lut(lut, 0, 1, 1);
-		vc_color_apply_lut(h->p[1], h->stride[1], b + ny, sc, cwid, chei, lut);
-		vc_color_apply_lut(h->p[2], h->stride[2], b + ny + nc, sc, cwid, chei, lut);
+		vc_color_range_plane(h->p[1], h->stride[1], b + ny, sc, cwid, chei, 0, 1, 1);
+		vc_color_range_plane(h->p[2], h->stride[2], b + ny + nc, sc, cwid, chei, 0, 1, 1);
 		h->p[1] = b + ny, h->p[2] = b + ny + nc, h->stride[1] = h->stride[2] = sc;
 	}
 	h->enc.full_range = 1;
@@ -369,13 +367,11 @@ static int to_yuv(struct vc_conv *c, struct hub *h, const struct vc_image *dst, 
 					pl.cw, pl.ch, pl.w, pl.h);
 	}
 	if (h->enc.full_range != e.full_range) {
-		uint8_t lut[256];
-		vc_color_range_lut(lut, h->enc.full_range, e.full_range, 0);
-		vc_color_apply_lut(pl.p[0], pl.stride[0], pl.p[0], pl.stride[0], pl.w, pl.h, lut);
+		int ff = h->enc.full_range, tf = e.full_range;
+		vc_color_range_plane(pl.p[0], pl.stride[0], pl.p[0], pl.stride[0], pl.w, pl.h, ff, tf, 0);
 		if (!y_only && h->kind == HUB_YUV) {
-			vc_color_range_lut(lut, h->enc.full_range, e.full_range, 1);
-			vc_color_apply_lut(pl.p[1], pl.stride[1], pl.p[1], pl.stride[1], pcw, pch, lut);
-			vc_color_apply_lut(pl.p[2], pl.stride[2], pl.p[2], pl.stride[2], pcw, pch, lut);
+			vc_color_range_plane(pl.p[1], pl.stride[1], pl.p[1], pl.stride[1], pcw, pch, ff, tf, 1);
+			vc_color_range_plane(pl.p[2], pl.stride[2], pl.p[2], pl.stride[2], pcw, pch, ff, tf, 1);
 		}
 	}
 	return conv_emit_planar(c, &pl, dst);

@@ -123,7 +123,7 @@ static const struct { const char *src, *dst; } pairs[] = {
 	{ "YUYV", "YUV420" }, { "YUYV", "RGB24" }, { "NV12", "RGB24" }, { "UYVY", "NV12" },
 	{ "YUV420", "YUYV" }, { "SBGGR8", "RGB24" }, { "RGB24", "YUV420" }, { "YUYV", "YUV422P" },
 	{ "YUYV", "NV12" }, { "RGB24", "YUYV" }, { "SBGGR10P", "RGB24" }, { "Y41P", "YUV420" }, { "YUV420", "RGB24" },
-	{ "NV12", "XRGB32" }, { "YUYV", "RGB565" },
+	{ "NV12", "XRGB32" }, { "YUYV", "RGB565" }, { "YUYV/709", "RGB24" }, { "YUYV", "YUYV/full" },
 };
 
 static void line(const char *what, uint32_t w, uint32_t h, double sec)
@@ -145,8 +145,16 @@ int main(void)
 		printf("--- %ux%u\n", w, h);
 		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 			struct img s, d;
-			if (img_new(&s, pairs[i].src, w, h) || img_new(&d, pairs[i].dst, w, h))
+			char sn[16], dn[16];
+			/* "NAME/709": BT.709 limited; "NAME/full": BT.601 full range */
+			snprintf(sn, sizeof(sn), "%.*s", (int)strcspn(pairs[i].src, "/"), pairs[i].src);
+			snprintf(dn, sizeof(dn), "%.*s", (int)strcspn(pairs[i].dst, "/"), pairs[i].dst);
+			if (img_new(&s, sn, w, h) || img_new(&d, dn, w, h))
 				return 1;
+			if (strstr(pairs[i].src, "/709"))
+				s.v.color = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT709, 0 });
+			if (strstr(pairs[i].dst, "/full"))
+				d.v.color = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT601, 1 });
 			struct job j = { c, &s, &d };
 			double t = timeit(run_conv, &j);
 			snprintf(what, sizeof(what), "%s -> %s", pairs[i].src, pairs[i].dst);
