@@ -104,7 +104,9 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	void *map[8];
 	size_t maplen[8];
 	uint8_t *tmp = malloc(maxsz + 4 * VC_JPEG_DHT_BYTES);
-	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0;
+	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0, gaps = 0;
+	long long last_seq = -1;
+	double t_first = 0, t_last = 0;
 
 	if (fd < 0) {
 		perror(dev);
@@ -158,6 +160,14 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 			break;
 		}
 		size_t used = b.bytesused <= maplen[b.index] ? b.bytesused : maplen[b.index];
+		double ts = (double)b.timestamp.tv_sec + b.timestamp.tv_usec * 1e-6;
+
+		if (last_seq >= 0 && (long long)b.sequence != last_seq + 1)
+			gaps++;
+		last_seq = b.sequence;
+		if (!got)
+			t_first = ts;
+		t_last = ts;
 		const uint8_t *p = map[b.index];
 
 		got++;
@@ -172,8 +182,9 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 		ioctl(fd, VIDIOC_QBUF, &b);
 	}
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT\n", got, valid,
-	       invalid, matched, nodht);
+	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT; "
+	       "%ld sequence gaps (last %lld), timestamps span %.2f s\n", got, valid, invalid, matched,
+	       nodht, gaps, last_seq, t_last - t_first);
 	for (unsigned i = 0; i < rb.count; i++)
 		munmap(map[i], maplen[i]);
 	close(fd);

@@ -23,6 +23,7 @@
 #       and empty frames fed, every served part is a good fed frame and the
 #       camera's error counter (/api/cams) grows
 # Prints "name: OK|FAIL why|SKIP why" lines. Usage: sh tests/vm/boot_loopback.sh
+# (LOOPBACK_NO_DAEMON=1: only the camera-side checks, ~30 s).
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
 FEED=$B/tools/mjpeg_feed
@@ -91,6 +92,7 @@ if [ "${1:-}" = "--guest" ]; then
 		wait $vpid $fpid 2>/dev/null
 	}
 	m() { $FEED -i "$work/in.mjpeg" --match "$@"; }
+	[ -n "${LOOPBACK_NO_DAEMON:-}" ] && exit 0
 	if [ ! -x "$VCAPD" ]; then
 		echo "loopback.daemon: SKIP $VCAPD not built"
 		exit 0
