@@ -5,7 +5,9 @@
  *  2. end to end on the event loop with the test source in still mode (it
  *     does no per-frame work): process CPU per frame and capture->callback
  *     latency, consumers releasing at once (lend) vs holding 3 frames (every
- *     later frame becomes a copy). */
+ *     later frame becomes a copy).
+ * With VC_BENCH_DEVICE=/dev/videoN (e.g. inside ../shared/vm/vivid-vm) part 2
+ * runs on that device in YUYV at each size instead of the test source. */
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <stdint.h>
@@ -96,7 +98,7 @@ static void on_frame(void *opaque, struct vc_frame *f)
 		r->held[r->n_held++] = vc_frame_ref(f);
 }
 
-static void run_cam(const char *path, int hold, double secs, double *cpu_us, double *lat_us,
+static void run_cam(const char *path, const struct vc_mode *mode, int hold, double secs, double *cpu_us, double *lat_us,
 		    double *lat_max, unsigned long long *copies, double *fps)
 {
 	struct event_base *b = event_base_new();
@@ -106,6 +108,8 @@ static void run_cam(const char *path, int hold, double secs, double *cpu_us, dou
 	struct rec r = { .hold = hold };
 	struct vc_cam_stats st;
 
+	if (mode)
+		cfg.preferred = *mode;
 	vc_cam_new(b, &cfg, &cam);
 	vc_cam_set_callbacks(cam, on_frame, NULL, &r);
 	vc_cam_acquire(cam);
@@ -159,16 +163,21 @@ int main(void)
 		free(buf);
 	}
 
-	printf("\nend to end: vc_cam + test source (still, no per-frame rendering) at 120 fps, 2 s\n");
+	const char *dev = getenv("VC_BENCH_DEVICE");
+	if (dev)
+		printf("\nend to end: vc_cam on %s (YUYV, fastest interval), 2 s\n", dev);
+	else
+		printf("\nend to end: vc_cam + test source (still, no per-frame rendering) at 120 fps, 2 s\n");
 	printf("%-10s %-5s %10s %12s %12s %12s %10s\n", "size", "path", "fps", "cpu us/frame",
 	       "lat avg us", "lat max us", "copies");
 	for (size_t i = 0; i < 2; i++) {
 		char path[64];
 		double cpu[2], lat, lmax, fps;
 		unsigned long long copies;
+		struct vc_mode mode = { yuyv->fourcc, sizes[i].w, sizes[i].h, { 1, 120 } };
 		snprintf(path, sizeof(path), "test:%ux%u@120:YUYV:still", sizes[i].w, sizes[i].h);
 		for (int hold = 0; hold < 2; hold++) {
-			run_cam(path, hold, 2.0, &cpu[hold], &lat, &lmax, &copies, &fps);
+			run_cam(dev ? dev : path, dev ? &mode : NULL, hold, 2.0, &cpu[hold], &lat, &lmax, &copies, &fps);
 			printf("%4ux%-5u %-5s %10.1f %12.1f %12.1f %12.1f %10llu\n", sizes[i].w,
 			       sizes[i].h, hold ? "copy" : "lend", fps, cpu[hold], lat, lmax, copies);
 		}
