@@ -117,7 +117,10 @@ install: $(VCAPD)
 	install -d $(DESTDIR)$(PREFIX)/share/vcapd/web
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/vcapd/web/
 	install -Dm644 conf/vcapd.conf $(DESTDIR)/etc/vcapd/vcapd.conf.example
-	install -Dm644 systemd/vcapd.service $(DESTDIR)/lib/systemd/system/vcapd.service
+	install -d $(DESTDIR)/lib/systemd/system
+	for u in vcapd.service vcapd@.service; do \
+		sed 's|/usr/local/bin/vcapd|$(PREFIX)/bin/vcapd|' systemd/$$u >$(DESTDIR)/lib/systemd/system/$$u; \
+		chmod 644 $(DESTDIR)/lib/systemd/system/$$u; done
 
 # Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian multiarch
 # cross toolchain and the target's -dev packages, then builds the daemon and
