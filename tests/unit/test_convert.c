@@ -878,6 +878,10 @@ static void oracle_src(struct vc_conv *c, const struct vc_fmt *rgb, const struct
 		remove(outp);
 		buf_free(&d);
 	}
+	for (int k = 0; k < nd; k++) { /* also what a failed run left */
+		snprintf(outp, sizeof(outp), "/tmp/vc_oracle_%d.%d", (int)getpid(), k);
+		remove(outp);
+	}
 	free(src);
 	remove(in);
 	buf_free(&a);
