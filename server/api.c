@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common/fmt.h"
+#include "common/json.h"
 #include "common/log.h"
 #include "server/stream_neg.h"
 
@@ -256,19 +257,209 @@ static enum MHD_Result h_cams(void *opaque, struct vc_http_req *r)
 	return send_buf(r, &b, "application/json");
 }
 
+/* ---- controls ---- */
+
+/* "Brightness" -> "brightness", "White Balance Temperature" -> "white_balance_temperature" */
+static void ctrl_key(const char *name, char *key, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = name; *p && o + 1 < len; p++) {
+		char c = *p;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+			c = '_';
+		if (c == '_' && (o == 0 || key[o - 1] == '_'))
+			continue;
+		key[o++] = c;
+	}
+	while (o && key[o - 1] == '_')
+		o--;
+	key[o] = 0;
+}
+
+#define CTRL_NEXT 0x80000000u /* V4L2_CTRL_FLAG_NEXT_CTRL */
+#define CTRL_TYPE_MENU 3u     /* V4L2_CTRL_TYPE_MENU */
+#define CTRL_TYPE_INTEGER_MENU 9u
+
+static void json_controls(struct buf *b, struct vc_cam *cam)
+{
+	struct vc_src_ctrl c;
+	uint32_t id = 0;
+	int n = 0;
+
+	bprintf(b, "{\"cam\":");
+	bstr(b, vc_cam_id(cam));
+	bprintf(b, ",\"controls\":[");
+	while (vc_cam_ctrl_query(cam, id | CTRL_NEXT, &c) == 0 && c.id != id && n < 512) {
+		char key[64];
+		int64_t v = 0;
+
+		id = c.id;
+		ctrl_key(c.name, key, sizeof(key));
+		bprintf(b, "%s{\"id\":%u,\"key\":", n++ ? "," : "", c.id);
+		bstr(b, key);
+		bprintf(b, ",\"name\":");
+		bstr(b, c.name);
+		bprintf(b, ",\"type\":%u,\"min\":%lld,\"max\":%lld,\"step\":%lld,\"default\":%lld,"
+			   "\"flags\":%u",
+			c.type, (long long)c.min, (long long)c.max, (long long)c.step, (long long)c.def,
+			c.flags);
+		if (vc_cam_ctrl_get(cam, c.id, &v) == 0)
+			bprintf(b, ",\"value\":%lld", (long long)v);
+		if (c.type == CTRL_TYPE_MENU || c.type == CTRL_TYPE_INTEGER_MENU) {
+			int m = 0;
+
+			bprintf(b, ",\"menu\":[");
+			for (int64_t i = c.min; i <= c.max && i - c.min < 64; i++) {
+				char name[32];
+
+				if (vc_cam_ctrl_menu(cam, c.id, (uint32_t)i, name) < 0)
+					continue;
+				bprintf(b, "%s{\"index\":%lld,\"name\":", m++ ? "," : "", (long long)i);
+				bstr(b, name);
+				bprintf(b, "}");
+			}
+			bprintf(b, "]");
+		}
+		bprintf(b, "}");
+	}
+	bprintf(b, "]}\n");
+}
+
+/* Finds a control by key ("brightness"), name or numeric id. */
+static int ctrl_lookup(struct vc_cam *cam, const char *want, struct vc_src_ctrl *out)
+{
+	struct vc_src_ctrl c;
+	uint32_t id = 0;
+	char *end;
+	unsigned long num = strtoul(want, &end, 0);
+
+	if (*want && !*end)
+		return vc_cam_ctrl_query(cam, (uint32_t)num, out);
+	for (int n = 0; n < 512 && vc_cam_ctrl_query(cam, id | CTRL_NEXT, &c) == 0 && c.id != id; n++) {
+		char key[64];
+
+		id = c.id;
+		ctrl_key(c.name, key, sizeof(key));
+		if (strcmp(key, want) == 0 || strcmp(c.name, want) == 0) {
+			*out = c;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static struct vc_cam *cam_by_rest(struct vc_api *a, const char *rest, const char **sub)
+{
+	size_t n = strcspn(rest, "/");
+
+	*sub = rest + n;
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
+		struct vc_cam *cam = vc_streams_cam(a->s, i);
+		const char *id = vc_cam_id(cam);
+
+		if (strlen(id) == n && strncmp(id, rest, n) == 0)
+			return cam;
+	}
+	return NULL;
+}
+
 static enum MHD_Result h_cam(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
 	struct buf b = { 0 };
+	const char *sub;
+	struct vc_cam *cam = cam_by_rest(a, r->rest, &sub);
 
+	if (!cam)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+	if (strcmp(sub, "/controls") == 0) {
+		json_controls(&b, cam);
+		return send_buf(r, &b, "application/json");
+	}
+	if (*sub && strcmp(sub, "/") != 0)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no such path: %.80s", r->url);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
-		if (strcmp(vc_cam_id(vc_streams_cam(a->s, i)), r->rest) != 0)
+		if (vc_streams_cam(a->s, i) != cam)
 			continue;
 		json_cam(&b, a->s, i, 1);
 		bprintf(&b, "\n");
-		return send_buf(r, &b, "application/json");
 	}
-	return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+	return send_buf(r, &b, "application/json");
+}
+
+/* PUT /api/cams/<id>/controls with {"brightness": 10, "9963777": 5}: every
+ * control is checked first, then set; the answer is the new control list. */
+static enum MHD_Result h_cam_put(void *opaque, struct vc_http_req *r)
+{
+	struct vc_api *a = opaque;
+	const char *sub;
+	struct vc_cam *cam = cam_by_rest(a, r->rest, &sub);
+	struct vc_json_object obj;
+	struct vc_json_perr perr;
+
+	if (!cam)
+		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+	if (strcmp(sub, "/controls") != 0)
+		return vc_http_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "PUT only on /api/cams/<id>/controls");
+	if (!r->body || vc_json_parse_object(r->body, r->body_len, &obj, &perr) < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "body must be a JSON object%s%s",
+				     r->body ? ": " : "", r->body ? perr.msg : "");
+	uint32_t ids[VC_JSON_MAX_MEMBERS];
+	for (size_t i = 0; i < obj.n; i++) {
+		const struct vc_json_member *m = &obj.m[i];
+		struct vc_src_ctrl c;
+		int ret = ctrl_lookup(cam, m->name, &c);
+
+		if (ret == -ENODEV) {
+			vc_json_object_free(&obj);
+			return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
+					     vc_cam_id(cam));
+		}
+		if (ret < 0) {
+			enum MHD_Result x = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "unknown control '%.60s'",
+							  m->name);
+			vc_json_object_free(&obj);
+			return x;
+		}
+		int64_t v = m->type == VC_JSON_BOOL ? m->b : m->i;
+		if ((m->type != VC_JSON_NUMBER || !m->is_int) && m->type != VC_JSON_BOOL) {
+			enum MHD_Result x = vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+							  "control '%.60s' needs an integer value", m->name);
+			vc_json_object_free(&obj);
+			return x;
+		}
+		if (v < c.min || v > c.max) {
+			enum MHD_Result x = vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+							  "control '%.60s': %lld outside %lld..%lld", m->name,
+							  (long long)v, (long long)c.min, (long long)c.max);
+			vc_json_object_free(&obj);
+			return x;
+		}
+		ids[i] = c.id;
+	}
+	for (size_t i = 0; i < obj.n; i++) {
+		const struct vc_json_member *m = &obj.m[i];
+		int64_t v = m->type == VC_JSON_BOOL ? m->b : m->i;
+		int ret = vc_cam_ctrl_set(cam, ids[i], v);
+
+		if (ret < 0) {
+			enum MHD_Result x = vc_http_error(r, ret == -EBUSY || ret == -EACCES
+								  ? MHD_HTTP_CONFLICT : MHD_HTTP_BAD_REQUEST,
+							  "control '%.60s' = %lld: %s", m->name,
+							  (long long)v, strerror(-ret));
+			vc_json_object_free(&obj);
+			return x;
+		}
+		log_info("cam %s: control %s = %lld", vc_cam_id(cam), m->name, (long long)v);
+	}
+	vc_json_object_free(&obj);
+	struct buf b = { 0 };
+	json_controls(&b, cam);
+	return send_buf(r, &b, "application/json");
 }
 
 static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
@@ -446,6 +637,7 @@ int vc_api_routes(struct vc_api *a, struct vc_http *http)
 
 	ret |= vc_http_route(http, "GET", "/api/cams", 0, h_cams, a);
 	ret |= vc_http_route(http, "GET", "/api/cams/", 1, h_cam, a);
+	ret |= vc_http_route(http, "PUT", "/api/cams/", 1, h_cam_put, a);
 	ret |= vc_http_route(http, "GET", "/api/try", 0, h_try, a);
 	ret |= vc_http_route(http, "GET", "/api/status", 0, h_status, a);
 	ret |= vc_http_route(http, "GET", "/metrics", 0, h_metrics, a);

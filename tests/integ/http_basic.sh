@@ -121,6 +121,24 @@ if command -v jq >/dev/null; then
 		check "json_valid_$(echo "$p" | tr -c 'a-zA-Z0-9' _)" $? "jq rejects $p"
 	done
 fi
+# Controls (the test pattern has none: an empty list; bad PUTs are 400).
+curl -s "$U/api/cams/0/controls" >"$TMP/ctl"
+grep -q '"controls":\[' "$TMP/ctl"
+check controls_get $? "$(head -c 200 "$TMP/ctl")"
+while read -r want body; do
+	code=$(curl -s -o "$TMP/b" -w '%{http_code}' -X PUT --data-binary "$body" "$U/api/cams/0/controls")
+	check "controls_put_${want}_$(echo "$body" | tr -c 'a-zA-Z0-9' _ | cut -c1-30)" \
+		"$([ "$code" = "$want" ] && grep -q '"error":"' "$TMP/b"; echo $?)" "got $code: $(head -c 120 "$TMP/b")"
+done <<'LIST'
+400 {"brightness":
+400 [1,2]
+400 {"no_such_control":1}
+400 {"a":1,"a":2}
+LIST
+code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary '{}' "$U/api/cams/9/controls")
+check controls_put_404_cam "$([ "$code" = 404 ]; echo $?)" "got $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary "$(head -c 70000 /dev/zero | tr '\0' ' ')" "$U/api/cams/0/controls")
+check controls_put_413 "$([ "$code" = 413 ]; echo $?)" "got $code"
 curl -s "$U/metrics" >"$TMP/m"
 grep -q '^vcapd_capture_fps{cam="0"}' "$TMP/m" && grep -q '^vcapd_capture_frames_total{cam="0"} [1-9]' "$TMP/m"
 check metrics $? "$(head -c 200 "$TMP/m")"
