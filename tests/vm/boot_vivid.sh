@@ -82,6 +82,7 @@ start=$(date +%s)
 	-- sh "$0" --guest "$work" >"$work/out" 2>"$work/vm.err"
 rc=$?
 cat "$work/out"
+fail=0
 case $rc in
 0) ;;
 124) echo "vivid.vm: FAIL the guest timed out (vivid-vm --timeout 600)" ;;
@@ -95,3 +96,5 @@ if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work"/*.e
 fi
 n=$(grep -c ': OK' "$work/out")
 echo "vivid.summary: $( [ "$n" -ge 100 ] && echo OK || echo FAIL only) $n checks passed in $(( $(date +%s) - start )) s"
+# a FAIL printed here (vm, sanitizer) or by the guest makes the exit status
+[ "$rc" = 0 ] && [ "$n" -ge 100 ] && ! grep -q ': FAIL' "$work/out" && ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work"/*.err 2>/dev/null
