@@ -9,11 +9,14 @@
 #   /dev/video2  single-planar: error paths and vivid's fault injection (run
 #                with the ASan build when there is one: leaks fail it), the
 #                other half of the format matrix
+#   /dev/video3, /dev/video4  build/vcapd serving both (YUYV webcams): /api/cams,
+#                /snapshot and /stream decode in ffmpeg, /raw exact sizes, two
+#                streams at once, SIGTERM exit status
 # The format matrix: every capture format at 320x180 (webcam input, 60 fps)
 # and 640x480, 1280x720 (HDMI input, DV timings at 60 Hz: vivid's webcam
 # gives 720p only at 12.5 fps, too slow under TCG), 30 frames each, driver
 # bytesperline/sizeimage against common/fmt.c's geometry, frames must change.
-# The three groups run in parallel in the guest.
+# The first three groups run in parallel in the guest, the daemon after them.
 # Prints "vivid.<check>: OK|FAIL why|SKIP why". Usage: sh tests/vm/boot_vivid.sh
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
@@ -21,6 +24,7 @@ CHECK=$B/tools/vivid_check
 # The fault checks want leak detection: the ASan build when it is there.
 CHECK_ASAN=build/asan/tools/vivid_check
 [ -x "$CHECK_ASAN" ] || CHECK_ASAN=$CHECK
+VCAPD=${VCAPD:-$B/vcapd}
 SIZES_WEBCAM=320x180
 SIZES_HDMI=640x480,1280x720
 
@@ -56,18 +60,51 @@ if [ "${1:-}" = "--guest" ]; then
 	c=$!
 	wait $a; wait $b; wait $c
 	cat "$out/a.log" "$out/b.log" "$out/c.log"
+	# Then the daemon on two vivid cameras (video3, video4), alone (JPEG
+	# encoding under TCG needs the CPUs): its HTTP answers are saved and
+	# judged on the host after the boot (ffmpeg there is fast).
+	{
+		d=$out/daemon
+		mkdir -p "$d"
+		U=http://127.0.0.1:18400
+		$VCAPD --device /dev/video3 --device /dev/video4 --listen 127.0.0.1:18400 \
+			>"$d/vcapd.log" 2>&1 &
+		vp=$!
+		up=0
+		for i in $(seq 150); do
+			curl -s -o /dev/null --max-time 2 "$U/api/status" && { up=1; break; }
+			kill -0 $vp 2>/dev/null || break
+			sleep 0.2
+		done
+		echo $up >"$d/up"
+		if [ $up = 1 ]; then
+			curl -s -o "$d/cams.json" "$U/api/cams"
+			curl -s -D "$d/snap.h" -o "$d/snap.jpg" "$U/snapshot?cam=0"
+			curl -s -D "$d/raw0.h" -o "$d/raw0.bin" "$U/raw?cam=0&format=YUYV"
+			curl -s -D "$d/raw1.h" -o "$d/raw1.bin" "$U/raw?cam=1&format=NV12&size=320x180"
+			curl -s --max-time 10 -D "$d/s0.h" -o "$d/s0.bin" "$U/stream?cam=0" &
+			p0=$!
+			curl -s --max-time 10 -D "$d/s1.h" -o "$d/s1.bin" "$U/stream?cam=1" &
+			p1=$!
+			wait $p0 $p1
+			curl -s -o "$d/status.json" "$U/api/status"
+		fi
+		kill -TERM $vp 2>/dev/null
+		wait $vp
+		echo $? >"$d/exit"
+	} >"$out/d.log" 2>"$out/d.err"
 	# discovery, then a replug (unload + reload vivid) last: it changes the
 	# devices. udev does not run in the guest: the command makes the by-id
 	# link itself, as udev would.
-	r $CHECK_ASAN discover 3 2>>"$out/d.err"
+	r $CHECK_ASAN discover 5 2>>"$out/e.err"
 	r $CHECK_ASAN hotplug /dev/v4l/by-id/usb-vivid_Replug-video-index0 sh -c \
 		'busybox modprobe -r vivid && sleep 0.5 && busybox modprobe vivid n_devs=1 node_types=0x1 &&
 		 mkdir -p /dev/v4l/by-id && ln -sf ../../video0 /dev/v4l/by-id/usb-vivid_Replug-video-index0' \
-		2>>"$out/d.err"
+		2>>"$out/e.err"
 	exit 0
 fi
 
-for t in "$CHECK" "$CHECK_ASAN"; do
+for t in "$CHECK" "$CHECK_ASAN" "$VCAPD"; do
 	if [ ! -x "$t" ]; then
 		echo "vivid.build: FAIL $t not built (make all)"
 		exit 1
@@ -78,7 +115,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 start=$(date +%s)
 ../shared/vm/vivid-vm --timeout 600 \
-	--vivid "n_devs=3 multiplanar=1,2,1 node_types=0x1,0x1,0x1" \
+	--vivid "n_devs=5 multiplanar=1,2,1,1,1 node_types=0x1,0x1,0x1,0x1,0x1" \
 	-- sh "$0" --guest "$work" >"$work/out" 2>"$work/vm.err"
 rc=$?
 cat "$work/out"
@@ -94,6 +131,43 @@ if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work"/*.e
 	echo "vivid.sanitizer: FAIL $(grep -hE 'ERROR: |runtime error:' "$work"/*.err | head -3 | tr '\n' ' ')"
 	grep -hA20 -E 'ERROR: (AddressSanitizer|LeakSanitizer)' "$work"/*.err | head -60
 fi
+# The daemon's answers (issue 3/6: a YUYV camera through the whole server).
+d=$work/daemon
+dres() {
+	if [ "$2" = 0 ]; then echo "vivid.daemon.$1: OK${4:+ $4}"; else echo "vivid.daemon.$1: FAIL $3"; fi |
+		tee -a "$work/out"
+}
+hdr() { tr -d '\r' <"$1" 2>/dev/null | sed -n "s/^$2: //Ip" | head -1; }
+if [ "$(cat "$d/up" 2>/dev/null)" != 1 ]; then
+	echo "vivid.daemon.start: FAIL $VCAPD did not answer in the guest: $(tail -5 "$d/vcapd.log" 2>/dev/null | tr '\n' ' ')" |
+		tee -a "$work/out"
+else
+	grep -q '"YUYV"' "$d/cams.json" && [ "$(grep -o '"id"' "$d/cams.json" | wc -l)" -ge 2 ]
+	dres api_cams $? "$(head -c 300 "$d/cams.json")"
+	got=$(ffprobe -v error -show_entries stream=codec_name,width,height -of csv=p=0 "$d/snap.jpg" 2>&1)
+	ffmpeg -nostdin -v error -i "$d/snap.jpg" -f null - 2>"$d/snap.err"
+	[ "${got%%,*}" = mjpeg ] && [ ! -s "$d/snap.err" ]
+	dres snapshot $? "ffprobe '$got', decode: $(head -c 200 "$d/snap.err")" "$got"
+	for r in raw0 raw1; do
+		n=$(wc -c <"$d/$r.bin"); si=$(hdr "$d/$r.h" X-Sizeimage)
+		w=$(hdr "$d/$r.h" X-Width); h=$(hdr "$d/$r.h" X-Height); fc=$(hdr "$d/$r.h" X-Fourcc)
+		case $r in raw0) want=$((w * h * 2)) ;; *) want=$((w * h * 3 / 2)) ;; esac
+		[ -n "$w" ] && [ "$n" = "$si" ] && [ "$n" = "$want" ] && [ "$n" -gt 0 ]
+		dres "${r}_exact_size" $? "body $n bytes, X-Sizeimage '$si', ${w}x$h $fc (want $want)" "$fc ${w}x$h $n bytes"
+	done
+	[ "$(hdr "$d/raw1.h" X-Width)x$(hdr "$d/raw1.h" X-Height)" = 320x180 ]
+	dres raw_size_asked $? "asked 320x180, got $(hdr "$d/raw1.h" X-Width)x$(hdr "$d/raw1.h" X-Height)"
+	for sN in s0 s1; do
+		parts=$(grep -ac '^Content-Type: image/jpeg' "$d/$sN.bin")
+		dec=$(ffmpeg -nostdin -v error -f mjpeg -i "$d/$sN.bin" -f framecrc - 2>"$d/$sN.err" | grep -vc '^#')
+		[ "$parts" -ge 10 ] && [ "$dec" -ge "$parts" ] && [ ! -s "$d/$sN.err" ]
+		dres "stream_cam${sN#s}" $? "$parts parts, $dec decoded, errors: $(head -c 200 "$d/$sN.err")" "$parts JPEG parts in 10 s, all decode"
+	done
+	grep -q '"frames"' "$d/status.json"
+	dres status $? "$(head -c 300 "$d/status.json")"
+fi
+[ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
+dres sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
 n=$(grep -c ': OK' "$work/out")
 echo "vivid.summary: $( [ "$n" -ge 100 ] && echo OK || echo FAIL only) $n checks passed in $(( $(date +%s) - start )) s"
 # a FAIL printed here (vm, sanitizer) or by the guest makes the exit status
