@@ -1,0 +1,621 @@
+/* Per-client negotiation (negotiate.h): plans one request against a device
+ * mode like TRY_FMT, and picks the device mode that serves a set of requests.
+ *
+ * Policy, in order (vc_negotiate_mode):
+ *  1. serve every request at the size and rate it asked for (never upscale,
+ *     so a mode smaller than a request counts as a deficit);
+ *  2. native formats over ones libv4l2 emulates (those cost a conversion in
+ *     the capture thread);
+ *  3. the lowest estimated CPU cost, counted once per distinct output
+ *     (outputs are shared), passthrough being free;
+ *  4. the smaller mode, then the slower rate that still serves everyone.
+ * Requests without a size (or rate) want the "reference" size (and rate):
+ * the current mode's, else the configured one's, else a default (largest
+ * <= 1080p of the first native format, fastest). Hysteresis: `cur` is kept unless the best candidate serves
+ * a request better, is native where cur is emulated, or costs < 3/4 of cur.
+ *
+ * Sizes in a request are the delivered size, i.e. after rotation: rotate=90
+ * with width=480,height=640 on a 640x480 camera is the full picture. */
+#include "common/negotiate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/videodev2.h>
+
+#include "common/convert.h"
+#include "common/jpeg.h"
+#include "common/transform.h"
+
+#define DEFAULT_QUALITY 80
+
+/* Lossless JPEG transforms trim partial MCUs; the MCU of webcam MJPEG
+ * (4:2:2) is 16x8. The pipeline reports the real size of each frame; this
+ * is the prediction used for the plan. */
+#define XFORM_MCU_W 16
+#define XFORM_MCU_H 8
+
+static int is_compressed(const struct vc_fmt *f)
+{
+	return f->family == VC_FAM_COMPRESSED;
+}
+
+/* Width/height multiples a raw output format needs: a whole pixel group and
+ * whole chroma samples. */
+static void align_of(const struct vc_fmt *f, uint32_t *aw, uint32_t *ah)
+{
+	uint32_t w = 1u << f->log2_chroma_w, h = 1u << f->log2_chroma_h;
+	if (f->group_px > w)
+		w = f->group_px;
+	if (is_compressed(f) || f->family == VC_FAM_BAYER) {
+		w = f->family == VC_FAM_BAYER ? 2 : 1;
+		h = f->family == VC_FAM_BAYER ? 2 : 1;
+	}
+	*aw = w;
+	*ah = h;
+}
+
+/* Formats libjpeg-turbo reads/writes without our converter in between
+ * (8-bit planar 4:2:0/4:2:2 in one buffer, 8-bit grey, 8-bit 3/4-byte RGB);
+ * others cost an extra conversion pass, which the plan shows as CONVERT. */
+static int jpeg_direct(const struct vc_fmt *f)
+{
+	if (f->depth != 8 || f->mem_planes != 1)
+		return 0;
+	if (f->layout == VC_LAYOUT_PLANAR_YUV)
+		return f->log2_chroma_w == 1 && f->log2_chroma_h <= 1;
+	if (f->layout == VC_LAYOUT_GREY)
+		return 1;
+	if (f->layout == VC_LAYOUT_PACKED_RGB)
+		return (f->group_bytes[0] == 3 || f->group_bytes[0] == 4) && f->r.depth == 8 &&
+		       f->g.depth == 8 && f->b.depth == 8;
+	return 0;
+}
+
+static uint32_t round_div(uint64_t a, uint64_t b)
+{
+	return (uint32_t)((a + b / 2) / b);
+}
+
+static uint32_t align_down(uint32_t v, uint32_t a)
+{
+	uint32_t r = v / a * a;
+	return r ? r : a;
+}
+
+/* Delivered fps of an interval, rounded; 0 when unknown. */
+static uint32_t ival_fps(struct vc_fract iv)
+{
+	if (!iv.num || !iv.den)
+		return 0;
+	return round_div(iv.den, iv.num);
+}
+
+int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
+		      struct vc_plan *plan)
+{
+	const struct vc_fmt *mf = mode ? vc_fmt_by_fourcc(mode->fourcc) : NULL;
+	if (!mf || !req || !plan || !mode->width || !mode->height || !vc_fmt_is_raw(mf))
+		return -EINVAL;
+
+	struct vc_plan p;
+	memset(&p, 0, sizeof(p));
+	p.decode_denom = 1;
+
+	/* format */
+	uint32_t fcc = req->fourcc ? req->fourcc : mode->fourcc;
+	const struct vc_fmt *of = vc_fmt_by_fourcc(fcc);
+	if (!of || !vc_fmt_is_raw(of))
+		return -EINVAL;
+	if (is_compressed(of))
+		fcc = V4L2_PIX_FMT_MJPEG; /* JPEG and MJPEG are one stream type */
+	if (of->family == VC_FAM_BAYER) {
+		/* Bayer can only be passed through: no converter writes it */
+		if (fcc != mode->fourcc || req->rotate % 360 || req->flip & 3)
+			return -EINVAL;
+	} else if (!is_compressed(of)) {
+		const struct vc_fmt *src = mf;
+		if (is_compressed(mf))
+			src = vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420); /* what decode yields */
+		if (fcc != mode->fourcc && !vc_conv_supported(src, of))
+			return -EINVAL;
+	}
+
+	/* rotation: nearest multiple of 90 */
+	uint32_t r = req->rotate % 360;
+	uint32_t rn = (r + 45) / 90 % 4 * 90;
+	if (rn != r)
+		p.adjusted |= VC_ADJ_ROTATE;
+	struct vc_transform t = { (uint16_t)rn, (uint8_t)(req->flip & 3) };
+	int turned = rn == 90 || rn == 270;
+	int xform = !vc_transform_is_identity(t);
+
+	/* size, in the delivered orientation */
+	uint32_t sw = turned ? mode->height : mode->width;
+	uint32_t sh = turned ? mode->width : mode->height;
+	uint32_t w = req->width, h = req->height;
+	if (!w && !h) {
+		w = sw;
+		h = sh;
+	} else if (!h) {
+		if (w > sw) {
+			w = sw;
+			p.adjusted |= VC_ADJ_SIZE;
+		}
+		h = round_div((uint64_t)w * sh, sw);
+	} else if (!w) {
+		if (h > sh) {
+			h = sh;
+			p.adjusted |= VC_ADJ_SIZE;
+		}
+		w = round_div((uint64_t)h * sw, sh);
+	} else {
+		if (w > sw) {
+			w = sw;
+			p.adjusted |= VC_ADJ_SIZE;
+		}
+		if (h > sh) {
+			h = sh;
+			p.adjusted |= VC_ADJ_SIZE;
+		}
+	}
+	if (!w)
+		w = 1;
+	if (!h)
+		h = 1;
+	uint32_t aw, ah;
+	align_of(of, &aw, &ah);
+	if (of->family == VC_FAM_BAYER) {
+		w = sw; /* never scaled */
+		h = sh;
+	}
+	uint32_t w2 = align_down(w, aw), h2 = align_down(h, ah);
+	if ((req->width && w2 != req->width) || (req->height && h2 != req->height))
+		p.adjusted |= VC_ADJ_SIZE;
+	w = w2;
+	h = h2;
+	/* the same size before rotation */
+	uint32_t pw = turned ? h : w, ph = turned ? w : h;
+	int same_size = pw == mode->width && ph == mode->height;
+
+	if (is_compressed(mf) && is_compressed(of) && same_size) {
+		if (!xform) {
+			p.steps = VC_STEP_PASSTHROUGH;
+		} else {
+			p.steps = VC_STEP_JPEG_XFORM;
+			/* predicted trim of partial MCUs (see XFORM_MCU_*): the one
+			 * tjTransform op of the canonical transform trims the edge
+			 * that would have to move to the top/left */
+			uint32_t tw = mode->width, th = mode->height;
+			struct vc_transform c = vc_transform_canon(t);
+			int k = (c.flip ? 4 : 0) + c.rotate / 90;
+			/* none rot90 rot180 rot270 | hflip transverse vflip transpose */
+			static const uint8_t trim_w[8] = { 0, 0, 1, 1, 1, 1, 0, 0 };
+			static const uint8_t trim_h[8] = { 0, 1, 1, 0, 0, 1, 1, 0 };
+			if (trim_w[k])
+				tw = align_down(tw, XFORM_MCU_W);
+			if (trim_h[k])
+				th = align_down(th, XFORM_MCU_H);
+			w = turned ? th : tw;
+			h = turned ? tw : th;
+		}
+	} else if (!is_compressed(mf) && fcc == mode->fourcc && same_size && !xform) {
+		p.steps = VC_STEP_PASSTHROUGH;
+	} else {
+		const struct vc_fmt *cur = mf; /* format of the picture at each stage */
+		uint32_t cw = mode->width, ch = mode->height;
+		if (is_compressed(mf)) {
+			p.steps |= VC_STEP_DECODE;
+			/* largest DCT scaling that still covers the target */
+			for (int d = 8; d >= 2; d /= 2) {
+				if (vc_jpeg_scaled(mode->width, d) >= pw &&
+				    vc_jpeg_scaled(mode->height, d) >= ph) {
+					p.decode_denom = (uint8_t)d;
+					break;
+				}
+			}
+			cw = vc_jpeg_scaled(mode->width, p.decode_denom);
+			ch = vc_jpeg_scaled(mode->height, p.decode_denom);
+			cur = NULL; /* decode writes whatever the next step wants */
+		}
+		if (is_compressed(of)) {
+			/* encode reads most rows directly; Bayer needs demosaicing
+			 * and the rest a pass through the converter */
+			if (cur && !jpeg_direct(cur))
+				p.steps |= VC_STEP_CONVERT;
+		} else if (cur ? cur != of : !jpeg_direct(of)) {
+			p.steps |= VC_STEP_CONVERT;
+		}
+		if (cw != pw || ch != ph)
+			p.steps |= VC_STEP_SCALE;
+		if (xform) {
+			p.steps |= VC_STEP_ROTATE;
+			/* rows the transform cannot turn go through a hub format */
+			if (!is_compressed(of) && !vc_transform_supported(of, t))
+				p.steps |= VC_STEP_CONVERT;
+		}
+		if (is_compressed(of))
+			p.steps |= VC_STEP_ENCODE;
+	}
+
+	if (p.steps & VC_STEP_ENCODE) {
+		p.out.quality = req->quality ? req->quality : DEFAULT_QUALITY;
+		if (p.out.quality > 100) {
+			p.out.quality = 100;
+			p.adjusted |= VC_ADJ_QUALITY;
+		}
+	}
+	uint32_t dev_fps = ival_fps(mode->ival);
+	p.fps = req->fps;
+	if (dev_fps && (!p.fps || p.fps > dev_fps)) {
+		if (p.fps > dev_fps)
+			p.adjusted |= VC_ADJ_FPS;
+		p.fps = dev_fps;
+	}
+	if (fcc != (req->fourcc == V4L2_PIX_FMT_JPEG ? V4L2_PIX_FMT_MJPEG : req->fourcc) &&
+	    req->fourcc)
+		p.adjusted |= VC_ADJ_FORMAT;
+	p.out.fourcc = fcc;
+	p.out.width = w;
+	p.out.height = h;
+	p.out.rotate = (uint16_t)rn;
+	p.out.flip = t.flip;
+	*plan = p;
+	return 0;
+}
+
+int vc_output_equal(const struct vc_output *a, const struct vc_output *b)
+{
+	struct vc_transform ta = vc_transform_canon((struct vc_transform){ a->rotate, a->flip });
+	struct vc_transform tb = vc_transform_canon((struct vc_transform){ b->rotate, b->flip });
+	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
+	       a->quality == b->quality && ta.rotate == tb.rotate && ta.flip == tb.flip;
+}
+
+const char *vc_steps_str(unsigned steps, uint8_t decode_denom, char *buf, size_t len)
+{
+	static const char *const names[] = { "passthrough", "decode", "convert", "scale",
+					     "rotate",      "encode", "jpeg_xform" };
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(steps & (1u << i)))
+			continue;
+		int k;
+		if ((1u << i) == VC_STEP_DECODE && decode_denom > 1)
+			k = snprintf(buf + n, len - n, "%sdecode/%u", n ? "+" : "", decode_denom);
+		else
+			k = snprintf(buf + n, len - n, "%s%s", n ? "+" : "", names[i]);
+		if (k < 0 || (size_t)k >= len - n)
+			break;
+		n += (size_t)k;
+	}
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/* ------------------------------------------------------------ mode choice */
+
+/* Estimated CPU work of a plan, in "pixel touches" (rough weights measured
+ * in the bench_convert/bench_jpeg tables: encode ~4x a conversion pass,
+ * decode ~1 per source pixel for entropy data + 2 per decoded pixel). */
+static uint64_t plan_cost(const struct vc_mode *m, const struct vc_plan *p)
+{
+	uint64_t src = (uint64_t)m->width * m->height;
+	uint64_t out = (uint64_t)p->out.width * p->out.height;
+	uint64_t d = (uint64_t)p->decode_denom * p->decode_denom;
+	uint64_t cost = 0;
+
+	if (p->steps & VC_STEP_PASSTHROUGH)
+		return 0;
+	if (p->steps & VC_STEP_DECODE)
+		cost += src + 2 * src / d;
+	if (p->steps & VC_STEP_CONVERT)
+		cost += p->steps & VC_STEP_DECODE ? src / d : src;
+	if (p->steps & VC_STEP_SCALE)
+		cost += p->steps & VC_STEP_DECODE ? src / d : src;
+	if (p->steps & VC_STEP_ROTATE)
+		cost += out;
+	if (p->steps & VC_STEP_ENCODE)
+		cost += 4 * out;
+	if (p->steps & VC_STEP_JPEG_XFORM)
+		cost += 2 * src;
+	return cost;
+}
+
+struct score {
+	uint64_t size_deficit; /* pixels of width+height short of what was asked */
+	uint64_t fps_deficit;
+	int emulated;
+	uint64_t cost;
+	uint64_t pixels;
+	uint32_t fps; /* lower is better once everyone is served */
+};
+
+/* <0 when a is better than b. */
+static int score_cmp(const struct score *a, const struct score *b)
+{
+#define CMP(f)                                  \
+	if (a->f != b->f)                       \
+		return a->f < b->f ? -1 : 1;
+	CMP(size_deficit)
+	CMP(fps_deficit)
+	CMP(emulated)
+	CMP(cost)
+	CMP(pixels)
+	CMP(fps)
+#undef CMP
+	return 0;
+}
+
+static uint32_t absdiff_short(uint32_t want, uint32_t got)
+{
+	return want > got ? want - got : 0;
+}
+
+/* Scores mode m for the requests; -EINVAL when some request cannot be planned. */
+static int score_mode(const struct vc_mode *m, int emulated, const struct vc_request *reqs,
+		      size_t n, struct score *s)
+{
+	/* outputs already counted (shared encodes cost once) */
+	struct vc_output seen[64];
+	size_t n_seen = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->emulated = emulated;
+	s->pixels = (uint64_t)m->width * m->height;
+	s->fps = ival_fps(m->ival);
+	for (size_t i = 0; i < n; i++) {
+		struct vc_plan p;
+		if (vc_negotiate_plan(m, &reqs[i], &p) < 0)
+			return -EINVAL;
+		s->size_deficit += absdiff_short(reqs[i].width, p.out.width) +
+				   absdiff_short(reqs[i].height, p.out.height);
+		if (reqs[i].fps && p.fps)
+			s->fps_deficit += absdiff_short(reqs[i].fps, p.fps);
+		int dup = 0;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = vc_output_equal(&seen[k], &p.out);
+		if (dup)
+			continue;
+		if (n_seen < sizeof(seen) / sizeof(seen[0]))
+			seen[n_seen++] = p.out;
+		s->cost += plan_cost(m, &p);
+	}
+	return 0;
+}
+
+/* Interval for a size: the slowest that reaches the fastest rate asked for,
+ * the fastest when someone wants "as fast as possible" or none reaches. */
+static struct vc_fract pick_ival(const struct vc_caps_size *sz, uint32_t want_fps)
+{
+	struct vc_fract best = { 0, 0 };
+	uint32_t best_fps = 0;
+
+	for (size_t i = 0; i < sz->n_ivals; i++) {
+		uint32_t f = ival_fps(sz->ival[i]);
+		if (!f)
+			continue;
+		int better;
+		if (!best_fps)
+			better = 1;
+		else if (!want_fps)
+			better = f > best_fps;
+		else if (best_fps >= want_fps)
+			better = f >= want_fps && f < best_fps;
+		else
+			better = f > best_fps;
+		if (better) {
+			best = sz->ival[i];
+			best_fps = f;
+		}
+	}
+	return best;
+}
+
+static int size_in_fmt(const struct vc_caps_fmt *f, uint32_t w, uint32_t h)
+{
+	for (size_t i = 0; i < f->n_sizes; i++)
+		if (f->sizes[i].width == w && f->sizes[i].height == h)
+			return 1;
+	if (f->stepwise)
+		return w >= f->min_w && w <= f->max_w && h >= f->min_h && h <= f->max_h &&
+		       (!f->step_w || (w - f->min_w) % f->step_w == 0) &&
+		       (!f->step_h || (h - f->min_h) % f->step_h == 0);
+	return 0;
+}
+
+static const struct vc_caps_fmt *mode_fmt(const struct vc_caps *caps, const struct vc_mode *m)
+{
+	if (!m || !vc_fmt_by_fourcc(m->fourcc))
+		return NULL;
+	const struct vc_caps_fmt *f = vc_caps_find(caps, m->fourcc);
+	return f && size_in_fmt(f, m->width, m->height) ? f : NULL;
+}
+
+/* Calls fn for every candidate mode (discrete sizes, plus for stepwise
+ * formats the maximum and each request's size rounded up to the step). */
+struct cand_ctx {
+	const struct vc_request *reqs;
+	size_t n;
+	uint32_t want_fps; /* 0 = fastest */
+	int found;
+	struct vc_mode best;
+	struct score best_s;
+};
+
+static void consider(struct cand_ctx *c, const struct vc_caps_fmt *f, const struct vc_mode *m)
+{
+	struct score s;
+	if (score_mode(m, f->emulated, c->reqs, c->n, &s) < 0)
+		return;
+	if (!c->found || score_cmp(&s, &c->best_s) < 0) {
+		c->found = 1;
+		c->best = *m;
+		c->best_s = s;
+	}
+}
+
+static uint32_t step_up(uint32_t v, uint32_t min, uint32_t max, uint32_t step)
+{
+	if (v < min)
+		v = min;
+	if (step > 1)
+		v = min + (v - min + step - 1) / step * step;
+	return v > max ? max : v;
+}
+
+static void each_candidate(const struct vc_caps *caps, struct cand_ctx *c)
+{
+	for (size_t i = 0; i < caps->n_fmts; i++) {
+		const struct vc_caps_fmt *f = &caps->fmts[i];
+		if (!vc_fmt_by_fourcc(f->fourcc))
+			continue;
+		for (size_t k = 0; k < f->n_sizes; k++) {
+			struct vc_mode m = { f->fourcc, f->sizes[k].width, f->sizes[k].height,
+					     pick_ival(&f->sizes[k], c->want_fps) };
+			if (m.width && m.height)
+				consider(c, f, &m);
+		}
+		if (!f->stepwise || !f->max_w || !f->max_h)
+			continue;
+		/* continuous ranges list no intervals: rate unknown (0/0) */
+		struct vc_mode m = { f->fourcc, f->max_w, f->max_h, { 0, 0 } };
+		consider(c, f, &m);
+		for (size_t r = 0; r < c->n; r++) {
+			const struct vc_request *q = &c->reqs[r];
+			if (!q->width || !q->height)
+				continue;
+			int turned = q->rotate % 180 == 90;
+			uint32_t w = turned ? q->height : q->width;
+			uint32_t h = turned ? q->width : q->height;
+			m.width = step_up(w, f->min_w, f->max_w, f->step_w);
+			m.height = step_up(h, f->min_h, f->max_h, f->step_h);
+			consider(c, f, &m);
+		}
+	}
+}
+
+/* Default when nothing else says: the first native format (caps list native
+ * first), its largest size up to 1920x1080 (else its smallest), fastest. */
+static int default_mode(const struct vc_caps *caps, struct vc_mode *out)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < caps->n_fmts; i++) {
+			const struct vc_caps_fmt *f = &caps->fmts[i];
+			if (!vc_fmt_by_fourcc(f->fourcc) || (pass == 0 && f->emulated))
+				continue;
+			const struct vc_caps_size *best = NULL, *small = NULL;
+			for (size_t k = 0; k < f->n_sizes; k++) {
+				const struct vc_caps_size *s = &f->sizes[k];
+				uint64_t a = (uint64_t)s->width * s->height;
+				if (!a)
+					continue;
+				if (!small || a < (uint64_t)small->width * small->height)
+					small = s;
+				if (a <= 1920u * 1080u &&
+				    (!best || a > (uint64_t)best->width * best->height))
+					best = s;
+			}
+			if (!best)
+				best = small;
+			if (best) {
+				*out = (struct vc_mode){ f->fourcc, best->width, best->height,
+							 pick_ival(best, 0) };
+				return 0;
+			}
+			if (f->stepwise && f->max_w && f->max_h) {
+				uint32_t w = f->max_w < 1920 ? f->max_w : 1920;
+				uint32_t h = f->max_h < 1080 ? f->max_h : 1080;
+				*out = (struct vc_mode){ f->fourcc,
+							 step_up(w, f->min_w, f->max_w, f->step_w),
+							 step_up(h, f->min_h, f->max_h, f->step_h),
+							 { 0, 0 } };
+				if (out->width > w)
+					out->width = f->min_w;
+				if (out->height > h)
+					out->height = f->min_h;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
+		      const struct vc_mode *preferred, const struct vc_request *reqs,
+		      size_t n_reqs, struct vc_mode *out)
+{
+	struct vc_mode ref;
+
+	if (!caps || !out)
+		return -EINVAL;
+	const struct vc_caps_fmt *cur_f = mode_fmt(caps, cur);
+	if (cur_f)
+		ref = *cur;
+	else if (mode_fmt(caps, preferred))
+		ref = *preferred;
+	else if (default_mode(caps, &ref) < 0)
+		return -ENOENT;
+	if (!n_reqs) {
+		*out = ref;
+		return 0;
+	}
+
+	/* requests without a size want the reference size (cost comparisons
+	 * would otherwise always pick the smallest mode); at most 64 are
+	 * considered, the serving layer's limit per camera */
+	struct vc_request rq[64];
+	size_t n = n_reqs < 64 ? n_reqs : 64;
+	uint32_t want_fps = 0;
+	int fastest = 0;
+	for (size_t i = 0; i < n; i++) {
+		rq[i] = reqs[i];
+		if (!rq[i].width && !rq[i].height) {
+			int turned = rq[i].rotate % 180 == 90;
+			rq[i].width = turned ? ref.height : ref.width;
+			rq[i].height = turned ? ref.width : ref.height;
+		}
+		if (!rq[i].fps) /* "as fast as the device" = the reference's rate */
+			rq[i].fps = ival_fps(ref.ival);
+		if (!rq[i].fps)
+			fastest = 1;
+		else if (rq[i].fps > want_fps)
+			want_fps = rq[i].fps;
+	}
+
+	struct cand_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.reqs = rq;
+	c.n = n;
+	c.want_fps = fastest ? 0 : want_fps;
+	each_candidate(caps, &c);
+	if (!c.found) {
+		/* nothing serves every request: keep what streams, else the reference */
+		*out = cur_f ? *cur : ref;
+		return 0;
+	}
+	if (cur_f) {
+		struct score cs;
+		if (score_mode(cur, cur_f->emulated, rq, n, &cs) == 0) {
+			int better = c.best_s.size_deficit < cs.size_deficit ||
+				     (c.best_s.size_deficit == cs.size_deficit &&
+				      (c.best_s.fps_deficit < cs.fps_deficit ||
+				       (c.best_s.fps_deficit == cs.fps_deficit &&
+					(c.best_s.emulated < cs.emulated ||
+					 (c.best_s.emulated == cs.emulated &&
+					  c.best_s.cost * 4 < cs.cost * 3)))));
+			if (!better) {
+				*out = *cur;
+				return 0;
+			}
+		}
+	}
+	*out = c.best;
+	return 0;
+}
