@@ -19,6 +19,8 @@
 #       snapshot from the MJPEG camera
 #   loopback.daemon_rotate_lossless: rotate=90 snapshot = vc_jpeg_transform of a
 #       fed frame (no re-encode)
+#   loopback.daemon_two_cameras: vivid's YUYV webcam and the MJPEG loopback in
+#       one daemon, streamed at the same time
 #   loopback.daemon_faults_dropped / _faults_counted: with corrupt, truncated
 #       and empty frames fed, every served part is a good fed frame and the
 #       camera's error counter (/api/cams) grows
@@ -77,7 +79,8 @@ if [ "${1:-}" = "--guest" ]; then
 		$FEED -i "$work/in.mjpeg" -d $dev -r 15 -n 100000 "$@" >"$work/feed.log" 2>&1 &
 		fpid=$!
 		sleep 2
-		"$VCAPD" --device $dev --listen 127.0.0.1:18300 >"$work/vcapd.log" 2>&1 &
+		# shellcheck disable=SC2086 # EXTRA: more --device options
+		"$VCAPD" ${EXTRA:-} --device $dev --listen 127.0.0.1:18300 >"$work/vcapd.log" 2>&1 &
 		vpid=$!
 		for i in $(seq 100); do
 			curl -s -o /dev/null --max-time 2 "$U/api/status" && return 0
@@ -126,6 +129,27 @@ if [ "${1:-}" = "--guest" ]; then
 		stop
 	else
 		echo "loopback.daemon_start: FAIL"
+	fi
+
+	# Two cameras in one daemon: vivid's YUYV webcam (/dev/video0, cam 0)
+	# and the MJPEG loopback (cam 1), both streamed at the same time.
+	if EXTRA="--device /dev/video0" start; then
+		timeout 8 curl -s -o "$work/two0.bin" "$U/stream?cam=0" &
+		c0=$!
+		timeout 8 curl -s -o "$work/two1.bin" "$U/stream?cam=1"
+		wait $c0
+		p0=$(grep -ac '^Content-Type: image/jpeg' "$work/two0.bin")
+		r1=$(m "$work/two1.bin")
+		curl -s --max-time 20 -o "$work/two0.jpg" "$U/snapshot?cam=0"
+		i0=$($FEED -i "$work/two0.jpg" --info 2>&1)
+		if [ "${p0:-0}" -ge 3 ] && m "$work/two1.bin" >/dev/null && [ "${i0#1 frames }" != "$i0" ]; then
+			echo "loopback.daemon_two_cameras: OK"
+		else
+			echo "loopback.daemon_two_cameras: FAIL cam 0 (vivid YUYV): $p0 parts, snapshot '$i0'; cam 1 (MJPEG): $r1"
+		fi
+		stop
+	else
+		echo "loopback.daemon_start_two: FAIL"
 	fi
 
 	if start --strip-dht; then
