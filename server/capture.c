@@ -407,13 +407,17 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	int drained = 0;
+
 	/* Bounded burst: never more than the buffer count per wake-up. */
 	for (unsigned i = 0; s && s == cam->sess && cam->streaming && i < s->n_bufs; i++) {
 		struct vc_src_buf b;
 		int ret = s->src->ops->dequeue(s->src, &b);
 
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN) {
+			drained = 1;
 			break;
+		}
 		if (ret < 0) {
 			if (is_gone(ret)) {
 				device_gone(cam, ret);
@@ -455,6 +459,14 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 	}
 	if (s && s == cam->sess)
 		poll_events(cam);
+	/* Some drivers (v4l2loopback) only register for wake-ups in poll()
+	 * when no frame is ready; epoll registers once, when the fd is added,
+	 * so a frame ready at STREAMON time meant no wake-up ever again. Re-add
+	 * the fd now that DQBUF said EAGAIN: two syscalls per wake-up. */
+	if (drained && s && s == cam->sess && cam->streaming && event_get_fd(cam->frame_ev) >= 0) {
+		event_del(cam->frame_ev);
+		event_add(cam->frame_ev, NULL);
+	}
 	arm_frame_timer(cam);
 }
 
