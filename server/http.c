@@ -54,6 +54,8 @@ struct vc_http {
 	size_t n_dm;
 	struct route routes[MAX_ROUTES];
 	size_t n_routes;
+	vc_http_gate_fn gate; /* authentication (ops), may be NULL */
+	void *gate_opaque;
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -182,6 +184,12 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 					     rq->url);
 		}
 		rq->pub.rest = rq->url + (rq->route->prefix ? strlen(rq->route->path) : strlen(rq->url));
+		if (h->gate) {
+			enum MHD_Result res = MHD_YES;
+
+			if (h->gate(h->gate_opaque, &rq->pub, &res))
+				return res;
+		}
 	}
 	rq->pub.body = rq->body;
 	rq->pub.body_len = rq->body_len;
@@ -282,6 +290,8 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 		return -EINVAL;
 	}
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	if (h->cfg.tls_cert_pem && h->cfg.tls_key_pem)
+		flags |= MHD_USE_TLS;
 	uint16_t port;
 	if (ss.ss_family == AF_INET6) {
 		flags |= MHD_USE_IPv6;
@@ -300,6 +310,10 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				 /* TLS (ops): ignored by MHD unless MHD_USE_TLS is set */
+				 h->cfg.tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+				 h->cfg.tls_cert_pem,
+				 MHD_OPTION_HTTPS_MEM_KEY, h->cfg.tls_key_pem,
 				 MHD_OPTION_END);
 	if (!de->d) {
 		int e = errno ? errno : EADDRINUSE;
@@ -330,6 +344,12 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	h->n_dm++;
 	log_info("listening on %s (port %u)", addr, (unsigned)port);
 	return 0;
+}
+
+void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
+{
+	h->gate = fn;
+	h->gate_opaque = opaque;
 }
 
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,

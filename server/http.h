@@ -40,6 +40,9 @@ struct vc_http_config {
 	unsigned timeout_s;       /* idle connection timeout; 0 = 30 */
 	size_t mem_limit;         /* per-connection header/request memory; 0 = 32 KiB */
 	size_t body_limit;        /* largest request body accepted; 0 = 64 KiB */
+	/* TLS (ops): PEM text of the certificate chain and key; both NULL =
+	 * plain HTTP. Must outlive h. */
+	const char *tls_cert_pem, *tls_key_pem;
 };
 
 int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struct vc_http **out);
@@ -54,6 +57,13 @@ int vc_http_listen(struct vc_http *h, const char *addr);
  * Routes are tried in order; the first match wins. Strings must outlive h. */
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
 		  vc_http_fn fn, void *opaque);
+
+/* A gate runs once per request after its route is found and before the
+ * handler (authentication): it returns 0 to let the request through, or 1
+ * after queuing a response itself (*res = the result to return to MHD).
+ * One gate per server; NULL removes it. (ops) */
+typedef int (*vc_http_gate_fn)(void *opaque, struct vc_http_req *r, enum MHD_Result *res);
+void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque);
 
 /* Ends the server: suspended connections must already be resumed (stream
  * layer's shutdown); stops every daemon. */

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "common/conf.h"
 #include "server/auth.h"
+#include "server/auth_http.h"
 
 static char h6[CRYPT_OUTPUT_SIZE], hy[CRYPT_OUTPUT_SIZE];
 
@@ -201,6 +202,23 @@ static void setup_errors(void)
 	vc_conf_free(c);
 }
 
+static void classify(void)
+{
+	static const struct { const char *m, *url, *action; int cls; } v[] = {
+		{ "GET", "/stream", NULL, VC_CLASS_VIEW }, { "HEAD", "/snapshot", NULL, VC_CLASS_VIEW },
+		{ "GET", "/raw/stream", NULL, VC_CLASS_VIEW }, { "GET", "/raw", NULL, VC_CLASS_VIEW },
+		{ "GET", "/", "stream", VC_CLASS_VIEW }, { "GET", "/", "snapshot_1", VC_CLASS_VIEW },
+		{ "GET", "/api/status", NULL, VC_CLASS_STATUS }, { "GET", "/api/cams/0/controls", NULL, VC_CLASS_STATUS },
+		{ "PUT", "/api/cams/0/controls", NULL, VC_CLASS_CONTROL }, { "POST", "/stream", NULL, VC_CLASS_CONTROL },
+		{ "GET", "/metrics", NULL, VC_CLASS_STATUS }, { "GET", "/state", NULL, VC_CLASS_STATUS },
+		{ "GET", "/", NULL, -1 }, { "GET", "/app.js", NULL, -1 }, { "GET", "/streamer.html", NULL, -1 },
+		{ "GET", "/apix", NULL, -1 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		CHECK(vc_auth_classify(v[i].m, v[i].url, v[i].action) == v[i].cls, "%s %s action=%s",
+		      v[i].m, v[i].url, v[i].action ? v[i].action : "-");
+}
+
 int main(void)
 {
 	make_hash("$6$", "pw-alice", h6);
@@ -213,5 +231,6 @@ int main(void)
 	RUN("auth", basic_auth);
 	RUN("auth", tokens);
 	RUN("auth", setup_errors);
+	RUN("auth", classify);
 	CHECK_EXIT();
 }
