@@ -539,13 +539,59 @@ static int convert_views(struct vc_conv *c, const struct vc_image *src,
 	return dst->fmt->layout == VC_LAYOUT_PACKED_RGB ? to_rgb(c, &h, dst) : to_yuv(c, &h, dst, de);
 }
 
+/* V4L2 field orders (linux/videodev2.h) whose two fields are stored one
+ * after the other in each plane. */
+enum { FIELD_SEQ_TB = 5, FIELD_SEQ_BT = 6 };
+
+/* Sequential fields (SEQ_TB/SEQ_BT) woven into a progressive frame in
+ * scratch, plane by plane: frame line 2i is top-field line i, 2i+1
+ * bottom-field line i (chroma lines likewise). *w is the woven view. */
+static int weave(struct vc_conv *c, const struct vc_image *src, struct vc_image *w)
+{
+	size_t total = 0, off[3];
+
+	*w = *src;
+	w->field = 0;
+	for (int p = 0; p < src->fmt->color_planes && p < 3; p++) {
+		size_t row, lines;
+		plane_need(src->fmt, src->width, src->height, p, &row, &lines);
+		off[p] = total;
+		total += lines * src->stride[p];
+	}
+	uint8_t *b = conv_scratch(c, S_FIELD, total);
+	if (!b)
+		return -ENOMEM;
+	for (int p = 0; p < src->fmt->color_planes && p < 3; p++) {
+		size_t row, lines;
+		plane_need(src->fmt, src->width, src->height, p, &row, &lines);
+		size_t first = (lines + 1) / 2; /* lines of the field stored first */
+		for (size_t i = 0; i < lines; i++) {
+			/* stored index of frame line i */
+			int top = (i & 1) == 0, stored_first = (src->field == FIELD_SEQ_TB) == top;
+			size_t k = stored_first ? i / 2 : first + i / 2;
+			if (k >= lines)
+				k = lines - 1;
+			memcpy(b + off[p] + i * src->stride[p], src->plane[p] + k * src->stride[p], row);
+		}
+		w->plane[p] = b + off[p];
+		w->plane_size[p] = lines * src->stride[p];
+	}
+	return 0;
+}
+
 int vc_conv_run(struct vc_conv *c, const struct vc_image *src, const struct vc_image *dst)
 {
 	struct vc_ycbcr se, de;
+	struct vc_image woven;
 	int r;
 
 	if (!c || check_view(src, 0) || check_view(dst, 1))
 		return -EINVAL;
+	if (src->field == FIELD_SEQ_TB || src->field == FIELD_SEQ_BT) {
+		if ((r = weave(c, src, &woven)))
+			return r;
+		src = &woven;
+	}
 	vc_color_resolve_fmt(src->fmt, &src->color, &se);
 	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
 	if (src->width == dst->width && src->height == dst->height &&

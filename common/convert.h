@@ -28,6 +28,10 @@ int vc_conv_supported(const struct vc_fmt *src, const struct vc_fmt *dst);
  * read. Colour: src->color says how src is encoded (0 = V4L2 defaults for its
  * format); for a YUV/grey destination dst->color says which encoding and
  * range to produce (0 = defaults); RGB destinations ignore it.
+ * Interlaced sources: SEQ_TB/SEQ_BT (fields stored one after the other) are
+ * woven into a frame first; INTERLACED(_TB/_BT) frames are already woven
+ * and converted as they are (no motion-adaptive deinterlacing); an
+ * ALTERNATE buffer is one field and is scaled like any picture.
  * Returns 0; -EINVAL for an unsupported pair, a zero size, a NULL plane, a
  * stride below the row's minimum, or a plane_size shorter than the geometry
  * needs; -ENOMEM when scratch memory cannot grow. dst is left partially
