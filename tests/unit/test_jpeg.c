@@ -812,7 +812,7 @@ static void dht_round_trip(void)
 		uint32_t w = 120, h = 90;
 		uint8_t *rgb = ref_rgb(w, h);
 		struct pic p, a, b, c;
-		size_t len, slen, alen;
+		size_t len = 0, slen = 0, alen = 0;
 		int err;
 		struct vc_jpeg_info info;
 
