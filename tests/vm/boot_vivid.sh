@@ -25,6 +25,8 @@ CHECK=$B/tools/vivid_check
 CHECK_ASAN=build/asan/tools/vivid_check
 [ -x "$CHECK_ASAN" ] || CHECK_ASAN=$CHECK
 VCAPD=${VCAPD:-$B/vcapd}
+VCAPD_ASAN=build/asan/vcapd
+[ -x "$VCAPD_ASAN" ] || VCAPD_ASAN=$VCAPD
 SIZES_WEBCAM=320x180
 SIZES_HDMI=640x480,1280x720
 
@@ -93,6 +95,44 @@ if [ "${1:-}" = "--guest" ]; then
 		wait $vp
 		echo $? >"$d/exit"
 	} >"$out/d.log" 2>"$out/d.err"
+	# The daemon (ASan build when there is one) through vivid's faults while
+	# a client streams: error-flagged buffers, a fatal streaming error, drops,
+	# a failing STREAMON on the restart, an unplug (disconnect; vivid
+	# re-registers once every handle is closed). It must recover, keep the
+	# client, and exit cleanly without leaks.
+	{
+		d=$out/faults
+		mkdir -p "$d"
+		U=http://127.0.0.1:18401
+		ctl() { v4l2-ctl -d /dev/video3 -c "$1" 2>>"$d/ctl.err" || echo "ctl $1 failed" >>"$d/ctl.err"; }
+		$VCAPD_ASAN --device /dev/video3 --listen 127.0.0.1:18401 >"$d/vcapd.log" 2>&1 &
+		vp=$!
+		up=0
+		for i in $(seq 150); do
+			curl -s -o /dev/null --max-time 2 "$U/api/status" && { up=1; break; }
+			kill -0 $vp 2>/dev/null || break
+			sleep 0.2
+		done
+		echo $up >"$d/up"
+		if [ $up = 1 ]; then
+			curl -s --max-time 40 -o "$d/stream.bin" "$U/stream" &
+			cp=$!
+			sleep 4
+			ctl inject_v4l2_buf_flag_error=1; sleep 2
+			ctl percentage_of_dropped_buffers=50; sleep 3
+			ctl percentage_of_dropped_buffers=0
+			ctl inject_vidioc_streamon_error=1
+			ctl inject_fatal_streaming_error=1; sleep 5
+			curl -s -o "$d/status1.json" "$U/api/status"
+			ctl disconnect=1; sleep 8
+			curl -s -o "$d/status2.json" "$U/api/status"
+			curl -s -o "$d/after.jpg" "$U/snapshot"
+			kill $cp 2>/dev/null; wait $cp
+		fi
+		kill -TERM $vp 2>/dev/null
+		wait $vp
+		echo $? >"$d/exit"
+	} >"$out/f.log" 2>"$out/f.err"
 	# discovery, then a replug (unload + reload vivid) last: it changes the
 	# devices. udev does not run in the guest: the command makes the by-id
 	# link itself, as udev would.
@@ -104,7 +144,7 @@ if [ "${1:-}" = "--guest" ]; then
 	exit 0
 fi
 
-for t in "$CHECK" "$CHECK_ASAN" "$VCAPD"; do
+for t in "$CHECK" "$CHECK_ASAN" "$VCAPD" "$VCAPD_ASAN"; do
 	if [ ! -x "$t" ]; then
 		echo "vivid.build: FAIL $t not built (make all)"
 		exit 1
@@ -168,6 +208,33 @@ else
 fi
 [ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
 dres sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
+
+# Faults (vivid's error injection) under the ASan daemon.
+d=$work/faults
+num() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2" 2>/dev/null | head -1; }
+if [ "$(cat "$d/up" 2>/dev/null)" != 1 ]; then
+	dres faults.start 1 "$VCAPD_ASAN did not answer in the guest: $(tail -5 "$d/vcapd.log" 2>/dev/null | tr '\n' ' ')"
+else
+	[ ! -s "$d/ctl.err" ]
+	dres faults.controls $? "v4l2-ctl: $(head -c 300 "$d/ctl.err")"
+	e1=$(num errors "$d/status1.json"); dr=$(num dropped "$d/status1.json")
+	r1=$(num restarts "$d/status1.json"); r2=$(num restarts "$d/status2.json")
+	[ "${e1:-0}" -ge 1 ]
+	dres faults.error_flag_counted $? "errors '$e1' after inject_v4l2_buf_flag_error" "errors $e1"
+	[ "${dr:-0}" -ge 3 ]
+	dres faults.drops_counted $? "dropped '$dr' after 3 s at 50 %" "dropped $dr"
+	[ "${r1:-0}" -ge 1 ] && grep -q '"state":"streaming"' "$d/status1.json"
+	dres faults.fatal_error_recovered $? "restarts '$r1', $(grep -o '"state":"[a-z]*"' "$d/status1.json")" "restarts $r1"
+	[ "${r2:-0}" -gt "${r1:-0}" ] && grep -q '"state":"streaming"' "$d/status2.json"
+	dres faults.disconnect_recovered $? "restarts '$r1' -> '$r2', $(grep -o '"state":"[a-z]*"' "$d/status2.json")" "restarts $r2"
+	ffmpeg -nostdin -v error -i "$d/after.jpg" -f null - 2>"$d/after.err" && [ -s "$d/after.jpg" ] && [ ! -s "$d/after.err" ]
+	dres faults.snapshot_after $? "$(wc -c <"$d/after.jpg") bytes: $(head -c 200 "$d/after.err")"
+	parts=$(grep -ac '^Content-Type: image/jpeg' "$d/stream.bin")
+	[ "$parts" -ge 40 ]
+	dres faults.client_kept $? "$parts parts in the 40 s stream across the faults" "$parts parts in 40 s"
+fi
+[ "$(cat "$d/exit" 2>/dev/null)" = 0 ] && ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$d/vcapd.log"
+dres faults.clean_exit $? "exit '$(cat "$d/exit" 2>/dev/null)': $(grep -hE -A5 'ERROR: |runtime error:' "$d/vcapd.log" | head -8 | tr '\n' ' ')"
 n=$(grep -c ': OK' "$work/out")
 echo "vivid.summary: $( [ "$n" -ge 100 ] && echo OK || echo FAIL only) $n checks passed in $(( $(date +%s) - start )) s"
 # a FAIL printed here (vm, sanitizer) or by the guest makes the exit status
