@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jpeg.h"
 #include "common/log.h"
 #include "common/pool.h"
 #include "server/source.h"
@@ -287,15 +288,24 @@ static int floor_bufs(unsigned n)
 	return f ? (int)f : 1;
 }
 
-/* Whether a dequeued buffer holds a whole picture. */
-static int buffer_ok(const struct vc_src_format *fmt, const struct vc_src_buf *b)
+/* Whether a dequeued buffer holds a whole picture. A JPEG must parse (camera
+ * MJPEG arrives corrupt, truncated or empty after USB trouble); its
+ * bytesused is trimmed to the JPEG itself (drivers and v4l2loopback may
+ * report the whole buffer), so consumers can pass it through as is. */
+static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b)
 {
 	const struct vc_geom *g = &fmt->geom;
 
 	if (b->flags & VC_SRC_BUF_ERROR)
 		return 0;
-	if (fmt->fmt->layout == VC_LAYOUT_COMPRESSED)
-		return b->bytesused[0] > 0;
+	if (fmt->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		struct vc_jpeg_info info;
+
+		if (b->bytesused[0] == 0 || vc_jpeg_parse(b->mem[0], b->bytesused[0], &info) < 0)
+			return 0;
+		b->bytesused[0] = info.size;
+		return 1;
+	}
 	for (int p = 0; p < g->color_planes && p < 3; p++) {
 		const struct vc_plane_geom *pg = &g->plane[p];
 		if (pg->offset + pg->size > b->bytesused[pg->mem])

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "common/jpeg.h"
 #include "common/pool.h"
 #include "server/capture.h"
 #include "server/testsrc.h"
@@ -470,6 +471,39 @@ static void drops(void)
 	event_base_free(b);
 }
 
+/* MJPEG: corrupt/truncated frames are discarded and counted; delivered
+ * frames parse and their bytesused is the JPEG's length. */
+static struct vc_jpeg_info last_info;
+static int last_parse = -1;
+
+static void on_mjpeg(void *opaque, struct vc_frame *f)
+{
+	on_frame(opaque, f);
+	last_parse = vc_jpeg_parse(f->mem[0], f->bytesused[0], &last_info);
+	if (last_parse == 0 && last_info.size != f->bytesused[0])
+		last_parse = -1000;
+}
+
+static void mjpeg_validation(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "fault:short@4,error@7;test:64x48@100:MJPG", &r, 1000, 0);
+	struct vc_cam_stats st;
+
+	vc_cam_set_callbacks(cam, on_mjpeg, on_event, &r);
+	vc_cam_acquire(cam);
+	run_ms(b, 300);
+	vc_cam_get_stats(cam, &st);
+	CHECK(st.errors == 2, "errors %llu (truncated + error-flagged)",
+	      (unsigned long long)st.errors);
+	CHECK(r.frames > 15 && last_parse == 0 && last_info.width == 64,
+	      "frames %u, last parse %d", r.frames, last_parse);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
 /* Input switching (the test source: 0 moving, 1 still), controls absent. */
 static void inputs_controls(void)
 {
@@ -553,5 +587,6 @@ int main(void)
 	RUN("capture", drops);
 	RUN("capture", inputs_controls);
 	RUN("capture", poke);
+	RUN("capture", mjpeg_validation);
 	CHECK_EXIT();
 }
