@@ -11,10 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf.h"
 #include "common/log.h"
+#include "server/auth_http.h"
 #include "server/api.h"
 #include "server/capture.h"
 #include "server/http.h"
+#include "server/opsconf.h"
+#include "server/sdnotify.h"
 #include "server/stream.h"
 
 #define VCAPD_VERSION "0.1"
@@ -26,6 +30,9 @@ struct opts {
 	size_t n_devices;
 	const char *listen[MAX_LISTEN];
 	size_t n_listen;
+	const char *config;   /* --config FILE (ops) */
+	int check_config;     /* --check-config */
+	int log_level;        /* from the flag, -1 = none; overrides the file */
 };
 
 /* The running daemon: everything the signal handlers reach. */
@@ -38,6 +45,13 @@ struct app {
 	struct vc_api *api;
 	struct event *sig_int, *sig_term, *stop_timer;
 	int stopping;
+	/* ops: config, auth (swapped on reload), systemd notify */
+	const struct opts *opts;
+	struct vc_conf *conf;
+	struct vc_auth *auth;
+	struct vc_sdnotify *notify;
+	struct event *sig_hup;
+	char *tls_cert, *tls_key;
 };
 
 static void usage(FILE *f)
@@ -50,6 +64,10 @@ static void usage(FILE *f)
 		"  --listen ADDR:PORT  where to listen, IPv4 or [IPv6] (repeatable;\n"
 		"                      default 127.0.0.1:8080)\n"
 		"  --log-level LEVEL   error, warn, info (default) or debug\n"
+		"  --config FILE       read FILE (see conf/vcapd.conf); flags override it;\n"
+		"                      SIGHUP rereads it\n"
+		"  --check-config      validate the config, print the effective config and\n"
+		"                      exit (non-zero with file:line messages on errors)\n"
 		"  --help              this text\n"
 		"  --version           print the version\n");
 }
@@ -62,6 +80,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -90,8 +110,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			vc_log_level = lvl;
+			o->log_level = lvl;
 			break;
 		}
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'C':
+			o->check_config = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -107,10 +134,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "vcapd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!o->n_devices)
-		o->devices[o->n_devices++] = "test";
-	if (!o->n_listen)
-		o->listen[o->n_listen++] = "127.0.0.1:8080";
 	return 0;
 }
 
@@ -137,9 +160,51 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 	a->stopping = 1;
 	log_info("signal %d: stopping", (int)sig);
+	vc_sdnotify_stopping(a->notify);
 	vc_streams_shutdown(a->streams);
 	struct timeval tv = { 0, 200000 };
 	evtimer_add(a->stop_timer, &tv);
+}
+
+/* ops: watchdog pings only while the loop runs and we are not stopping. */
+static int loop_healthy(void *opaque)
+{
+	return !((struct app *)opaque)->stopping;
+}
+
+/* SIGHUP: reread the config; a bad one is rejected and the running one
+ * stays. Auth and log level apply at once. */
+static void on_hup(evutil_socket_t sig, short what, void *arg)
+{
+	struct app *a = arg;
+	struct vc_conf *nc = NULL;
+	struct vc_auth *na = NULL;
+
+	(void)sig;
+	(void)what;
+	if (!a->opts->config) {
+		log_info("SIGHUP: no --config, nothing to reload");
+		return;
+	}
+	vc_sdnotify_reloading(a->notify);
+	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0) {
+		log_error("reload: %s rejected, the running config stays", a->opts->config);
+		vc_conf_free(nc);
+		vc_sdnotify_ready(a->notify);
+		return;
+	}
+	if (!a->opts->n_devices && !vc_ops_cams_equal(a->conf, nc))
+		log_warn("reload: camera sections changed; they apply at the next restart");
+	if (!a->opts->n_listen && !vc_ops_listen_equal(a->conf, nc))
+		log_warn("reload: listen addresses changed; they apply at the next restart");
+	if (a->opts->log_level < 0)
+		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
+	vc_auth_free(a->auth);
+	a->auth = na;
+	vc_conf_free(a->conf);
+	a->conf = nc;
+	log_info("reload: %s applied", a->opts->config);
+	vc_sdnotify_ready(a->notify);
 }
 
 static int setup_routes(struct app *a)
@@ -151,14 +216,51 @@ static int setup_routes(struct app *a)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
-	struct app a = { 0 };
+	struct opts o = { .log_level = -1 };
+	struct app a = { .opts = &o };
+	struct vc_cam_config ccs[MAX_CAMS];
+	size_t n_ccs = 0;
 	int ret, rc = 1;
 
 	vc_log_init();
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
+	if (o.check_config) {
+		if (!o.config) {
+			fprintf(stderr, "vcapd: --check-config needs --config FILE\n");
+			return 2;
+		}
+		return vc_ops_check_config(o.config, stdout, stderr);
+	}
+	/* Config first, then flags on top of it. */
+	if (o.config && vc_ops_load(o.config, &a.conf) < 0)
+		return 1;
+	if (a.conf && o.log_level < 0 && a.conf->log_level >= 0)
+		vc_log_level = a.conf->log_level;
+	if (a.conf && vc_auth_new(a.conf, &a.auth) < 0)
+		return 1;
+	if (!o.n_devices && a.conf && a.conf->n_cams)
+		n_ccs = vc_ops_cam_configs(a.conf, ccs, MAX_CAMS, 5000);
+	if (!o.n_listen && a.conf)
+		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < MAX_LISTEN; i++)
+			o.listen[o.n_listen++] = a.conf->listen[i];
+	if (!o.n_devices && !n_ccs)
+		o.devices[o.n_devices++] = "test";
+	if (!o.n_listen)
+		o.listen[o.n_listen++] = "127.0.0.1:8080";
+	struct vc_http_config hc = { 0 };
+	if (a.conf) {
+		hc.conn_limit = (unsigned)a.conf->max_clients;
+		hc.per_ip_limit = (unsigned)a.conf->max_clients_per_ip;
+		if (a.conf->tls_cert && (vc_ops_read_file(a.conf->tls_cert, &a.tls_cert) < 0 ||
+					 vc_ops_read_file(a.conf->tls_key, &a.tls_key) < 0)) {
+			log_error("cannot read %s / %s", a.conf->tls_cert, a.conf->tls_key);
+			return 1;
+		}
+		hc.tls_cert_pem = a.tls_cert;
+		hc.tls_key_pem = a.tls_key;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/* worker threads hand results back through the loop */
 	evthread_use_pthreads();
@@ -167,6 +269,8 @@ int main(int argc, char **argv)
 		log_error("cannot create the event loop");
 		return 1;
 	}
+	if (vc_sdnotify_new(a.base, loop_healthy, &a, &a.notify) < 0)
+		goto out;
 	for (size_t i = 0; i < o.n_devices; i++) {
 		char id[24];
 		struct vc_cam_config cc = { .id = id, .path = o.devices[i], .input = -1,
@@ -180,21 +284,36 @@ int main(int argc, char **argv)
 		}
 		a.n_cams++;
 	}
-	if (vc_http_new(a.base, NULL, &a.http) < 0 ||
+	for (size_t i = 0; i < n_ccs; i++) {
+		ret = vc_cam_new(a.base, &ccs[i], &a.cams[a.n_cams]);
+		if (ret < 0) {
+			log_error("camera %s (%s): %s", ccs[i].id, ccs[i].path, strerror(-ret));
+			goto out;
+		}
+		a.n_cams++;
+	}
+	if (vc_http_new(a.base, &hc, &a.http) < 0 ||
 	    vc_streams_new(a.base, a.http, a.cams, a.n_cams, &a.streams) < 0 ||
 	    vc_api_new(a.streams, a.http, &a.api) < 0 || setup_routes(&a) < 0) {
 		log_error("out of memory");
 		goto out;
 	}
+	vc_http_set_gate(a.http, vc_auth_gate, &a.auth);
 	for (size_t i = 0; i < o.n_listen; i++)
 		if (vc_http_listen(a.http, o.listen[i]) < 0)
 			goto out;
+	a.sig_hup = evsignal_new(a.base, SIGHUP, on_hup, &a);
+	if (!a.sig_hup || event_add(a.sig_hup, NULL) < 0)
+		goto out;
 	a.sig_int = evsignal_new(a.base, SIGINT, on_signal, &a);
 	a.sig_term = evsignal_new(a.base, SIGTERM, on_signal, &a);
 	a.stop_timer = evtimer_new(a.base, on_stop_timer, &a);
 	if (!a.sig_int || !a.sig_term || !a.stop_timer || event_add(a.sig_int, NULL) < 0 ||
 	    event_add(a.sig_term, NULL) < 0)
 		goto out;
+	vc_sdnotify_status(a.notify, "%zu camera(s), listening on %s%s", a.n_cams, o.listen[0],
+			   o.n_listen > 1 ? " and more" : "");
+	vc_sdnotify_ready(a.notify);
 	event_base_dispatch(a.base);
 	rc = 0;
 out:
@@ -211,6 +330,13 @@ out:
 		event_free(a.sig_term);
 	if (a.stop_timer)
 		event_free(a.stop_timer);
+	if (a.sig_hup)
+		event_free(a.sig_hup);
+	vc_sdnotify_free(a.notify);
+	vc_auth_free(a.auth);
+	vc_conf_free(a.conf);
+	free(a.tls_cert);
+	free(a.tls_key);
 	event_base_free(a.base);
 	log_info("stopped");
 	return rc;
