@@ -1,0 +1,297 @@
+/* Plan execution (pipeline.h). The picture moves through at most three
+ * scratch pictures owned by the pipeline; the last stage always writes into
+ * the output frame so no final copy is made. The hub for stages that need
+ * one (decoding for an encode, turning a format libyuv cannot turn) is
+ * 8-bit I420: libjpeg-turbo reads/writes it directly and every transform
+ * supports it. */
+#include "common/pipeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/videodev2.h>
+
+#include "common/convert.h"
+#include "common/image.h"
+#include "common/jpeg.h"
+#include "common/transform.h"
+
+#define LOG_PREFIX "pipeline: "
+#include "common/log.h"
+
+struct scratch {
+	struct vc_frame *f;
+	struct vc_image img;
+};
+
+struct vc_pipeline {
+	struct vc_mode mode;
+	struct vc_plan plan;
+	const struct vc_fmt *in_fmt, *out_fmt, *hub;
+	struct vc_transform t;
+	struct vc_jpeg *jpeg;
+	struct vc_conv *conv;
+	struct scratch s[3];
+};
+
+static void scratch_free(struct scratch *s)
+{
+	vc_frame_unref(s->f);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A writable picture of fmt/w/h, reusing the previous one when it matches. */
+static int scratch_get(struct scratch *s, const struct vc_fmt *fmt, uint32_t w, uint32_t h)
+{
+	if (s->f && s->f->fmt == fmt && s->f->geom.width == w && s->f->geom.height == h)
+		return 0;
+	scratch_free(s);
+	s->f = vc_frame_new_fmt(fmt, w, h);
+	if (!s->f)
+		return -ENOMEM;
+	uint8_t *mem[3] = { NULL, NULL, NULL };
+	for (int i = 0; i < s->f->geom.mem_planes; i++)
+		mem[i] = vc_frame_data(s->f, i);
+	vc_image_from_geom(fmt, &s->f->geom, mem, &s->img);
+	return 0;
+}
+
+struct vc_pipeline *vc_pipeline_new(const struct vc_mode *mode, const struct vc_plan *plan)
+{
+	const struct vc_fmt *in_fmt = vc_fmt_by_fourcc(mode->fourcc);
+	const struct vc_fmt *out_fmt = vc_fmt_by_fourcc(plan->out.fourcc);
+	if (!in_fmt || !out_fmt || !plan->steps) {
+		log_error("bad plan (steps %#x)", plan->steps);
+		return NULL;
+	}
+	struct vc_pipeline *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->mode = *mode;
+	p->plan = *plan;
+	p->in_fmt = in_fmt;
+	p->out_fmt = out_fmt;
+	p->hub = vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
+	p->t = (struct vc_transform){ plan->out.rotate, plan->out.flip };
+	if (plan->steps & (VC_STEP_DECODE | VC_STEP_ENCODE | VC_STEP_JPEG_XFORM)) {
+		p->jpeg = vc_jpeg_new();
+		if (!p->jpeg)
+			goto fail;
+	}
+	if (plan->steps & (VC_STEP_CONVERT | VC_STEP_SCALE | VC_STEP_ROTATE | VC_STEP_DECODE |
+			   VC_STEP_ENCODE)) {
+		p->conv = vc_conv_new();
+		if (!p->conv)
+			goto fail;
+	}
+	return p;
+fail:
+	vc_pipeline_free(p);
+	return NULL;
+}
+
+void vc_pipeline_free(struct vc_pipeline *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < 3; i++)
+		scratch_free(&p->s[i]);
+	vc_jpeg_free(p->jpeg);
+	vc_conv_free(p->conv);
+	free(p);
+}
+
+static void copy_meta(struct vc_frame *o, const struct vc_frame *in)
+{
+	o->seq = in->seq;
+	o->ts_us = in->ts_us;
+	o->ts_real_us = in->ts_real_us;
+	o->field = in->field;
+}
+
+/* A heap JPEG frame with room for w x h. */
+static struct vc_frame *jpeg_frame(const struct vc_fmt *mjpg, uint32_t w, uint32_t h,
+				   size_t min_cap)
+{
+	struct vc_geom g;
+	if (vc_fmt_geometry(mjpg, w, h, 0, &g) < 0)
+		return NULL;
+	size_t cap = vc_jpeg_bound(w, h);
+	if (cap < min_cap)
+		cap = min_cap;
+	struct vc_frame *f = vc_frame_new(cap);
+	if (!f)
+		return NULL;
+	f->fmt = mjpg;
+	g.sizeimage = g.mem_size[0] = cap;
+	f->geom = g;
+	return f;
+}
+
+static int out_image(struct vc_frame *f, struct vc_image *img)
+{
+	uint8_t *mem[3] = { NULL, NULL, NULL };
+	for (int i = 0; i < f->geom.mem_planes; i++)
+		mem[i] = vc_frame_data(f, i);
+	vc_image_from_geom(f->fmt, &f->geom, mem, img);
+	return 0;
+}
+
+int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out)
+{
+	const struct vc_plan *pl = &p->plan;
+	int compressed_in = p->in_fmt->family == VC_FAM_COMPRESSED;
+	int encode = pl->steps & VC_STEP_ENCODE;
+	struct vc_jpeg_info info;
+	struct vc_image src;
+	struct vc_frame *o = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!in->fmt || in->fmt->fourcc != p->mode.fourcc)
+		return -ESTALE;
+	if (compressed_in) {
+		rc = vc_jpeg_parse(in->mem[0], in->bytesused[0], &info);
+		if (rc < 0)
+			return rc;
+		if (info.width != p->mode.width || info.height != p->mode.height)
+			return -ESTALE;
+	} else {
+		if (in->geom.width != p->mode.width || in->geom.height != p->mode.height)
+			return -ESTALE;
+		if (vc_image_from_frame(in, &src) < 0)
+			return -EBADMSG;
+	}
+
+	if (pl->steps & VC_STEP_PASSTHROUGH) {
+		*out = vc_frame_ref((struct vc_frame *)in); /* shared, never written */
+		return 0;
+	}
+
+	if (pl->steps & VC_STEP_JPEG_XFORM) {
+		uint32_t w, h;
+		size_t len;
+		o = jpeg_frame(p->out_fmt, p->mode.width, p->mode.height, info.size + info.size / 4 + 4096);
+		if (!o)
+			return -ENOMEM;
+		rc = vc_jpeg_transform(p->jpeg, in->mem[0], info.size, p->t.rotate, p->t.flip,
+				       vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
+		if (rc < 0)
+			goto fail;
+		o->bytesused[0] = len;
+		o->geom.width = w;
+		o->geom.height = h;
+		goto done;
+	}
+
+	/* sizes: delivered (after rotation) and before rotation */
+	uint32_t ow = pl->out.width, oh = pl->out.height;
+	int turned = p->t.rotate == 90 || p->t.rotate == 270;
+	uint32_t pw = turned ? oh : ow, ph = turned ? ow : oh;
+	int rotate = pl->steps & VC_STEP_ROTATE;
+	struct vc_image dst;
+
+	if (encode) {
+		o = jpeg_frame(p->out_fmt, ow, oh, 0);
+	} else {
+		o = vc_frame_new_fmt(p->out_fmt, ow, oh);
+	}
+	if (!o)
+		return -ENOMEM;
+	out_image(o, &dst);
+
+	/* format the rotation runs in */
+	const struct vc_fmt *rfmt = NULL;
+	if (rotate) {
+		const struct vc_fmt *want = encode ? (compressed_in ? p->hub : p->in_fmt) : p->out_fmt;
+		rfmt = vc_transform_supported(want, p->t) ? want : p->hub;
+	}
+
+	/* stage 1: decode */
+	const struct vc_image *cur = &src;
+	if (compressed_in) {
+		uint32_t dw = vc_jpeg_scaled(p->mode.width, pl->decode_denom);
+		uint32_t dh = vc_jpeg_scaled(p->mode.height, pl->decode_denom);
+		const struct vc_image *target;
+		if (!encode && !rotate && dw == ow && dh == oh) {
+			target = &dst; /* straight into the output */
+		} else {
+			const struct vc_fmt *df = rotate && dw == pw && dh == ph ? rfmt : p->hub;
+			rc = scratch_get(&p->s[0], df, dw, dh);
+			if (rc < 0)
+				goto fail;
+			target = &p->s[0].img;
+		}
+		rc = vc_jpeg_decode(p->jpeg, in->mem[0], info.size, pl->decode_denom, target);
+		if (rc < 0)
+			goto fail;
+		if (target == &dst)
+			goto done;
+		cur = target;
+	}
+
+	/* stage 2: convert/scale */
+	if (rotate) {
+		if (cur->fmt != rfmt || cur->width != pw || cur->height != ph) {
+			rc = scratch_get(&p->s[1], rfmt, pw, ph);
+			if (rc < 0)
+				goto fail;
+			rc = vc_conv_run(p->conv, cur, &p->s[1].img);
+			if (rc < 0)
+				goto fail;
+			cur = &p->s[1].img;
+		}
+		/* stage 3: rotate, into the output when the format is right */
+		const struct vc_image *rt;
+		if (!encode && rfmt == p->out_fmt) {
+			rt = &dst;
+		} else {
+			rc = scratch_get(&p->s[2], rfmt, ow, oh);
+			if (rc < 0)
+				goto fail;
+			rt = &p->s[2].img;
+		}
+		rc = vc_transform_run(cur, rt, p->t);
+		if (rc < 0)
+			goto fail;
+		if (rt == &dst)
+			goto done;
+		cur = rt;
+		if (!encode) {
+			rc = vc_conv_run(p->conv, cur, &dst);
+			if (rc < 0)
+				goto fail;
+			goto done;
+		}
+	} else if (!encode) {
+		rc = vc_conv_run(p->conv, cur, &dst);
+		if (rc < 0)
+			goto fail;
+		goto done;
+	} else if (cur->width != ow || cur->height != oh) {
+		/* scale before encoding, in the hub format */
+		rc = scratch_get(&p->s[1], p->hub, ow, oh);
+		if (rc < 0)
+			goto fail;
+		rc = vc_conv_run(p->conv, cur, &p->s[1].img);
+		if (rc < 0)
+			goto fail;
+		cur = &p->s[1].img;
+	}
+
+	/* stage 4: encode */
+	size_t len;
+	rc = vc_jpeg_encode(p->jpeg, cur, pl->out.quality, vc_frame_data(o, 0), o->geom.mem_size[0],
+			    &len);
+	if (rc < 0)
+		goto fail;
+	o->bytesused[0] = len;
+done:
+	copy_meta(o, in);
+	*out = o;
+	return 0;
+fail:
+	vc_frame_unref(o);
+	return rc;
+}

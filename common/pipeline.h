@@ -1,0 +1,32 @@
+/* Executes a negotiated plan (negotiate.h) on captured frames: JPEG decode
+ * (with DCT scaling) -> convert/scale -> rotate/flip -> JPEG encode, or a
+ * lossless JPEG transform, or passthrough. One pipeline per worker thread per
+ * output: it owns libjpeg-turbo/converter contexts and scratch pictures that
+ * are reused from frame to frame. Not thread-safe; no I/O. */
+#ifndef VC_PIPELINE_H
+#define VC_PIPELINE_H
+
+#include "common/caps.h"
+#include "common/frame.h"
+#include "common/negotiate.h"
+
+struct vc_pipeline;
+
+/* A pipeline producing plan->out from frames of `mode`. Both are copied.
+ * NULL on ENOMEM or a plan that does not belong to the mode (steps 0,
+ * unknown formats). */
+struct vc_pipeline *vc_pipeline_new(const struct vc_mode *mode, const struct vc_plan *plan);
+void vc_pipeline_free(struct vc_pipeline *p); /* NULL is a no-op */
+
+/* Produces the output for one captured frame. On success *out is a new
+ * reference the caller unrefs: `in` itself (ref taken) for passthrough, else
+ * a new heap frame (raw: exact geometry of the output format, minimum
+ * strides; JPEG: fmt MJPEG, bytesused[0] = JPEG length, geom.width/height =
+ * the real size, which for a lossless transform may be a few pixels smaller
+ * than the plan predicted). seq, timestamps and field are copied from `in`.
+ * `in` is only read. Returns 0; -ESTALE when `in` no longer matches the
+ * mode (format or size changed: re-plan); -EBADMSG for a corrupt JPEG or a
+ * short raw frame; -ENOMEM; other negative errnos from the converters. */
+int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out);
+
+#endif
