@@ -111,6 +111,12 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 int vc_jpeg_add_dht(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
 		    size_t *out_len);
 
+/* The DHT segment vc_jpeg_add_dht inserts: VC_JPEG_DHT_BYTES static,
+ * read-only bytes. A server can send a DHT-less frame without copying it,
+ * as three pieces: in[0 .. info.sos_off), this, in[info.sos_off .. len)
+ * (exactly what vc_jpeg_add_dht writes). */
+const uint8_t *vc_jpeg_std_dht(void);
+
 /* The reverse, for tests and fault injection: copies in to out without its
  * DHT segments (cap >= len suffices). Returns 0, -EBADMSG, -ENOSPC. */
 int vc_jpeg_strip_dht(const uint8_t *in, size_t len, uint8_t *out, size_t cap,

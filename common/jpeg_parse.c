@@ -236,6 +236,11 @@ static const uint8_t std_dht[VC_JPEG_DHT_BYTES] = {
 	0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
 };
 
+const uint8_t *vc_jpeg_std_dht(void)
+{
+	return std_dht;
+}
+
 int vc_jpeg_add_dht(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
 		    size_t *out_len)
 {

@@ -829,6 +829,13 @@ static void dht_round_trip(void)
 			      alen == slen + VC_JPEG_DHT_BYTES,
 		      "add_dht");
 		CHECK(vc_jpeg_parse(ad, alen, &info) == 0 && info.has_dht, "repaired parse");
+		/* the zero-copy form: three pieces give the same bytes */
+		struct vc_jpeg_info si;
+		CHECK(vc_jpeg_parse(st, slen, &si) == 0 && !memcmp(ad, st, si.sos_off) &&
+			      !memcmp(ad + si.sos_off, vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES) &&
+			      !memcmp(ad + si.sos_off + VC_JPEG_DHT_BYTES, st + si.sos_off,
+				      slen - si.sos_off),
+		      "%s: pieces differ from add_dht", fmts[fi]);
 		/* The inserted tables are exactly the ones libjpeg's encoder writes
 		 * (its standard tables, optimize_coding off). */
 		static uint8_t ta[8][17 + 256], tb[8][17 + 256];
