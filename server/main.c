@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/conf.h"
 #include "common/log.h"
@@ -33,6 +34,7 @@ struct opts {
 	const char *config;   /* --config FILE (ops) */
 	int check_config;     /* --check-config */
 	int log_level;        /* from the flag, -1 = none; overrides the file */
+	const char *make_token; /* --make-token SCOPE[:SECONDS] */
 };
 
 /* The running daemon: everything the signal handlers reach. */
@@ -66,6 +68,9 @@ static void usage(FILE *f)
 		"  --log-level LEVEL   error, warn, info (default) or debug\n"
 		"  --config FILE       read FILE (see conf/vcapd.conf); flags override it;\n"
 		"                      SIGHUP rereads it\n"
+		"  --make-token SCOPE[:SECONDS]  print a ?token= for SCOPE (view, status,\n"
+		"                      control, or a comma list) valid SECONDS (default\n"
+		"                      token_ttl or 3600), signed with the config's secret\n"
 		"  --check-config      validate the config, print the effective config and\n"
 		"                      exit (non-zero with file:line messages on errors)\n"
 		"  --help              this text\n"
@@ -82,6 +87,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "make-token", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -118,6 +124,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'C':
 			o->check_config = 1;
+			break;
+		case 'T':
+			o->make_token = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -164,6 +173,41 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	vc_streams_shutdown(a->streams);
 	struct timeval tv = { 0, 200000 };
 	evtimer_add(a->stop_timer, &tv);
+}
+
+/* --make-token: mint a URL token with the config's secret and print it. */
+static int make_token(const struct opts *o)
+{
+	struct vc_conf *c = NULL;
+	struct vc_auth *au = NULL;
+	char scope[64], tok[256];
+	long ttl = 0;
+	int r = 1;
+
+	snprintf(scope, sizeof(scope), "%s", o->make_token);
+	char *colon = strchr(scope, ':');
+	if (colon) {
+		*colon = '\0';
+		ttl = strtol(colon + 1, NULL, 10);
+	}
+	if (!o->config || vc_ops_load(o->config, &c) < 0 || vc_auth_new(c, &au) < 0) {
+		fprintf(stderr, "vcapd: --make-token needs a valid --config with a token secret\n");
+		goto out;
+	}
+	if (ttl <= 0)
+		ttl = c->token_ttl_s ? c->token_ttl_s : 3600;
+	int e = vc_auth_token_make(au, scope, time(NULL) + ttl, tok, sizeof(tok));
+	if (e < 0) {
+		fprintf(stderr, "vcapd: cannot make a token for '%s': %s\n", scope,
+			e == -ENOKEY ? "no token_secret in the config" : strerror(-e));
+		goto out;
+	}
+	printf("%s\n", tok);
+	r = 0;
+out:
+	vc_auth_free(au);
+	vc_conf_free(c);
+	return r;
 }
 
 /* ops: watchdog pings only while the loop runs and we are not stopping. */
@@ -233,6 +277,8 @@ int main(int argc, char **argv)
 		}
 		return vc_ops_check_config(o.config, stdout, stderr);
 	}
+	if (o.make_token)
+		return make_token(&o);
 	/* Config first, then flags on top of it. */
 	if (o.config && vc_ops_load(o.config, &a.conf) < 0)
 		return 1;
