@@ -1,0 +1,336 @@
+/* Serving benchmark: the daemon's serving stack (test-pattern camera,
+ * libmicrohttpd in libevent, fan-out, worker pool) runs in a child process;
+ * the parent opens N /stream clients on non-blocking sockets and measures,
+ * over a window, the child's CPU per delivered frame, the latency from the
+ * capture timestamp (X-Timestamp) to the end of the part at the client, the
+ * per-client rate and the child's RSS. Ratios against the 1-client run of the
+ * same device mode show what fan-out costs (goal: 100 clients <= 1.5x).
+ * Not a test: prints numbers. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "server/api.h"
+#include "server/capture.h"
+#include "server/http.h"
+#include "server/stream.h"
+
+#define PORT 18790
+#define MAXC 128
+
+static double now_s(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void server_child(const char *dev, int port)
+{
+	struct event_base *base;
+	struct vc_cam *cam;
+	struct vc_http *h;
+	struct vc_streams *s;
+	struct vc_api *api;
+	struct vc_http_config hc = { .conn_limit = 512, .per_ip_limit = 512 };
+	struct vc_cam_config cc = { .id = "0", .path = dev, .input = -1, .idle_stop_ms = 5000 };
+	char addr[64];
+
+	vc_log_level = VC_LOG_WARN;
+	evthread_use_pthreads();
+	base = event_base_new();
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	if (!base || vc_cam_new(base, &cc, &cam) < 0 || vc_http_new(base, &hc, &h) < 0 ||
+	    vc_streams_new(base, h, &cam, 1, &s) < 0 || vc_streams_routes(s, h) < 0 ||
+	    vc_api_new(s, h, &api) < 0 || vc_api_routes(api, h) < 0 ||
+	    vc_http_listen(h, addr) < 0)
+		_exit(3);
+	event_base_dispatch(base);
+	_exit(0);
+}
+
+/* CPU seconds (user + system) of a process. */
+static double proc_cpu(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long proc_rss_kb(pid_t pid)
+{
+	char path[64], line[256];
+	long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int connect_get_hdr(int port, const char *path, const char *extra)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	char req[256];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n", path, extra);
+	if (write(fd, req, (size_t)n) != n) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int connect_get(int port, const char *path)
+{
+	return connect_get_hdr(port, path, "");
+}
+
+/* One stream client: a tiny multipart parser. */
+struct cl {
+	int fd;
+	char hdr[2048];
+	size_t hlen;
+	size_t body_left; /* bytes of the current part's JPEG + CRLF still to come */
+	double ts;        /* X-Timestamp of the current part */
+	long frames;
+};
+
+static double lat[200000];
+static size_t n_lat;
+
+static void feed(struct cl *c, const char *p, size_t n, int measuring, long *frames)
+{
+	while (n) {
+		if (c->body_left) {
+			size_t k = n < c->body_left ? n : c->body_left;
+
+			c->body_left -= k;
+			p += k;
+			n -= k;
+			if (!c->body_left) {
+				c->frames++;
+				if (measuring) {
+					(*frames)++;
+					if (n_lat < sizeof(lat) / sizeof(lat[0]))
+						lat[n_lat++] = now_s(CLOCK_REALTIME) - c->ts;
+				}
+			}
+			continue;
+		}
+		/* collect headers up to the blank line */
+		c->hdr[c->hlen++] = *p++;
+		n--;
+		if (c->hlen >= sizeof(c->hdr) - 1)
+			c->hlen = 0;
+		c->hdr[c->hlen] = 0;
+		if (c->hlen >= 4 && memcmp(c->hdr + c->hlen - 4, "\r\n\r\n", 4) == 0) {
+			char *cl = strstr(c->hdr, "Content-Length: ");
+			char *ts = strstr(c->hdr, "X-Timestamp: ");
+
+			if (cl && ts && strstr(c->hdr, "--vcapdframe")) {
+				c->body_left = strtoul(cl + 16, NULL, 10) + 2;
+				c->ts = strtod(ts + 13, NULL);
+			}
+			c->hlen = 0;
+		}
+	}
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double status_process_ms(int port)
+{
+	int fd = connect_get_hdr(port, "/api/status", "Connection: close\r\n");
+	char buf[65536];
+	size_t n = 0;
+	ssize_t k;
+
+	if (fd < 0)
+		return -1;
+	while (n < sizeof(buf) - 1 && (k = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0) {
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = 0;
+	char *p = strstr(buf, "\"process_ms\":");
+	return p ? strtod(p + 13, NULL) : -1;
+}
+
+struct result {
+	double cpu_per_s, cpu_us_per_frame, fps_per_client, p50, p99, process_ms;
+	long rss_kb;
+};
+
+static int run(const char *dev, const char *path, int nclients, double secs, struct result *r)
+{
+	static int port = PORT;
+	struct cl cls[MAXC];
+	pid_t pid;
+
+	port++;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		server_child(dev, port);
+	usleep(300000);
+	memset(cls, 0, sizeof(cls));
+	for (int i = 0; i < nclients; i++) {
+		cls[i].fd = connect_get(port, path);
+		if (cls[i].fd < 0) {
+			fprintf(stderr, "bench_serve: cannot connect client %d\n", i);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -1;
+		}
+		fcntl(cls[i].fd, F_SETFL, O_NONBLOCK);
+	}
+	struct pollfd pfd[MAXC];
+	static char buf[1 << 16];
+	double t_start = now_s(CLOCK_MONOTONIC), t_meas = t_start + 1.0, t_end = t_meas + secs;
+	double cpu0 = 0;
+	long frames = 0;
+	int measuring = 0;
+
+	n_lat = 0;
+	for (;;) {
+		double t = now_s(CLOCK_MONOTONIC);
+
+		if (!measuring && t >= t_meas) {
+			measuring = 1;
+			cpu0 = proc_cpu(pid);
+		}
+		if (t >= t_end)
+			break;
+		for (int i = 0; i < nclients; i++)
+			pfd[i] = (struct pollfd){ .fd = cls[i].fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)nclients, 50) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < nclients; i++) {
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			ssize_t n = read(cls[i].fd, buf, sizeof(buf));
+
+			if (n > 0)
+				feed(&cls[i], buf, (size_t)n, measuring, &frames);
+		}
+	}
+	double cpu = proc_cpu(pid) - cpu0;
+	r->rss_kb = proc_rss_kb(pid);
+	r->process_ms = status_process_ms(port);
+	for (int i = 0; i < nclients; i++)
+		close(cls[i].fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	qsort(lat, n_lat, sizeof(lat[0]), cmp_d);
+	r->cpu_per_s = cpu / secs;
+	r->cpu_us_per_frame = frames ? cpu * 1e6 / (double)frames : 0;
+	r->fps_per_client = (double)frames / secs / nclients;
+	r->p50 = n_lat ? lat[n_lat / 2] * 1e3 : 0;
+	r->p99 = n_lat ? lat[n_lat * 99 / 100] * 1e3 : 0;
+	return 0;
+}
+
+static void row(const char *label, int n, const struct result *r, const struct result *base)
+{
+	printf("%-28s %4d %7.1f %9.1f %9.1f %7.2f %7.2f %7.2f %8ld %6.2fx\n", label, n,
+	       r->fps_per_client, r->cpu_per_s * 100, r->cpu_us_per_frame, r->process_ms, r->p50,
+	       r->p99, r->rss_kb, base && base->cpu_per_s > 0 ? r->cpu_per_s / base->cpu_per_s : 1.0);
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 3.0;
+	static const struct {
+		const char *dev, *label;
+	} modes[] = {
+		{ "test:1280x720@30:YUYV", "720p YUYV -> MJPEG" },
+		{ "test:1920x1080@30:YUYV", "1080p YUYV -> MJPEG" },
+	};
+	static const struct {
+		const char *dev, *label;
+	} pt[] = {
+		{ "test:640x480@30:MJPEG", "480p MJPEG passthrough" },
+		{ "test:640x480@30:YUYV", "480p YUYV -> MJPEG" },
+		{ "test:1280x720@30:MJPEG", "720p MJPEG passthrough" },
+		{ "test:1280x720@30:YUYV", "720p YUYV -> MJPEG" },
+	};
+	struct result r, base;
+
+	signal(SIGPIPE, SIG_IGN);
+	printf("bench_serve: %.1f s windows; CPU = the serving process (test-pattern capture included);\n"
+	       "latency = capture timestamp -> last byte of the part at the client; proc = encode ms\n",
+	       secs);
+	printf("%-28s %4s %7s %9s %9s %7s %7s %7s %8s %7s\n", "case", "cl", "fps/cl", "cpu %",
+	       "cpu us/fr", "proc ms", "p50 ms", "p99 ms", "rss KiB", "cpu/1cl");
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		static const int ns[] = { 1, 10, 100 };
+
+		for (size_t i = 0; i < 3; i++) {
+			if (run(modes[m].dev, "/stream", ns[i], secs, &r) < 0)
+				return 1;
+			if (i == 0)
+				base = r;
+			row(modes[m].label, ns[i], &r, &base);
+		}
+	}
+	printf("\nMJPEG passthrough vs YUYV -> MJPEG (issue 6)\n");
+	for (size_t m = 0; m < sizeof(pt) / sizeof(pt[0]); m++) {
+		static const int ns[] = { 1, 20 };
+
+		for (size_t i = 0; i < 2; i++) {
+			if (run(pt[m].dev, "/stream", ns[i], secs, &r) < 0)
+				return 1;
+			if (i == 0)
+				base = r;
+			row(pt[m].label, ns[i], &r, &base);
+		}
+	}
+	return 0;
+}
