@@ -671,9 +671,15 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		cam->fps_t0 = now;
 		cam->fps_n = 0;
 	}
-	if (now - cam->last_frame_us > (int64_t)cam->cfg.stall_timeout_ms * 1000) {
-		log_warn("%s (%s): no frame for %d ms; restarting", cam->id, cam->path,
-			 cam->cfg.stall_timeout_ms);
+	/* Never shorter than three frame intervals (slow scientific cameras,
+	 * 1 fps time-lapse modes). */
+	const struct vc_fract *iv = &cam->fmt.mode.ival;
+	int64_t stall_us = (int64_t)cam->cfg.stall_timeout_ms * 1000;
+	if (iv->den && (int64_t)iv->num * 3000000 / iv->den > stall_us)
+		stall_us = (int64_t)iv->num * 3000000 / iv->den;
+	if (now - cam->last_frame_us > stall_us) {
+		log_warn("%s (%s): no frame for %lld ms; restarting", cam->id, cam->path,
+			 (long long)(stall_us / 1000));
 		cam->was_failed = 1;
 		restart(cam, 1);
 		return;

@@ -542,6 +542,25 @@ static void inputs_controls(void)
 	event_base_free(b);
 }
 
+/* A 2 fps stream with a 200 ms stall timeout is not a stall: the timeout
+ * is at least three frame intervals. */
+static void slow_is_not_stall(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_cam *cam = cam_open(b, "test:64x48@2:GREY", &r, 1000, 200);
+	struct vc_cam_stats st;
+
+	vc_cam_acquire(cam);
+	run_ms(b, 1700);
+	vc_cam_get_stats(cam, &st);
+	CHECK(st.restarts == 0 && r.frames >= 2 && r.frames <= 4, "restarts %llu frames %u",
+	      (unsigned long long)st.restarts, r.frames);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
 /* Hotplug poke: an absent camera retries at once instead of after backoff. */
 static void poke(void)
 {
@@ -588,5 +607,6 @@ int main(void)
 	RUN("capture", inputs_controls);
 	RUN("capture", poke);
 	RUN("capture", mjpeg_validation);
+	RUN("capture", slow_is_not_stall);
 	CHECK_EXIT();
 }
