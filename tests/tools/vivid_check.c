@@ -13,6 +13,8 @@
  *   vivid_check controls DEV            enumeration, menus, get/set round trip
  *   vivid_check inputs DEV              webcam/TV/S-Video/HDMI: standards,
  *                                       DV timings, source-change events
+ *   vivid_check emulated DEV            an MJPEG-only node (v4l2loopback):
+ *                                       libv4l2's emulated raw formats
  *   vivid_check discover N              N capture nodes listed; a by-id link
  *                                       names and opens one
  *   vivid_check hotplug PATH CMD...     CMD replugs the device: the inotify
@@ -1114,6 +1116,78 @@ static int cmd_errors(const char *dev)
 	return n_fail ? 1 : 0;
 }
 
+/* ---- libv4l2 emulation ----------------------------------------------- */
+
+/* DEV delivers a compressed format only (v4l2loopback fed with MJPEG, like a
+ * USB webcam): libv4l2 offers raw formats decoded from it, marked emulated,
+ * after the native ones; each must negotiate with the minimal geometry and
+ * capture changing frames of exactly that size. */
+static int cmd_emulated(const char *dev)
+{
+	struct vc_src *s = open_dev(dev, "emulated.open");
+	struct vc_caps caps;
+	char fcc[16], name[64];
+	if (!s)
+		return 1;
+	int e = ops->get_caps(s, &caps);
+	size_t native = 0, emulated = 0, order_bad = 0;
+	for (size_t i = 0; e == 0 && i < caps.n_fmts; i++) {
+		if (caps.fmts[i].emulated)
+			emulated++;
+		else
+			native++;
+		if (i > 0 && !caps.fmts[i].emulated && caps.fmts[i - 1].emulated)
+			order_bad++;
+	}
+	const struct vc_caps_fmt *mj = e == 0 ? vc_caps_find(&caps, V4L2_PIX_FMT_MJPEG) : NULL;
+	if (e || !mj || mj->emulated || !emulated || order_bad) {
+		FAIL("emulated.caps", "%s: %zu native, %zu emulated, MJPG %s, %zu out of order",
+		     strerror(-e), native, emulated, mj ? (mj->emulated ? "emulated" : "native") : "absent",
+		     order_bad);
+		if (e == 0)
+			vc_caps_clear(&caps);
+		ops->close(s);
+		return 1;
+	}
+	report("emulated.caps", "OK", "%zu native + %zu emulated formats", native, emulated);
+	struct vc_src_format cur;
+	ops->get_format(s, &cur);
+	for (size_t i = 0; i < caps.n_fmts; i++) {
+		const struct vc_caps_fmt *cf = &caps.fmts[i];
+		if (!cf->emulated)
+			continue;
+		vc_fourcc_str(cf->fourcc, fcc);
+		snprintf(name, sizeof(name), "emulated.%s", fcc);
+		struct vc_mode want = {.fourcc = cf->fourcc, .width = cur.mode.width,
+				       .height = cur.mode.height};
+		struct vc_src_format f;
+		struct vc_geom g;
+		struct cap_result r;
+		e = ops->set_mode(s, &want, 0, &f);
+		if (e < 0 || f.mode.fourcc != want.fourcc) {
+			FAIL(name, "S_FMT: %s, answered %s", strerror(-e), vc_fourcc_str(f.mode.fourcc, fcc));
+			continue;
+		}
+		vc_fmt_geometry(f.fmt, f.mode.width, f.mode.height, 0, &g);
+		if (f.geom.plane[0].stride != g.plane[0].stride || f.geom.sizeimage != g.sizeimage) {
+			FAIL(name, "libv4l2 stride %u size %zu, fmt.c %u %zu", f.geom.plane[0].stride,
+			     f.geom.sizeimage, g.plane[0].stride, g.sizeimage);
+			continue;
+		}
+		capture(s, &f, 10, 3000, &g, &r);
+		if (r.err < 0 || r.errors || r.short_bufs || !r.changed)
+			FAIL(name, "%s; %u frames, %u error-flagged, %u wrong size, changed %d", r.why,
+			     r.frames, r.errors, r.short_bufs, r.changed);
+		else
+			report(name, "OK", "%ux%u decoded by libv4l2, %u frames%s", f.mode.width,
+			       f.mode.height, r.frames,
+			       r.fps > 0 ? "" : " (no monotonic timestamps from the loopback)");
+	}
+	vc_caps_clear(&caps);
+	ops->close(s);
+	return n_fail ? 1 : 0;
+}
+
 /* ---- discovery and hotplug ------------------------------------------- */
 
 /* Expects the vivid instances of boot_vivid.sh: video0..2, video1
@@ -1227,7 +1301,7 @@ static int cmd_hotplug(const char *path, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors|discover|hotplug DEV [options]\n");
+	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors|emulated|discover|hotplug DEV [options]\n");
 	return 2;
 }
 
@@ -1247,6 +1321,8 @@ int main(int argc, char **argv)
 		r = cmd_inputs(dev);
 	else if (!strcmp(cmd, "errors"))
 		r = cmd_errors(dev);
+	else if (!strcmp(cmd, "emulated"))
+		r = cmd_emulated(dev);
 	else if (!strcmp(cmd, "discover"))
 		r = cmd_discover(atoi(dev));
 	else if (!strcmp(cmd, "hotplug"))

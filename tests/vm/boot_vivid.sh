@@ -9,6 +9,7 @@
 #   /dev/video2  single-planar: error paths and vivid's fault injection (run
 #                with the ASan build when there is one: leaks fail it), the
 #                other half of the format matrix
+#   /dev/video20 (v4l2loopback fed with MJPEG): libv4l2's emulated formats
 #   /dev/video3, /dev/video4  build/vcapd serving both (YUYV webcams): /api/cams,
 #                /snapshot and /stream decode in ffmpeg, /raw exact sizes, two
 #                streams at once, SIGTERM exit status
@@ -25,6 +26,7 @@ CHECK=$B/tools/vivid_check
 CHECK_ASAN=build/asan/tools/vivid_check
 [ -x "$CHECK_ASAN" ] || CHECK_ASAN=$CHECK
 VCAPD=${VCAPD:-$B/vcapd}
+FEED=$B/tools/mjpeg_feed
 VCAPD_ASAN=build/asan/vcapd
 [ -x "$VCAPD_ASAN" ] || VCAPD_ASAN=$VCAPD
 SIZES_WEBCAM=320x180
@@ -137,14 +139,21 @@ if [ "${1:-}" = "--guest" ]; then
 	# devices. udev does not run in the guest: the command makes the by-id
 	# link itself, as udev would.
 	r $CHECK_ASAN discover 5 2>>"$out/e.err"
+	# libv4l2's emulated formats: vivid offers every format natively, so
+	# they are checked on the v4l2loopback node fed with MJPEG like a webcam.
+	$FEED -i "$out/in.mjpeg" -d /dev/video20 -r 15 -n 100000 >"$out/feed.log" 2>&1 &
+	fp=$!
+	sleep 2
+	r $CHECK_ASAN emulated /dev/video20 2>>"$out/e.err"
+	kill $fp 2>/dev/null; wait $fp 2>/dev/null
 	r $CHECK_ASAN hotplug /dev/v4l/by-id/usb-vivid_Replug-video-index0 sh -c \
-		'busybox modprobe -r vivid && sleep 0.5 && busybox modprobe vivid n_devs=1 node_types=0x1 &&
+		'busybox rmmod vivid && sleep 0.5 && busybox modprobe vivid n_devs=1 node_types=0x1 &&
 		 mkdir -p /dev/v4l/by-id && ln -sf ../../video0 /dev/v4l/by-id/usb-vivid_Replug-video-index0' \
 		2>>"$out/e.err"
 	exit 0
 fi
 
-for t in "$CHECK" "$CHECK_ASAN" "$VCAPD" "$VCAPD_ASAN"; do
+for t in "$CHECK" "$CHECK_ASAN" "$VCAPD" "$VCAPD_ASAN" "$FEED"; do
 	if [ ! -x "$t" ]; then
 		echo "vivid.build: FAIL $t not built (make all)"
 		exit 1
@@ -153,8 +162,15 @@ done
 work=$(mktemp -d "$PWD/build/vm-vivid.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 
+# MJPEG frames for the loopback camera, made on the host (ffmpeg is slow
+# to start under TCG).
+if ! ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=640x480:rate=15 -frames:v 45 \
+	-c:v mjpeg -huffman default -q:v 5 -f mjpeg "$work/in.mjpeg"; then
+	echo "vivid.emulated: FAIL ffmpeg could not make the MJPEG input"
+fi
+
 start=$(date +%s)
-../shared/vm/vivid-vm --timeout 600 \
+../shared/vm/vivid-vm --timeout 600 --loopback \
 	--vivid "n_devs=5 multiplanar=1,2,1,1,1 node_types=0x1,0x1,0x1,0x1,0x1" \
 	-- sh "$0" --guest "$work" >"$work/out" 2>"$work/vm.err"
 rc=$?
