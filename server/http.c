@@ -346,6 +346,21 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	return 0;
 }
 
+int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque)
+{
+	for (size_t i = 0; i < h->n_routes; i++) {
+		const struct route *rt = &h->routes[i];
+
+		if (!rt->prefix && strcmp(rt->path, path) == 0 &&
+		    (!rt->method || strcmp(rt->method, "GET") == 0)) {
+			*fn = rt->fn;
+			*opaque = rt->opaque;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
 {
 	h->gate = fn;

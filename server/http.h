@@ -58,6 +58,10 @@ int vc_http_listen(struct vc_http *h, const char *addr);
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
 		  vc_http_fn fn, void *opaque);
 
+/* The handler routed for an exact GET path, so an alias (compatibility URLs)
+ * can delegate to it. 0 or -ENOENT. (ops) */
+int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque);
+
 /* A gate runs once per request after its route is found and before the
  * handler (authentication): it returns 0 to let the request through, or 1
  * after queuing a response itself (*res = the result to return to MHD).

@@ -17,6 +17,7 @@
 #include "server/auth_http.h"
 #include "server/api.h"
 #include "server/capture.h"
+#include "server/compat.h"
 #include "server/http.h"
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
@@ -255,7 +256,9 @@ static int setup_routes(struct app *a)
 {
 	if (vc_streams_routes(a->streams, a->http) < 0)
 		return -ENOSPC;
-	return vc_api_routes(a->api, a->http);
+	if (vc_api_routes(a->api, a->http) < 0)
+		return -ENOSPC;
+	return vc_compat_routes(a->http, a->cams, &a->n_cams);
 }
 
 int main(int argc, char **argv)

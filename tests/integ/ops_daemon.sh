@@ -61,6 +61,8 @@ c1=$(code "$U/snapshot"); c2=$(code -u "admin:$PW" "$U/snapshot"); c3=$(code -u 
 c4=$(code -u "admin:$PW" "$U/stream?fps=1" --max-time 1)
 [ "$c1" = 401 ] && [ "$c2" = 200 ] && [ "$c3" = 401 ] && [ "$c4" = 200 ]
 check auth_basic_view $? "none=$c1 right=$c2 wrong=$c3 stream=$c4"
+c1=$(code -u "admin:$PW" "$U/?action=snapshot"); c2=$(code "$U/?action=snapshot"); c3=$(code "$U/state")
+[ "$c1" = 200 ] && [ "$c2" = 401 ] && [ "$c3" = 401 ]; check auth_compat_urls $? "right=$c1 none=$c2 /state=$c3"
 curl -s -D "$TMP/h401" -o /dev/null "$U/api/status"
 [ "$(status "$TMP/h401")" = 401 ] && hdr "$TMP/h401" WWW-Authenticate | grep -q '^Basic realm="vcapd"'
 check auth_www_authenticate $? "$(cat "$TMP/h401")"
