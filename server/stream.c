@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/jpeg.h"
 #include "common/log.h"
 #include "common/transform.h"
 #include "server/stream_neg.h"
@@ -69,6 +70,7 @@ struct output {
 	struct vc_frame *latest;
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	uint64_t busy_drops;
+	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
 	struct vc_frame *pending;  /* newest capture frame waiting for the job to end */
 	double process_ms, fps;
@@ -334,11 +336,47 @@ static void output_submit(struct output *o, struct vc_frame *f)
 	o->busy = 1;
 }
 
+/* A camera's JPEG made safe to send: corrupt frames are dropped (NULL),
+ * frames without Huffman tables (many USB webcams) get the standard ones
+ * (a copy; TODO: a separate iovec piece instead), others pass by reference. */
+static struct vc_frame *jpeg_sendable(struct output *o, struct vc_frame *f)
+{
+	struct vc_jpeg_info info;
+
+	if (vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) < 0) {
+		o->bad_frames++;
+		return NULL;
+	}
+	if (info.has_dht)
+		return vc_frame_ref(f);
+	size_t cap = info.size + VC_JPEG_DHT_BYTES, len;
+	struct vc_frame *c = vc_frame_new(cap);
+	if (!c)
+		return NULL;
+	if (vc_jpeg_add_dht(f->mem[0], info.size, vc_frame_data(c, 0), cap, &len) < 0) {
+		vc_frame_unref(c);
+		o->bad_frames++;
+		return NULL;
+	}
+	c->fmt = f->fmt;
+	c->geom = f->geom;
+	c->bytesused[0] = len;
+	c->seq = f->seq;
+	c->ts_us = f->ts_us;
+	c->ts_real_us = f->ts_real_us;
+	c->color = f->color;
+	c->field = f->field;
+	return c;
+}
+
 static void output_frame(struct output *o, struct vc_frame *f)
 {
-	if (vc_swork_sendable(f, &o->plan.out))
-		output_publish(o, vc_frame_ref(f)); /* zero copy: the capture frame itself */
-	else if (!(o->plan.steps & VC_STEP_PASSTHROUGH))
+	if (vc_swork_sendable(f, &o->plan.out)) {
+		struct vc_frame *res = f->fmt->layout == VC_LAYOUT_COMPRESSED ? jpeg_sendable(o, f)
+									    : vc_frame_ref(f);
+		if (res)
+			output_publish(o, res); /* zero copy: the capture frame itself */
+	} else if (!(o->plan.steps & VC_STEP_PASSTHROUGH))
 		output_submit(o, f);
 	/* else: a frame of the old mode while the device switches */
 }

@@ -1,0 +1,30 @@
+#!/bin/sh
+# An MJPEG camera (the test pattern in MJPEG): full-size JPEG clients get the
+# camera's frames untouched (X-Steps: passthrough), smaller ones and raw
+# clients get decoded/scaled/re-encoded frames. Ports 18500-18509.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_mjpeg
+PORT=18500
+. tests/integ/lib/common.sh
+U=http://127.0.0.1:$PORT
+
+if ! start_vcapd $PORT --device test:640x480@30:MJPEG; then
+	fail start "daemon did not answer on $PORT"; exit 1
+fi
+curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/s.jpg" 2>&1)
+st=$(hdr "$TMP/h" X-Steps)
+check passthrough_snapshot "$([ "$got" = 640x480 ] && [ "$st" = passthrough ]; echo $?)" "size '$got', steps '$st'"
+curl -s -D "$TMP/h" -o "$TMP/q.jpg" "$U/snapshot?size=320x240"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/q.jpg" 2>&1)
+st=$(hdr "$TMP/h" X-Steps)
+check scaled_snapshot "$([ "$got" = 320x240 ] && [ "$st" != passthrough ]; echo $?)" "size '$got', steps '$st'"
+curl -s -D "$TMP/h" -o "$TMP/r" "$U/raw?format=YUYV"
+n=$(wc -c <"$TMP/r")
+check raw_from_mjpeg "$([ "$n" = 614400 ]; echo $?)" "$n bytes"
+timeout 30 ffmpeg -v error -f mpjpeg -i "$U/stream" -frames:v 30 -f framemd5 "$TMP/md5" 2>"$TMP/e"
+n=$(grep -vc '^#' "$TMP/md5")
+check passthrough_stream_decodes "$([ "$n" -ge 30 ] && [ ! -s "$TMP/e" ]; echo $?)" "$n frames: $(head -c 200 "$TMP/e")"
+stop_vcapd
+check exit_clean $? "daemon exit status not 0"
+exit 0
