@@ -9,9 +9,81 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/capture.h"
 #include "server/controls.h"
 
 #define MAX_CTRLS 1024
+
+/* Where the controls come from: a source's ops or a camera's vc_cam_ctrl_*
+ * (which forward to its current source). NULL members = not supported. */
+struct io {
+	void *o;
+	int (*query)(void *o, uint32_t id, struct vc_src_ctrl *c);
+	int (*menu)(void *o, uint32_t id, uint32_t index, char name[32]);
+	int (*get)(void *o, uint32_t id, int64_t *value);
+	int (*set)(void *o, uint32_t id, int64_t value);
+};
+
+static int src_query(void *o, uint32_t id, struct vc_src_ctrl *c)
+{
+	struct vc_src *s = o;
+	return s->ops->ctrl_query(s, id, c);
+}
+
+static int src_menu(void *o, uint32_t id, uint32_t index, char name[32])
+{
+	struct vc_src *s = o;
+	return s->ops->ctrl_menu(s, id, index, name);
+}
+
+static int src_get(void *o, uint32_t id, int64_t *value)
+{
+	struct vc_src *s = o;
+	return s->ops->ctrl_get(s, id, value);
+}
+
+static int src_set(void *o, uint32_t id, int64_t value)
+{
+	struct vc_src *s = o;
+	return s->ops->ctrl_set(s, id, value);
+}
+
+static struct io src_io(struct vc_src *s)
+{
+	struct io io = {.o = s};
+	io.query = s->ops->ctrl_query ? src_query : NULL;
+	io.menu = s->ops->ctrl_menu ? src_menu : NULL;
+	io.get = s->ops->ctrl_get ? src_get : NULL;
+	io.set = s->ops->ctrl_set ? src_set : NULL;
+	return io;
+}
+
+static int cam_query(void *o, uint32_t id, struct vc_src_ctrl *c)
+{
+	return vc_cam_ctrl_query(o, id, c);
+}
+
+static int cam_menu(void *o, uint32_t id, uint32_t index, char name[32])
+{
+	return vc_cam_ctrl_menu(o, id, index, name);
+}
+
+static int cam_get(void *o, uint32_t id, int64_t *value)
+{
+	return vc_cam_ctrl_get(o, id, value);
+}
+
+static int cam_set(void *o, uint32_t id, int64_t value)
+{
+	return vc_cam_ctrl_set(o, id, value);
+}
+
+static struct io cam_io(struct vc_cam *cam)
+{
+	struct io io = {.o = cam, .query = cam_query, .menu = cam_menu, .get = cam_get,
+			.set = cam_set};
+	return io;
+}
 #define MAX_ITEMS 256
 
 static void make_key(const char *name, char key[32])
@@ -76,9 +148,9 @@ const char *vc_ctrl_type_name(uint32_t type)
 	return "other";
 }
 
-static int load_items(struct vc_src *s, struct vc_ctrl *c)
+static int load_items(const struct io *io, struct vc_ctrl *c)
 {
-	if (!is_menu(c->type) || !s->ops->ctrl_menu || c->min < 0 || c->max < c->min)
+	if (!is_menu(c->type) || !io->menu || c->min < 0 || c->max < c->min)
 		return 0;
 	int64_t n = c->max - c->min + 1;
 	if (n > MAX_ITEMS)
@@ -88,7 +160,7 @@ static int load_items(struct vc_src *s, struct vc_ctrl *c)
 		return -ENOMEM;
 	for (int64_t i = c->min; i < c->min + n; i++) {
 		char name[32];
-		int e = s->ops->ctrl_menu(s, c->id, (uint32_t)i, name);
+		int e = io->menu(io->o, c->id, (uint32_t)i, name);
 		if (e == -ENODEV)
 			return e;
 		if (e < 0)
@@ -109,18 +181,17 @@ void vc_ctrls_clear(struct vc_ctrls *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int vc_ctrls_load(struct vc_src *s, struct vc_ctrls *out)
+static int load(const struct io *io, struct vc_ctrls *out)
 {
-	const struct vc_src_ops *ops = s->ops;
 	struct vc_src_ctrl q;
 	uint32_t id = 0;
 	int e = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!ops->ctrl_query)
+	if (!io->query)
 		return 0;
 	for (size_t guard = 0; guard < MAX_CTRLS; guard++) {
-		e = ops->ctrl_query(s, id | V4L2_CTRL_FLAG_NEXT_CTRL, &q);
+		e = io->query(io->o, id | V4L2_CTRL_FLAG_NEXT_CTRL, &q);
 		if (e == -EINVAL || e == -ENOTTY) {
 			e = 0;
 			break;
@@ -151,11 +222,11 @@ int vc_ctrls_load(struct vc_src *s, struct vc_ctrls *out)
 		c->max = q.max;
 		c->step = q.step;
 		c->def = q.def;
-		if ((e = load_items(s, c)) < 0)
+		if ((e = load_items(io, c)) < 0)
 			goto fail;
 		if (q.type != V4L2_CTRL_TYPE_BUTTON && !(q.flags & V4L2_CTRL_FLAG_WRITE_ONLY) &&
-		    ops->ctrl_get) {
-			e = ops->ctrl_get(s, c->id, &c->value);
+		    io->get) {
+			e = io->get(io->o, c->id, &c->value);
 			if (e == -ENODEV)
 				goto fail;
 			c->has_value = e == 0;
@@ -164,9 +235,23 @@ int vc_ctrls_load(struct vc_src *s, struct vc_ctrls *out)
 	}
 	return 0;
 fail:
-	log_warn("enumerating controls: %s", strerror(-e));
+	if (e != -ENODEV) /* a camera without its device: the caller says so */
+		log_warn("enumerating controls: %s", strerror(-e));
 	vc_ctrls_clear(out);
 	return e;
+}
+
+int vc_ctrls_load(struct vc_src *s, struct vc_ctrls *out)
+{
+	struct io io = src_io(s);
+	return load(&io, out);
+}
+
+int vc_cam_ctrls_load(struct vc_cam *cam, struct vc_ctrls *out)
+{
+	struct io io = cam_io(cam);
+	int e = load(&io, out);
+	return e == -ENOTTY ? 0 : e; /* a source without controls: an empty list */
 }
 
 const struct vc_ctrl *vc_ctrls_find(const struct vc_ctrls *c, uint32_t id)
@@ -192,16 +277,15 @@ int vc_ctrl_get(struct vc_src *s, uint32_t id, int64_t *value)
 	return s->ops->ctrl_get(s, id, value);
 }
 
-int vc_ctrl_set(struct vc_src *s, uint32_t id, int64_t value, int64_t *applied)
+static int set_checked(const struct io *io, uint32_t id, int64_t value, int64_t *applied)
 {
-	const struct vc_src_ops *ops = s->ops;
 	struct vc_src_ctrl q;
 	char name[32];
 	int e;
 
-	if (!ops->ctrl_query || !ops->ctrl_set)
+	if (!io->query || !io->set)
 		return -ENOTTY;
-	e = ops->ctrl_query(s, id, &q);
+	e = io->query(io->o, id, &q);
 	if (e < 0)
 		return e;
 	if (q.flags & (V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_DISABLED) ||
@@ -212,12 +296,12 @@ int vc_ctrl_set(struct vc_src *s, uint32_t id, int64_t value, int64_t *applied)
 		return -ERANGE;
 	if (q.type == V4L2_CTRL_TYPE_BITMASK && (value & ~q.max))
 		return -ERANGE;
-	if (is_menu(q.type) && ops->ctrl_menu && ops->ctrl_menu(s, id, (uint32_t)value, name) < 0)
+	if (is_menu(q.type) && io->menu && io->menu(io->o, id, (uint32_t)value, name) < 0)
 		return -EINVAL;
 	if ((q.type == V4L2_CTRL_TYPE_INTEGER || q.type == V4L2_CTRL_TYPE_INTEGER64) &&
 	    q.step > 1 && (value - q.min) % q.step)
 		return -EINVAL;
-	e = ops->ctrl_set(s, id, value);
+	e = io->set(io->o, id, value);
 	if (e < 0) {
 		log_info("set %s = %lld: %s", q.name, (long long)value, strerror(-e));
 		return e;
@@ -225,8 +309,20 @@ int vc_ctrl_set(struct vc_src *s, uint32_t id, int64_t value, int64_t *applied)
 	if (applied) {
 		*applied = value;
 		if (q.type != V4L2_CTRL_TYPE_BUTTON && !(q.flags & V4L2_CTRL_FLAG_WRITE_ONLY) &&
-		    ops->ctrl_get && ops->ctrl_get(s, id, applied) < 0)
+		    io->get && io->get(io->o, id, applied) < 0)
 			*applied = value;
 	}
 	return 0;
+}
+
+int vc_ctrl_set(struct vc_src *s, uint32_t id, int64_t value, int64_t *applied)
+{
+	struct io io = src_io(s);
+	return set_checked(&io, id, value, applied);
+}
+
+int vc_cam_ctrl_set_checked(struct vc_cam *cam, uint32_t id, int64_t value, int64_t *applied)
+{
+	struct io io = cam_io(cam);
+	return set_checked(&io, id, value, applied);
 }

@@ -2,7 +2,8 @@
  * control (class headers, strings and compound controls left out) with its
  * range, default, current value and menu items, plus get/set by id with the
  * range checked before the device sees it. Works on any source through the
- * ctrl_* ops of server/source.h (a source without them has no controls).
+ * ctrl_* ops of server/source.h (a source without them has no controls), or
+ * on a camera (vc_cam_ctrls_load: what the HTTP API uses).
  * Loop thread only, like the ops. */
 #ifndef VC_CONTROLS_H
 #define VC_CONTROLS_H
@@ -53,6 +54,13 @@ int vc_ctrl_get(struct vc_src *s, uint32_t id, int64_t *value);
  * On success *applied (may be NULL) gets the value read back (drivers may
  * adjust it). */
 int vc_ctrl_set(struct vc_src *s, uint32_t id, int64_t value, int64_t *applied);
+
+/* The same for a camera (server/capture.h), through vc_cam_ctrl_*, i.e.
+ * its current source: -ENODEV while the camera has no open source; a
+ * source without controls gives an empty list. Loop thread only. */
+struct vc_cam;
+int vc_cam_ctrls_load(struct vc_cam *cam, struct vc_ctrls *out);
+int vc_cam_ctrl_set_checked(struct vc_cam *cam, uint32_t id, int64_t value, int64_t *applied);
 
 /* "int", "bool", "menu", "button", "int64", "bitmask", "intmenu", "u8", ...:
  * the type as the API prints it. */
