@@ -4,6 +4,7 @@
 #   sh tests/cross.sh deps ARCH          install what a cross build of ARCH needs
 #   sh tests/cross.sh pkg-config ARCH .. pkg-config answering for ARCH (the Makefile's PKG_CONFIG)
 #   sh tests/cross.sh run ARCH PROG ..   run a target binary under qemu-user
+#   sh tests/cross.sh triplet ARCH       the GNU triplet (aarch64-linux-gnu, ...)
 # ARCH is arm64 (Raspberry Pi OS 64-bit) or armhf (32-bit).
 cd "$(dirname "$0")/.." || exit 2
 cmd=$1 arch=$2
@@ -20,7 +21,7 @@ sysroot=build/cross-$arch/sysroot
 
 # The target's -dev packages; runtime libraries come with them (Multi-Arch: same).
 # Keep in step with DEPS_BUILD in the Makefile.
-DEV="libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev
+DEV="libc6 libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev
      libgnutls28-dev libcrypt-dev libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7"
 
 deps() {
@@ -61,9 +62,11 @@ pkg-config)
 	export PKG_CONFIG_LIBDIR
 	exec pkg-config "$@" ;;
 run)
-	# -L: the target's loader and libc from the cross toolchain; other
-	# libraries are found in /usr/lib/$triplet (multiarch).
-	exec "$qemu" -L "/usr/$triplet" "$@" ;;
+	# No -L /usr/$triplet: the target's own libc6:$arch (multiarch) provides
+	# /lib/ld-linux-*.so and every library. The cross toolchain's libc is a
+	# different build; mixing its loader with the multiarch libc hangs or
+	# crashes any program that starts a thread (seen with qemu 7.2).
+	exec "$qemu" "$@" ;;
 triplet) echo "$triplet" ;;
 *) echo "cross: unknown command '$cmd'" >&2; exit 2 ;;
 esac
