@@ -43,6 +43,13 @@ static int fallback_plan(const struct vc_mode *m, const struct vc_request *r, st
 		p->steps = VC_STEP_PASSTHROUGH;
 		return 0;
 	}
+	const struct vc_fmt *mf = vc_fmt_by_fourcc(m->fourcc);
+	if (f->layout == VC_LAYOUT_COMPRESSED && mf && mf->layout == VC_LAYOUT_COMPRESSED &&
+	    w == m->width && h == m->height) {
+		/* JPEG camera, JPEG client, only rotate/flip: lossless, no re-encode */
+		p->steps = VC_STEP_JPEG_XFORM;
+		return 0;
+	}
 	if (f->layout == VC_LAYOUT_COMPRESSED) {
 		p->steps |= VC_STEP_ENCODE;
 		p->out.quality = r->quality ? r->quality : 80;

@@ -19,6 +19,10 @@ curl -s -D "$TMP/h" -o "$TMP/q.jpg" "$U/snapshot?size=320x240"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/q.jpg" 2>&1)
 st=$(hdr "$TMP/h" X-Steps)
 check scaled_snapshot "$([ "$got" = 320x240 ] && [ "$st" != passthrough ]; echo $?)" "size '$got', steps '$st'"
+curl -s -D "$TMP/h" -o "$TMP/rot.jpg" "$U/snapshot?rotate=90"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/rot.jpg" 2>&1)
+st=$(hdr "$TMP/h" X-Steps)
+check rotate_90 "$([ "$got" = 480x640 ]; echo $?)" "size '$got', steps '$st'"
 curl -s -D "$TMP/h" -o "$TMP/r" "$U/raw?format=YUYV"
 n=$(wc -c <"$TMP/r")
 check raw_from_mjpeg "$([ "$n" = 614400 ]; echo $?)" "$n bytes"
