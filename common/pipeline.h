@@ -25,7 +25,9 @@ void vc_pipeline_free(struct vc_pipeline *p); /* NULL is a no-op */
  * the real size, which for a lossless transform may be a few pixels smaller
  * than the plan predicted). seq, timestamps and field are copied from `in`.
  * `in` is only read. Returns 0; -ESTALE when `in` no longer matches the
- * mode (format or size changed: re-plan); -EBADMSG for a corrupt JPEG or a
+ * mode (format or size changed: re-plan; for JPEG passthrough the size is
+ * in->geom's, the capture layer having validated the JPEG, otherwise the
+ * size in the JPEG header); -EBADMSG for a corrupt JPEG or a
  * short raw frame; -ENOMEM; other negative errnos from the converters. */
 int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out);
 

@@ -293,6 +293,16 @@ static void stale_and_bad(void)
 	vc_frame_unref(out);
 	vc_pipeline_free(p);
 
+	/* MJPEG passthrough trusts the frame geometry (capture parsed it) */
+	vc_negotiate_plan(&mj, &(struct vc_request){ MJPG }, &pl);
+	p = vc_pipeline_new(&mj, &pl);
+	CHECK(vc_pipeline_run(p, jp, &out) == 0 && out == jp, "passthrough");
+	vc_frame_unref(out);
+	jp->geom.width = 640;
+	CHECK(vc_pipeline_run(p, jp, &out) == -ESTALE && out == NULL, "passthrough size changed");
+	jp->geom.width = 320;
+	vc_pipeline_free(p);
+
 	/* short raw frame */
 	struct vc_frame *sm = capture(j, cv, &m, pat_s);
 	vc_negotiate_plan(&m, &(struct vc_request){ RGB3 }, &pl);
