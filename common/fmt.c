@@ -430,14 +430,17 @@ int vc_fmt_geometry(const struct vc_fmt *f, uint32_t width, uint32_t height,
 		g->sizeimage = (size_t)bound;
 		return 0;
 	}
-	if (f->color_planes < 1 || f->color_planes > 3 || f->group_bytes[0] == 0 ||
-	    (f->mem_planes != 1 && f->mem_planes != f->color_planes))
-		return -EINVAL; /* a malformed row; the unit test keeps the table clean */
 	uint64_t min = min_stride64(f, width);
+	/* a malformed row (the unit test keeps the table clean), or a stride
+	 * below what a line needs: refused, *g left all zero */
+	if (f->color_planes < 1 || f->color_planes > 3 || f->group_bytes[0] == 0 ||
+	    (f->mem_planes != 1 && f->mem_planes != f->color_planes) ||
+	    (bytesperline != 0 && bytesperline < min)) {
+		memset(g, 0, sizeof(*g));
+		return -EINVAL;
+	}
 	if (bytesperline == 0)
 		bytesperline = (uint32_t)min; /* <= 16384 * 12 / 8 */
-	else if (bytesperline < min)
-		return -EINVAL;
 
 	uint64_t mem[3] = { 0, 0, 0 }, total = 0;
 	for (int p = 0; p < f->color_planes; p++) {

@@ -21,6 +21,8 @@
 #define N VC_NONE
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+static uint8_t rnd8(void);
+
 static const char *nm(const struct vc_fmt *f)
 {
 	return f ? f->name : "(null)";
@@ -615,6 +617,48 @@ static void bad_input(void)
 		      g.sizeimage == 1908736, "MJPEG with bytesperline");
 }
 
+/* Random sizes and strides, extreme values included: every call either
+ * refuses with -EINVAL and leaves a zeroed geometry, or returns planes that
+ * fit their memory planes and a sizeimage that fits 32 bits. */
+static void geometry_fuzz(void)
+{
+	static const uint32_t edge[] = { 0, 1, 2, 3, 15, 16, 17, 16383, 16384, 16385, 65535,
+					 0x7fffffffu, 0x80000000u, UINT32_MAX };
+	int ok = 0, refused = 0;
+
+	for (int it = 0; it < 200000; it++) {
+		const struct vc_fmt *f = vc_fmt_at((size_t)(rnd8() | rnd8() << 8) % vc_fmt_count());
+		uint32_t r = (uint32_t)rnd8() | (uint32_t)rnd8() << 8 | (uint32_t)rnd8() << 16 |
+			     (uint32_t)rnd8() << 24;
+		uint32_t w = r & 1 ? edge[rnd8() % ARRAY_LEN(edge)] : (r >> 1) % 17000;
+		uint32_t h = r & 2 ? edge[rnd8() % ARRAY_LEN(edge)] : (r >> 3) % 17000;
+		uint32_t min = vc_fmt_min_stride(f, w);
+		uint32_t bpl = r & 4 ? edge[rnd8() % ARRAY_LEN(edge)] :
+			       r & 8 ? 0 : min + (r >> 20) % 300 - (r & 16 ? 3 : 0);
+		struct vc_geom g;
+
+		memset(&g, 0xff, sizeof(g));
+		int ret = vc_fmt_geometry(f, w, h, bpl, &g);
+		if (ret) {
+			refused++;
+			CHECK(ret == -EINVAL && g.sizeimage == 0 && g.mem_size[0] == 0 && g.width == 0,
+			      "%s %ux%u bpl %u: %d", f->name, w, h, bpl, ret);
+			continue;
+		}
+		ok++;
+		CHECK(w >= 1 && h >= 1 && w <= 16384 && h <= 16384, "%s accepted %ux%u", f->name, w, h);
+		CHECK(g.sizeimage <= UINT32_MAX && g.sizeimage > 0, "%s sizeimage %zu", f->name,
+		      g.sizeimage);
+		if (f->layout == VC_LAYOUT_COMPRESSED)
+			continue;
+		CHECK(bpl == 0 || bpl >= min, "%s accepted bpl %u < %u", f->name, bpl, min);
+		for (int p = 0; p < g.color_planes; p++)
+			CHECK(g.plane[p].offset + g.plane[p].size <= g.mem_size[g.plane[p].mem],
+			      "%s plane %d out of its memory plane", f->name, p);
+	}
+	CHECK(ok > 10000 && refused > 10000, "ok %d refused %d", ok, refused);
+}
+
 /* ---- lookups ---- */
 
 static void lookups(void)
@@ -1055,6 +1099,7 @@ int main(int argc, char **argv)
 	RUN("fmt", plane_offsets);
 	RUN("fmt", geometry_invariants);
 	RUN("fmt", bad_input);
+	RUN("fmt", geometry_fuzz);
 	RUN("fmt", lookups);
 	RUN("fmt", fourcc_text);
 	RUN("fmt", libyuv_rgb_bytes);
