@@ -83,6 +83,8 @@ if [ "${1:-}" = "--guest" ]; then
 		echo $up >"$d/up"
 		if [ $up = 1 ]; then
 			curl -s -o "$d/cams.json" "$U/api/cams"
+			curl -s -X PUT -d '{"brightness":200}' -o "$d/ctrl_put.json" "$U/api/cams/0/controls"
+			curl -s -o "$d/ctrl.json" "$U/api/cams/0/controls"
 			curl -s -D "$d/snap.h" -o "$d/snap.jpg" "$U/snapshot?cam=0"
 			curl -s -D "$d/raw0.h" -o "$d/raw0.bin" "$U/raw?cam=0&format=YUYV"
 			curl -s -D "$d/raw1.h" -o "$d/raw1.bin" "$U/raw?cam=1&format=NV12&size=320x180"
@@ -219,6 +221,9 @@ else
 		[ "$parts" -ge 10 ] && [ "$dec" -ge "$parts" ] && [ ! -s "$d/$sN.err" ]
 		dres "stream_cam${sN#s}" $? "$parts parts, $dec decoded, errors: $(head -c 200 "$d/$sN.err")" "$parts JPEG parts in 10 s, all decode"
 	done
+	bv=$(grep -o '"key":"brightness"[^}]*' "$d/ctrl.json" | sed -n 's/.*"value":\([0-9-]*\).*/\1/p')
+	[ "$bv" = 200 ]
+	dres controls_put_get $? "brightness '$bv' after PUT 200: $(head -c 200 "$d/ctrl_put.json")" "brightness 200 on vivid"
 	grep -q '"frames"' "$d/status.json"
 	dres status $? "$(head -c 300 "$d/status.json")"
 fi
