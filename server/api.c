@@ -15,7 +15,7 @@
 #include "common/fmt.h"
 #include "common/json.h"
 #include "common/log.h"
-#include "server/stream_neg.h"
+#include "common/negotiate.h"
 
 struct vc_api {
 	struct vc_streams *s;
@@ -127,7 +127,7 @@ static void json_plan(struct buf *b, const struct vc_plan *p)
 	bprintf(b, "{\"output\":");
 	json_output(b, &p->out);
 	bprintf(b, ",\"steps\":");
-	bstr(b, vc_sneg_steps(p->steps, p->decode_denom, steps, sizeof(steps)));
+	bstr(b, vc_steps_str(p->steps, p->decode_denom, steps, sizeof(steps)));
 	bprintf(b, ",\"passthrough\":%s,\"convert\":%s,\"scale\":%s,\"encode\":%s,\"decode\":%s,"
 		   "\"rotate\":%s,\"fps\":%u,\"adjusted\":[",
 		p->steps & VC_STEP_PASSTHROUGH ? "true" : "false",

@@ -22,7 +22,7 @@
 #include "common/jpeg.h"
 #include "common/log.h"
 #include "common/transform.h"
-#include "server/stream_neg.h"
+#include "common/negotiate.h"
 #include "server/stream_work.h"
 #include "server/workers.h"
 
@@ -39,6 +39,7 @@ struct client {
 	struct vc_streams *s;
 	struct MHD_Connection *conn;
 	int raw, suspended, ending;
+	struct vc_request req;     /* what this client asked (mode choice) */
 	struct vc_frame *cur;      /* part being sent (one frame at most) */
 	char hdr[256];
 	size_t hdr_len, part_len, off;
@@ -57,6 +58,7 @@ struct waiter {
 	struct output *out;
 	struct vc_streams *s;
 	struct MHD_Connection *conn;
+	struct vc_request req;     /* what this request asked (mode choice) */
 	struct vc_frame *frame;    /* set when woken with a frame */
 	struct event *timer;
 	int done, timed_out, raw, resumed;
@@ -84,7 +86,11 @@ struct hub {
 	struct vc_streams *s;
 	struct vc_cam *cam;
 	struct output *outputs;
-	struct vc_mode target;
+	struct vc_mode target;     /* mode the outputs are planned against */
+	struct vc_mode preferred;  /* first mode the device reported (its configured one) */
+	uint64_t gen;              /* bumped when target changes (stale jobs) */
+	int switching;             /* target asked, its frames not seen yet */
+	int64_t switch_us;
 	int acquired;
 };
 
@@ -116,40 +122,118 @@ static unsigned output_users(const struct output *o)
 
 /* ---- mode and plans ---- */
 
-/* Picks the device mode for every request with users (plus `extra`), asks the
- * camera for it when it changes, and re-plans each output against it. */
+/* How long frames of another mode are skipped after asking the camera for a
+ * new one before the mode the frames have is accepted (device refused or
+ * adjusted the request). Capture drains lent buffers up to 300 ms and may
+ * reopen the device, hence generous. */
+#define MODE_SWITCH_MS 2500
+
+static int mode_eq(const struct vc_mode *a, const struct vc_mode *b)
+{
+	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
+	       (uint64_t)a->ival.num * b->ival.den == (uint64_t)b->ival.num * a->ival.den;
+}
+
+/* Whether f was captured in mode m (format and size; the rate is not in a frame). */
+static int frame_in_mode(const struct vc_frame *f, const struct vc_mode *m)
+{
+	return f->fmt && f->fmt->fourcc == m->fourcc && f->geom.width == m->width &&
+	       f->geom.height == m->height;
+}
+
+/* The requests of every client and waiting snapshot of hub h (an output may
+ * serve several requests that differ but plan to the same output). */
+static size_t hub_requests(const struct hub *h, struct vc_request *reqs, size_t max)
+{
+	size_t n = 0;
+
+	for (const struct output *o = h->outputs; o; o = o->next) {
+		for (const struct client *c = o->clients; c && n < max; c = c->next)
+			reqs[n++] = c->req;
+		for (const struct waiter *w = o->waiters; w && n < max; w = w->next)
+			reqs[n++] = w->req;
+	}
+	return n;
+}
+
+/* What negotiation starts from. With clients, the mode asked for (or
+ * streaming) is `cur`, kept unless another serves them clearly better
+ * (hysteresis: streams are not restarted for nothing). With none, there is
+ * nothing to disturb: no `cur`, so a request without a size gets the
+ * configured mode, not whatever the last client happened to leave. */
+static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mode *cur,
+			       const struct vc_mode **curp, const struct vc_mode **prefp)
+{
+	struct vc_geom g;
+
+	if (h->target.fourcc)
+		*cur = h->target;
+	else
+		vc_cam_get_mode(h->cam, cur, &g);
+	*curp = n_users && cur->fourcc ? cur : NULL;
+	*prefp = h->preferred.fourcc ? &h->preferred : NULL;
+}
+
+/* Makes m the mode every output is planned against. Frames made from the old
+ * mode (latest, pending, jobs in flight) are dropped: clients wait for frames
+ * of the new plan, and capture buffers go back so the device can switch. */
+static void hub_set_target(struct hub *h, const struct vc_mode *m)
+{
+	h->target = *m;
+	h->gen++;
+	for (struct output *o = h->outputs; o; o = o->next) {
+		struct vc_plan p;
+
+		vc_frame_unref(o->latest);
+		o->latest = NULL;
+		vc_frame_unref(o->pending);
+		o->pending = NULL;
+		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0)
+			o->plan = p;
+	}
+}
+
+/* Picks the device mode for every request with users (plus `extra`) and asks
+ * the camera for it when it changes; outputs are re-planned against it at
+ * once and skip frames of the old mode until the new one streams. */
 static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 {
 	const struct vc_caps *caps = vc_cam_caps(h->cam);
 	struct vc_request reqs[64];
 	size_t n = 0;
-	struct vc_mode cur, m;
+	struct vc_mode cur, m, actual;
 	struct vc_geom g;
 
 	if (!caps || !caps->n_fmts)
 		return;
-	for (struct output *o = h->outputs; o && n < 63; o = o->next)
-		if (output_users(o))
-			reqs[n++] = o->req;
+	const struct vc_mode *curp, *prefp;
+
+	n = hub_requests(h, reqs, 63);
+	hub_negotiate_from(h, n, &cur, &curp, &prefp);
 	if (extra)
 		reqs[n++] = *extra;
-	vc_cam_get_mode(h->cam, &cur, &g);
-	if (vc_sneg_mode(caps, cur.fourcc ? &cur : NULL, reqs, n, &m) < 0)
+	if (vc_negotiate_mode(caps, curp, prefp, reqs, n, &m) < 0)
 		return;
-	if (memcmp(&m, &h->target, sizeof(m)) != 0) {
+	if (h->target.fourcc && mode_eq(&m, &h->target))
+		return;
+	vc_cam_get_mode(h->cam, &actual, &g);
+	if (actual.fourcc && mode_eq(&m, &actual)) {
+		h->switching = 0;
+	} else {
 		char a[16], b[16];
 
-		h->target = m;
-		if (m.fourcc != cur.fourcc || m.width != cur.width || m.height != cur.height ||
-		    m.ival.num * cur.ival.den != cur.ival.num * m.ival.den) {
-			log_info("cam %s: mode %s %ux%u -> %s %ux%u", vc_cam_id(h->cam),
-				 vc_fourcc_str(cur.fourcc, a), cur.width, cur.height,
-				 vc_fourcc_str(m.fourcc, b), m.width, m.height);
-			vc_cam_set_mode(h->cam, &m);
+		if (vc_cam_set_mode(h->cam, &m) < 0) {
+			if (!h->target.fourcc && actual.fourcc)
+				hub_set_target(h, &actual);
+			return;
 		}
+		log_info("cam %s: mode %s %ux%u -> %s %ux%u", vc_cam_id(h->cam),
+			 vc_fourcc_str(actual.fourcc, a), actual.width, actual.height,
+			 vc_fourcc_str(m.fourcc, b), m.width, m.height);
+		h->switching = 1;
+		h->switch_us = now_us();
 	}
-	for (struct output *o = h->outputs; o; o = o->next)
-		vc_sneg_plan(&h->target, &o->req, &o->plan);
+	hub_set_target(h, &m);
 }
 
 static void hub_acquire(struct hub *h)
@@ -199,11 +283,14 @@ static struct output *output_get(struct hub *h, const struct vc_request *req)
 	struct vc_plan plan;
 
 	hub_update_mode(h, req);
-	if (vc_sneg_plan(&h->target, req, &plan) < 0)
+	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
 		return NULL;
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (vc_sneg_equal(&o->plan.out, &plan.out))
+		if (vc_output_equal(&o->plan.out, &plan.out)) {
+			if (!output_users(o))
+				o->req = *req; /* re-planned from the newest request */
 			return o;
+		}
 	struct output *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
@@ -258,6 +345,7 @@ static void output_publish(struct output *o, struct vc_frame *res)
 struct job {
 	struct output *o;
 	struct vc_plan plan;      /* copied: the loop may re-plan meanwhile */
+	uint64_t gen;             /* hub generation the plan belongs to */
 	struct vc_frame *src, *res;
 	int ret;
 	int64_t t0, t_work;
@@ -283,7 +371,7 @@ static void job_done(void *arg, int status)
 
 	o->busy = 0;
 	vc_frame_unref(j->src);
-	if (s->freeing || status < 0 || j->ret < 0) {
+	if (s->freeing || status < 0 || j->ret < 0 || j->gen != o->hub->gen) {
 		if (!s->freeing && j->ret < 0)
 			log_debug("cam %s: frame: %s", vc_cam_id(o->hub->cam), strerror(-j->ret));
 		vc_frame_unref(j->res);
@@ -327,6 +415,7 @@ static void output_submit(struct output *o, struct vc_frame *f)
 		return;
 	j->o = o;
 	j->plan = o->plan;
+	j->gen = o->hub->gen;
 	j->src = vc_frame_ref(f);
 	if (vc_workers_submit(s->workers, job_work, job_done, j) < 0) {
 		vc_frame_unref(j->src);
@@ -369,6 +458,7 @@ static struct vc_frame *jpeg_sendable(struct output *o, struct vc_frame *f)
 	return c;
 }
 
+/* f is of the hub's target mode (on_frame checked). */
 static void output_frame(struct output *o, struct vc_frame *f)
 {
 	if (vc_swork_sendable(f, &o->plan.out)) {
@@ -376,9 +466,9 @@ static void output_frame(struct output *o, struct vc_frame *f)
 									    : vc_frame_ref(f);
 		if (res)
 			output_publish(o, res); /* zero copy: the capture frame itself */
-	} else if (!(o->plan.steps & VC_STEP_PASSTHROUGH))
-		output_submit(o, f);
-	/* else: a frame of the old mode while the device switches */
+	} else {
+		output_submit(o, f); /* includes repacking padded strides */
+	}
 }
 
 static void on_frame(void *opaque, struct vc_frame *f)
@@ -387,6 +477,27 @@ static void on_frame(void *opaque, struct vc_frame *f)
 
 	if (h->s->stopping)
 		return;
+	if (!h->target.fourcc)
+		hub_update_mode(h, NULL);
+	if (!frame_in_mode(f, &h->target)) {
+		struct vc_mode actual;
+		struct vc_geom g;
+
+		/* a frame of the old mode while the device switches: never fed
+		 * to outputs planned for the new one; after a while the mode
+		 * the device really streams is accepted */
+		if (h->switching && now_us() - h->switch_us < MODE_SWITCH_MS * 1000LL)
+			return;
+		vc_cam_get_mode(h->cam, &actual, &g);
+		if (!frame_in_mode(f, &actual))
+			return;
+		if (h->switching)
+			log_warn("cam %s: device did not switch mode; planning for what it streams",
+				 vc_cam_id(h->cam));
+		h->switching = 0;
+		hub_set_target(h, &actual);
+	}
+	h->switching = 0;
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o))
 			output_frame(o, f);
@@ -396,10 +507,22 @@ static void on_frame(void *opaque, struct vc_frame *f)
 static void on_event(void *opaque, struct vc_cam *cam)
 {
 	struct hub *h = opaque;
+	struct vc_mode actual;
+	struct vc_geom g;
 
 	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(vc_cam_get_state(cam)));
-	if (vc_cam_get_state(cam) != VC_CAM_ABSENT)
-		hub_update_mode(h, NULL);
+	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return;
+	vc_cam_get_mode(cam, &actual, &g);
+	if (!h->preferred.fourcc && actual.fourcc)
+		h->preferred = actual;
+	if (h->switching && actual.fourcc && mode_eq(&actual, &h->target))
+		h->switching = 0;
+	/* the device changed mode by itself (input, reopen): follow it, then
+	 * see whether the clients are better served by another */
+	if (!h->switching && actual.fourcc && !mode_eq(&actual, &h->target))
+		hub_set_target(h, &actual);
+	hub_update_mode(h, NULL);
 }
 
 /* Frees outputs nobody used for a while (they keep their latest frame for
@@ -609,7 +732,7 @@ static void plan_headers(struct MHD_Response *resp, const struct vc_plan *p)
 	char buf[128];
 
 	MHD_add_response_header(resp, "X-Steps",
-				vc_sneg_steps(p->steps, p->decode_denom, buf, sizeof(buf)));
+				vc_steps_str(p->steps, p->decode_denom, buf, sizeof(buf)));
 	snprintf(buf, sizeof(buf), "%ux%u", p->out.width, p->out.height);
 	MHD_add_response_header(resp, "X-Size", buf);
 }
@@ -645,6 +768,7 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 	c->out = o;
 	c->conn = r->conn;
 	c->raw = raw;
+	c->req = req;
 	c->fps_limit = o->plan.fps && req.fps ? o->plan.fps : req.fps;
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
@@ -839,6 +963,7 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 	w->out = o;
 	w->conn = r->conn;
 	w->raw = raw;
+	w->req = req;
 	w->timer = evtimer_new(s->base, on_waiter_timeout, w);
 	if (!w->timer) {
 		free(w);
@@ -1037,19 +1162,19 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 	struct vc_request reqs[64];
 	size_t n = 0;
 	struct vc_mode cur;
-	struct vc_geom g;
 
 	if (!caps || !caps->n_fmts)
 		return -ENODEV;
-	for (const struct output *o = h->outputs; o && n < 63; o = o->next)
-		if (output_users(o))
-			reqs[n++] = o->req;
+	/* the same question hub_update_mode() asks when this request arrives */
+	const struct vc_mode *curp, *prefp;
+
+	n = hub_requests(h, reqs, 63);
+	hub_negotiate_from(h, n, &cur, &curp, &prefp);
 	reqs[n++] = *req;
-	vc_cam_get_mode(cam, &cur, &g);
-	int ret = vc_sneg_mode(caps, cur.fourcc ? &cur : NULL, reqs, n, mode);
+	int ret = vc_negotiate_mode(caps, curp, prefp, reqs, n, mode);
 	if (ret < 0)
 		return -ENODEV;
-	return vc_sneg_plan(mode, req, plan);
+	return vc_negotiate_plan(mode, req, plan);
 }
 
 /* ---- request parameters ---- */

@@ -58,3 +58,10 @@ hdr() { tr -d '\r' <"$1" | sed -n "s/^$2: //Ip" | head -1; }
 status() { head -1 "$1" | awk '{print $2}'; }
 # rss_kb PID
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+
+# try_answer QUERY: what /api/try answers for these parameters, as
+# "WxH STEPS DEVWxDEVH" (delivered size, steps, device mode size). The
+# camera mode follows the clients, so tests compare what they get with this.
+try_answer() {
+	curl -s "$U/api/try?$1" | sed -n 's/.*"output":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\)[^}]*},"steps":"\([^"]*\)".*"device_mode":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1x\2 \3 \4x\5/p'
+}
