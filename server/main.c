@@ -18,6 +18,8 @@
 #include "server/api.h"
 #include "server/capture.h"
 #include "server/compat.h"
+#include "server/controls.h"
+#include "server/discover.h"
 #include "server/http.h"
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
@@ -55,6 +57,14 @@ struct app {
 	struct vc_sdnotify *notify;
 	struct event *sig_hup;
 	char *tls_cert, *tls_key;
+	/* wire: discovered device paths (owned), hotplug watch, and the tick
+	 * that applies config control lines whenever a camera (re)opens */
+	char *auto_paths[MAX_CAMS];
+	struct vc_hotplug *hotplug;
+	struct event *ctl_timer;
+	size_t first_conf_cam;     /* cams[first_conf_cam..] come from [camera] sections */
+	int ctl_open[MAX_CAMS];    /* source was open at the last tick */
+	uint64_t ctl_restarts[MAX_CAMS];
 };
 
 static void usage(FILE *f)
@@ -252,6 +262,88 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	vc_sdnotify_ready(a->notify);
 }
 
+/* No --device and no [camera]: every V4L2 capture node discover finds,
+ * named by its by-id/by-path link, else the test pattern. */
+static void discover_devices(struct app *a, struct opts *o)
+{
+	struct vc_dev_info *l = NULL;
+	size_t n = 0;
+
+	if (vc_discover_list(&l, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n && o->n_devices < MAX_CAMS; i++) {
+		char *p = strdup(l[i].stable);
+
+		if (!p)
+			break;
+		a->auto_paths[o->n_devices] = p;
+		o->devices[o->n_devices++] = p;
+		log_info("no --device or [camera]: serving %s (%s, %s) as camera %zu", p, l[i].path,
+			 l[i].card, o->n_devices - 1);
+	}
+	free(l);
+	if (!o->n_devices) {
+		log_info("no --device or [camera] and no V4L2 capture device found: serving the test pattern");
+		o->devices[o->n_devices++] = "test";
+	}
+}
+
+/* Hotplug: a node or by-id/by-path link appeared; an ABSENT camera whose
+ * path resolves now reopens at once instead of at its next backoff. */
+static void on_hotplug(void *opaque)
+{
+	struct app *a = opaque;
+
+	for (size_t i = 0; i < a->n_cams; i++) {
+		char node[64];
+
+		if (vc_cam_get_state(a->cams[i]) != VC_CAM_ABSENT ||
+		    vc_discover_resolve(vc_cam_path(a->cams[i]), node, sizeof(node)) < 0)
+			continue;
+		log_info("hotplug: %s is back as %s: reopening camera %s", vc_cam_path(a->cams[i]),
+			 node, vc_cam_id(a->cams[i]));
+		vc_cam_poke(a->cams[i]);
+	}
+}
+
+static int cam_ctrl_set(void *o, uint32_t id, int64_t value, int64_t *applied)
+{
+	return vc_cam_ctrl_set_checked(o, id, value, applied);
+}
+
+/* Config control lines apply whenever a camera's source (re)opens: the
+ * capture layer reports opens only to the stream hub's callback, so this
+ * polls for "source open now, was not (or restarted since)". */
+static void on_ctl_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct app *a = arg;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = a->first_conf_cam; a->conf && i < a->n_cams; i++) {
+		struct vc_cam *cam = a->cams[i];
+		const struct vc_conf_cam *k = vc_conf_find_cam(a->conf, vc_cam_id(cam));
+		struct vc_cam_stats st;
+		struct vc_ctrls cs;
+
+		if (!vc_cam_source(cam)) {
+			a->ctl_open[i] = 0;
+			continue;
+		}
+		vc_cam_get_stats(cam, &st);
+		if (a->ctl_open[i] && st.restarts == a->ctl_restarts[i])
+			continue;
+		a->ctl_open[i] = 1;
+		a->ctl_restarts[i] = st.restarts;
+		if (!k || !k->n_ctrls)
+			continue;
+		if (vc_cam_ctrls_load(cam, &cs) < 0)
+			continue; /* gone again: the next open retries */
+		vc_ops_apply_ctrls(&cs, k->name, k->ctrls, k->n_ctrls, cam_ctrl_set, cam);
+		vc_ctrls_clear(&cs);
+	}
+}
+
 static int setup_routes(struct app *a)
 {
 	if (vc_streams_routes(a->streams, a->http) < 0)
@@ -295,7 +387,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < MAX_LISTEN; i++)
 			o.listen[o.n_listen++] = a.conf->listen[i];
 	if (!o.n_devices && !n_ccs)
-		o.devices[o.n_devices++] = "test";
+		discover_devices(&a, &o);
 	if (!o.n_listen)
 		o.listen[o.n_listen++] = "127.0.0.1:8080";
 	struct vc_http_config hc = { 0 };
@@ -333,6 +425,7 @@ int main(int argc, char **argv)
 		}
 		a.n_cams++;
 	}
+	a.first_conf_cam = a.n_cams;
 	for (size_t i = 0; i < n_ccs; i++) {
 		ret = vc_cam_new(a.base, &ccs[i], &a.cams[a.n_cams]);
 		if (ret < 0) {
@@ -348,6 +441,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	vc_http_set_gate(a.http, vc_auth_gate, &a.auth);
+	ret = vc_hotplug_new(a.base, NULL, on_hotplug, &a, &a.hotplug);
+	if (ret < 0)
+		log_warn("no hotplug watch on /dev (%s): unplugged cameras retry on their backoff",
+			 strerror(-ret));
+	if (n_ccs) {
+		struct timeval tv = { 0, 250000 };
+
+		a.ctl_timer = event_new(a.base, -1, EV_PERSIST, on_ctl_tick, &a);
+		if (!a.ctl_timer || evtimer_add(a.ctl_timer, &tv) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < o.n_listen; i++)
 		if (vc_http_listen(a.http, o.listen[i]) < 0)
 			goto out;
@@ -381,6 +485,11 @@ out:
 		event_free(a.stop_timer);
 	if (a.sig_hup)
 		event_free(a.sig_hup);
+	if (a.ctl_timer)
+		event_free(a.ctl_timer);
+	vc_hotplug_free(a.hotplug);
+	for (size_t i = 0; i < MAX_CAMS; i++)
+		free(a.auto_paths[i]);
 	vc_sdnotify_free(a.notify);
 	vc_auth_free(a.auth);
 	vc_conf_free(a.conf);

@@ -4,6 +4,9 @@
 #include "server/opsconf.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <linux/videodev2.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +60,6 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 			.idle_stop_ms = k->idle_stop_ms == -2 ? default_idle_ms : k->idle_stop_ms,
 			.stall_timeout_ms = k->stall_timeout_ms,
 		};
-		if (k->n_ctrls)
-			log_warn("[camera %s]: 'control' lines are parsed but not applied yet", k->name);
 	}
 	if (c->n_cams > max)
 		log_warn("%zu cameras configured, serving the first %zu", c->n_cams, max);
@@ -106,4 +107,68 @@ int vc_ops_read_file(const char *path, char **out)
 	buf[got] = '\0';
 	*out = buf;
 	return 0;
+}
+
+/* A control line's value for c: an integer, a boolean word for booleans, or
+ * a menu item's name (case-insensitive) for menus and integer menus. */
+static int ctrl_value(const struct vc_ctrl *c, const char *text, int64_t *v)
+{
+	static const char *const yes[] = { "true", "on", "yes" }, *const no[] = { "false", "off", "no" };
+	char *end;
+
+	errno = 0;
+	long long x = strtoll(text, &end, 0);
+	if (*text && !*end && !errno) {
+		*v = x;
+		return 0;
+	}
+	if (c->type == V4L2_CTRL_TYPE_BOOLEAN)
+		for (size_t i = 0; i < 3; i++)
+			if (!strcasecmp(text, yes[i]) || !strcasecmp(text, no[i])) {
+				*v = !strcasecmp(text, yes[i]);
+				return 0;
+			}
+	for (size_t i = 0; i < c->n_items; i++)
+		if (!strcasecmp(text, c->items[i].name)) {
+			*v = c->items[i].index;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int vc_ops_apply_ctrls(const struct vc_ctrls *cs, const char *cam, const struct vc_conf_ctrl *want,
+		       size_t n, vc_ops_ctrl_setter set, void *o)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vc_ctrl *c = vc_ctrls_find_key(cs, want[i].name);
+		int64_t v, applied = 0;
+		int e;
+
+		for (size_t j = 0; !c && j < cs->n; j++) /* also the driver's own name */
+			if (!strcasecmp(cs->v[j].name, want[i].name))
+				c = &cs->v[j];
+		if (!c) {
+			log_error("[camera %s]: control '%s': no such control", cam, want[i].name);
+			bad++;
+			continue;
+		}
+		if (ctrl_value(c, want[i].value, &v) < 0) {
+			log_error("[camera %s]: control %s = '%s': not a number%s", cam, c->key,
+				  want[i].value, c->n_items ? " or menu item" : "");
+			bad++;
+			continue;
+		}
+		e = set(o, c->id, v, &applied);
+		if (e < 0) {
+			log_error("[camera %s]: control %s = %s: %s", cam, c->key, want[i].value,
+				  e == -ERANGE ? "out of range" : e == -EACCES ? "read-only or inactive" :
+				  strerror(-e));
+			bad++;
+			continue;
+		}
+		log_info("[camera %s]: control %s = %" PRId64, cam, c->key, applied);
+	}
+	return bad;
 }

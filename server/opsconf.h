@@ -9,6 +9,7 @@
 
 #include "common/conf.h"
 #include "server/capture.h"
+#include "server/controls.h"
 
 /* Loads path; on errors logs each "file:line: message" and returns < 0. */
 int vc_ops_load(const char *path, struct vc_conf **out);
@@ -30,5 +31,14 @@ int vc_ops_listen_equal(const struct vc_conf *a, const struct vc_conf *b);
 
 /* Reads a whole (small) file, NUL-terminated; 0 or -errno. */
 int vc_ops_read_file(const char *path, char **out);
+
+/* Applies a [camera]'s "control = NAME=VALUE" lines: NAME is a control key
+ * ("brightness") or the driver's name, VALUE an integer, true/false for
+ * booleans, or a menu item's name. cs is the camera's loaded control list;
+ * set(o, ...) is vc_cam_ctrl_set_checked (or a fake in tests). Each refused
+ * line is logged as an error and skipped; returns how many were refused. */
+typedef int (*vc_ops_ctrl_setter)(void *o, uint32_t id, int64_t value, int64_t *applied);
+int vc_ops_apply_ctrls(const struct vc_ctrls *cs, const char *cam, const struct vc_conf_ctrl *want,
+		       size_t n, vc_ops_ctrl_setter set, void *o);
 
 #endif
