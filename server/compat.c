@@ -39,8 +39,8 @@ static enum MHD_Result h_root(void *opaque, struct vc_http_req *r)
 	const char *target;
 	size_t n;
 
-	if (!action)
-		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no page at / (web root not configured)");
+	if (!action) /* the web page (server/webroot.c) */
+		return delegate(r, "/index.html");
 	if (strncmp(action, "stream", 6) == 0) {
 		target = "/stream";
 		n = 6;

@@ -24,6 +24,7 @@
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
 #include "server/stream.h"
+#include "server/webroot.h"
 
 #define VCAPD_VERSION "0.1"
 #define MAX_CAMS 16
@@ -350,7 +351,10 @@ static int setup_routes(struct app *a)
 		return -ENOSPC;
 	if (vc_api_routes(a->api, a->http) < 0)
 		return -ENOSPC;
-	return vc_compat_routes(a->http, a->cams, &a->n_cams);
+	if (vc_compat_routes(a->http, a->cams, &a->n_cams) < 0)
+		return -ENOSPC;
+	/* last: the web page takes every other path */
+	return vc_webroot_routes(a->http, a->conf ? a->conf->web_root : NULL);
 }
 
 int main(int argc, char **argv)
