@@ -618,6 +618,13 @@ static void mjpeg_validation(void)
 	event_base_free(b);
 }
 
+static int input_switched(struct rec *r)
+{
+	uint32_t idx = 0;
+
+	return r->events >= r->want && vc_cam_input_get(r->cam, &idx) == 0 && idx == 1;
+}
+
 /* Input switching (the test source: 0 moving, 1 still), controls absent. */
 static void inputs_controls(void)
 {
@@ -641,7 +648,8 @@ static void inputs_controls(void)
 		      vc_cam_ctrl_get(cam, 0x00980900, &v) == -ENOTTY, "controls on the test source");
 	unsigned ev = r.events;
 	CHECK(vc_cam_input_set(cam, 1) == 0, "set input");
-	run_ms(b, 300);
+	r.want = ev + 1;
+	wait_until(b, &r, input_switched, WAIT_MS);
 	CHECK(r.events > ev && vc_cam_input_get(cam, &idx) == 0 && idx == 1, "input %u", idx);
 	r.hold = 2;
 	wait_until(b, &r, got_held, WAIT_MS);
