@@ -1,0 +1,256 @@
+// vcapd web page: one card per camera from /api/cams; pickers checked with
+// /api/try before switching; controls from /api/cams/<id>/controls; stats
+// from /api/status every 2 s. Plain script, no build step.
+'use strict';
+
+const QUALITIES = [30, 50, 70, 80, 90, 95];
+const COMMON_SIZES = [[160, 120], [320, 240], [640, 360], [640, 480], [800, 600],
+	[1280, 720], [1920, 1080]];
+// Some browsers (iOS Safari) do not show multipart/x-mixed-replace in <img>.
+const POLL_ONLY = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
+	(/Safari\//.test(navigator.userAgent) && !/Chrome|Chromium|Android/.test(navigator.userAgent));
+const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER_MENU: 9 };
+const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10;
+
+const cards = new Map(); // cam id -> card state
+
+async function getJSON(url, opts) {
+	const r = await fetch(url, opts);
+	let body = null;
+	try { body = await r.json(); } catch (e) { body = null; }
+	if (!r.ok)
+		throw new Error((body && body.error) || (r.status + ' ' + r.statusText));
+	return body;
+}
+
+function el(tag, props, ...kids) {
+	const e = document.createElement(tag);
+	Object.assign(e, props || {});
+	for (const k of kids)
+		e.append(k);
+	return e;
+}
+
+function fillSelect(sel, items, current) {
+	sel.replaceChildren(...items.map(([value, text]) => el('option', { value, textContent: text })));
+	if (current !== undefined && items.some(([v]) => String(v) === String(current)))
+		sel.value = String(current);
+}
+
+function isJpeg(name) {
+	return /^(mjpe?g|jpe?g)$/i.test(name);
+}
+
+// Sizes and frame rates of the device's current format (or the first).
+function modeInfo(cam) {
+	const f = cam.formats.find(x => x.fourcc === cam.mode.fourcc) || cam.formats[0] || { sizes: [] };
+	let sizes = (f.sizes || []).map(s => [s.width, s.height]);
+	if (!sizes.length && f.stepwise)
+		sizes = COMMON_SIZES.filter(([w, h]) => w <= f.stepwise.max_width && h <= f.stepwise.max_height);
+	const cur = (f.sizes || []).find(s => s.width === cam.mode.width && s.height === cam.mode.height) ||
+		(f.sizes || [])[0];
+	let fps = [];
+	for (const [n, d] of (cur && cur.intervals) || [])
+		if (n > 0)
+			fps.push(Math.round(d / n * 100) / 100);
+	if (!fps.length)
+		fps = [30, 15, 5];
+	return { sizes, fps };
+}
+
+function params(card) {
+	const f = card.form;
+	const p = new URLSearchParams({ cam: card.id });
+	if (f.size.value)
+		p.set('size', f.size.value);
+	if (f.fps.value)
+		p.set('fps', f.fps.value);
+	if (f.quality.value)
+		p.set('quality', f.quality.value);
+	return p;
+}
+
+function setView(card) {
+	const p = params(card);
+	const fmt = card.form.format.value;
+	card.snap.href = (isJpeg(fmt) ? '/snapshot?' : '/raw?' + 'format=' + encodeURIComponent(fmt) + '&') + p;
+	card.snap.download = 'cam' + card.id + (isJpeg(fmt) ? '.jpg' : '.' + fmt.toLowerCase());
+	card.snap.textContent = isJpeg(fmt) ? 'Snapshot' : 'Raw frame';
+	card.viewParams = p.toString();
+	startLive(card);
+}
+
+function startLive(card) {
+	clearTimeout(card.pollTimer);
+	const img = card.img;
+	if (card.polling) {
+		const next = () => {
+			img.onload = () => { card.pollTimer = setTimeout(next, 200); };
+			img.onerror = () => { card.pollTimer = setTimeout(next, 2000); };
+			img.src = '/snapshot?' + card.viewParams + '&max_age_ms=100&t=' + Date.now();
+		};
+		next();
+		return;
+	}
+	img.onerror = () => { // the MJPEG stream failed: poll snapshots instead
+		card.polling = true;
+		startLive(card);
+	};
+	img.onload = null;
+	img.src = '/stream?' + card.viewParams;
+}
+
+async function apply(card) {
+	const fmt = card.form.format.value;
+	const p = params(card);
+	p.set('format', fmt);
+	card.answer.classList.remove('error');
+	try {
+		const a = await getJSON('/api/try?' + p);
+		const o = a.plan.output;
+		let text = 'delivered ' + o.fourcc_name + ' ' + o.width + 'x' + o.height +
+			(a.plan.fps ? ' @' + a.plan.fps + ' fps' : '') + ', steps: ' + a.plan.steps +
+			', device ' + a.device_mode.fourcc_name + ' ' + a.device_mode.width + 'x' +
+			a.device_mode.height;
+		if (a.plan.adjusted && a.plan.adjusted.length)
+			text += ', adjusted: ' + a.plan.adjusted.join(', ');
+		if (a.endpoint !== '/stream')
+			text += ' (raw: the live view stays MJPEG)';
+		card.answer.textContent = text;
+		setView(card);
+	} catch (e) {
+		card.answer.textContent = 'not switched: ' + e.message;
+		card.answer.classList.add('error');
+	}
+}
+
+function renderControls(card, list) {
+	const box = card.controls;
+	box.replaceChildren();
+	if (!list.length) {
+		box.append(el('p', { textContent: 'No controls.' }));
+		return;
+	}
+	for (const c of list) {
+		const ro = (c.flags & (FLAG_DISABLED | FLAG_READ_ONLY)) !== 0;
+		const out = el('output', { textContent: c.value !== undefined ? c.value : '' });
+		let input;
+		if (c.type === CTRL.MENU || c.type === CTRL.INTEGER_MENU) {
+			input = el('select');
+			fillSelect(input, (c.menu || []).map(m => [m.index, m.name]), c.value);
+		} else if (c.type === CTRL.BOOLEAN) {
+			input = el('input', { type: 'checkbox', checked: !!c.value });
+		} else if (c.type === CTRL.BUTTON) {
+			input = el('button', { type: 'button', textContent: c.name });
+		} else {
+			input = el('input', { type: 'range', min: c.min, max: c.max, step: c.step || 1,
+				value: c.value !== undefined ? c.value : c.default });
+			input.oninput = () => { out.textContent = input.value; };
+		}
+		input.disabled = ro;
+		input.dataset.key = c.key;
+		if (c.flags & FLAG_INACTIVE)
+			input.title = 'inactive';
+		const send = () => {
+			let v;
+			if (c.type === CTRL.BOOLEAN)
+				v = input.checked ? 1 : 0;
+			else if (c.type === CTRL.BUTTON)
+				v = 1;
+			else
+				v = Number(input.value);
+			setControl(card, c.key, v);
+		};
+		if (c.type === CTRL.BUTTON)
+			input.onclick = send;
+		else
+			input.onchange = send;
+		box.append(el('label', {}, el('span', { textContent: c.name }), input, out));
+	}
+}
+
+async function setControl(card, key, value) {
+	try {
+		const r = await getJSON('/api/cams/' + encodeURIComponent(card.id) + '/controls',
+			{ method: 'PUT', body: JSON.stringify({ [key]: value }) });
+		renderControls(card, r.controls);
+	} catch (e) {
+		card.answer.textContent = 'control ' + key + ': ' + e.message;
+		card.answer.classList.add('error');
+	}
+}
+
+function addCard(cam) {
+	const node = document.getElementById('cam-tpl').content.firstElementChild.cloneNode(true);
+	const card = {
+		id: cam.id, node, form: node.querySelector('form'), img: node.querySelector('img.live'),
+		snap: node.querySelector('a.snap'), answer: node.querySelector('.answer'),
+		stats: node.querySelector('.stats'), controls: node.querySelector('.controls'),
+		polling: POLL_ONLY, pollTimer: 0, viewParams: ''
+	};
+	node.dataset.cam = cam.id;
+	node.querySelector('.cam-title').textContent = 'Camera ' + cam.id + ' — ' + cam.path;
+	const names = ['MJPEG'];
+	for (const f of cam.formats)
+		if (!names.includes(f.fourcc_name) && !isJpeg(f.fourcc_name))
+			names.push(f.fourcc_name);
+	fillSelect(card.form.format, names.map(n => [n, n + (isJpeg(n) ? ' (live)' : ' (raw)')]), 'MJPEG');
+	const mi = modeInfo(cam);
+	fillSelect(card.form.size, [['', 'device (' + cam.mode.width + 'x' + cam.mode.height + ')'],
+		...mi.sizes.map(([w, h]) => [w + 'x' + h, w + 'x' + h])], '');
+	fillSelect(card.form.fps, [['', 'device'], ...mi.fps.map(f => [f, f])], '');
+	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
+	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
+	cards.set(cam.id, card);
+	document.getElementById('cams').append(node);
+	setView(card);
+	getJSON('/api/cams/' + encodeURIComponent(cam.id) + '/controls')
+		.then(r => renderControls(card, r.controls))
+		.catch(e => { card.controls.textContent = 'controls: ' + e.message; });
+}
+
+function fmtBytes(n) {
+	return n > 1 << 20 ? (n / (1 << 20)).toFixed(1) + ' MiB' : n > 1024 ? (n / 1024).toFixed(0) + ' KiB' : n + ' B';
+}
+
+async function pollStatus() {
+	const st = document.getElementById('status');
+	try {
+		const s = await getJSON('/api/status');
+		st.textContent = 'vcapd ' + s.version + ', up ' + Math.round(s.uptime_s) + ' s, ' +
+			s.connections + ' connections';
+		for (const c of s.cams) {
+			const card = cards.get(c.id);
+			if (!card)
+				continue;
+			const m = c.mode || {};
+			let bytes = 0;
+			for (const cl of c.clients || [])
+				bytes += cl.bytes || 0;
+			card.stats.textContent = c.state + ', ' + (m.fourcc_name || '?') + ' ' + m.width + 'x' +
+				m.height + ', capture ' + c.stats.fps.toFixed(1) + ' fps, dropped ' + c.stats.dropped +
+				', ' + (c.clients || []).length + ' clients, sent ' + fmtBytes(bytes) +
+				(card.polling ? ' (snapshot polling)' : '');
+		}
+	} catch (e) {
+		st.textContent = 'status: ' + e.message;
+	}
+}
+
+async function main() {
+	const list = document.getElementById('cams');
+	try {
+		const r = await getJSON('/api/cams');
+		document.getElementById('nocams').remove();
+		if (!r.cams.length)
+			list.append(el('p', { textContent: 'No cameras.' }));
+		for (const cam of r.cams)
+			addCard(cam);
+	} catch (e) {
+		document.getElementById('nocams').textContent = 'Cannot list cameras: ' + e.message;
+	}
+	pollStatus();
+	setInterval(pollStatus, 2000);
+}
+
+main();
