@@ -760,6 +760,15 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 	struct output *o = output_get(h, &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+	if (raw && (!req.width || !req.height)) {
+		/* a raw stream has no per-frame header: pin the size it starts
+		 * with, so a later mode change (other clients) scales to it
+		 * instead of changing the frame size under this client */
+		req.width = o->plan.out.width;
+		req.height = o->plan.out.height;
+		if (!output_users(o))
+			o->req = req;
+	}
 
 	struct client *c = calloc(1, sizeof(*c));
 	if (!c)
