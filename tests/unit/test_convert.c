@@ -16,7 +16,6 @@
 #include "tests/unit/check.h"
 #include "tests/unit/testbuf.h"
 
-
 static uint32_t rng = 12345;
 static uint8_t rnd8(void)
 {
