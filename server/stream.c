@@ -277,6 +277,17 @@ static void output_unused(struct output *o)
 	}
 }
 
+/* The hub serving cam (the last one if listed twice), or NULL. */
+static struct hub *hub_for(const struct vc_streams *s, const struct vc_cam *cam)
+{
+	struct hub *h = NULL;
+
+	for (size_t i = 0; i < s->n_hubs; i++)
+		if (s->hubs[i].cam == cam)
+			h = &s->hubs[i];
+	return h;
+}
+
 /* Finds or makes the output for req on hub h (after the mode update). */
 static struct output *output_get(struct hub *h, const struct vc_request *req)
 {
@@ -737,6 +748,15 @@ static void plan_headers(struct MHD_Response *resp, const struct vc_plan *p)
 	MHD_add_response_header(resp, "X-Size", buf);
 }
 
+/* 503 for a request that cannot be served now: shutting down or camera absent. */
+static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_http_req *r,
+					  const struct vc_cam *cam)
+{
+	if (s->stopping)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
+	return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent", vc_cam_id(cam));
+}
+
 static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r, int raw)
 {
 	struct vc_request req;
@@ -748,16 +768,10 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
 	if (ret < 0)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
-	if (s->stopping)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
-	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
-				     vc_cam_id(cam));
-	struct hub *h = &s->hubs[0];
-	for (size_t i = 0; i < s->n_hubs; i++)
-		if (s->hubs[i].cam == cam)
-			h = &s->hubs[i];
-	struct output *o = output_get(h, &req);
+	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return refuse_unavailable(s, r, cam);
+	struct hub *h = hub_for(s, cam);
+	struct output *o = output_get(h ? h : &s->hubs[0], &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	if (raw && (!req.width || !req.height)) {
@@ -950,16 +964,10 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 			return vc_http_error(r, MHD_HTTP_BAD_REQUEST,
 					     "max_age_ms must be 0..86400000, not '%s'", ma);
 	}
-	if (s->stopping)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
-	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
-				     vc_cam_id(cam));
-	struct hub *h = &s->hubs[0];
-	for (size_t i = 0; i < s->n_hubs; i++)
-		if (s->hubs[i].cam == cam)
-			h = &s->hubs[i];
-	struct output *o = output_get(h, &req);
+	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return refuse_unavailable(s, r, cam);
+	struct hub *h = hub_for(s, cam);
+	struct output *o = output_get(h ? h : &s->hubs[0], &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	if (o->latest && max_age >= 0 && now_us() - o->latest->ts_us <= max_age * 1000)
@@ -1160,11 +1168,8 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
 		   struct vc_plan *plan, struct vc_mode *mode)
 {
-	const struct hub *h = NULL;
+	const struct hub *h = hub_for(s, cam);
 
-	for (size_t i = 0; i < s->n_hubs; i++)
-		if (s->hubs[i].cam == cam)
-			h = &s->hubs[i];
 	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return -ENODEV;
 	const struct vc_caps *caps = vc_cam_caps(cam);
