@@ -134,8 +134,8 @@ static enum MHD_Result h_file(void *opaque, struct vc_http_req *r)
 	if (w->dirfd < 0)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no page at %s (no web root)", r->url);
 	int fd = open_in_root(w, r->url, &name, &size);
-	if (fd == -EACCES)
-		return vc_http_error(r, MHD_HTTP_FORBIDDEN, "path refused");
+	/* Refused names (.., hidden files, symlinks) answer like missing ones:
+	 * a client learns nothing about what lies outside the served tree. */
 	if (fd < 0)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no such path");
 	int flags = fcntl(fd, F_GETFL);
