@@ -83,10 +83,15 @@ expect "200|400|414|431|000" many_params "$U/snapshot?$(i=0; while [ $i -lt 2000
 alive queries
 
 # 2. Unknown paths and wrong methods.
-for p in / /nope /stream/ /snapshot/x /api /api/ /api/cams/0/nope /../../etc/passwd \
+for p in /nope /stream/ /snapshot/x /api /api/ /api/cams/0/nope /../../etc/passwd \
 	"/%2e%2e/%2e%2e/etc/passwd" /metrics/x; do
 	expect "404|400" "path_$(echo "$p" | tr -c 'a-zA-Z0-9' _ | cut -c1-30)" "$U$p"
 done
+# "/" is the web page (issue 5), served as HTML from the web root.
+expect "200" path_root_is_page "$U/"
+ctype=$(curl -s -m 10 -o /dev/null -w '%{content_type}' "$U/")
+case $ctype in text/html*) r=0 ;; *) r=1 ;; esac
+check path_root_is_html $r "content type '$ctype'"
 expect 405 post_stream -X POST "$U/stream"
 expect 405 post_snapshot -X POST --data x "$U/snapshot"
 expect 405 delete_stream -X DELETE "$U/stream"
