@@ -75,21 +75,19 @@ uint8_t *vc_frame_data(struct vc_frame *f, int i)
 	return f->owned + (f->mem[i] - f->owned);
 }
 
-struct vc_frame *vc_frame_copy(const struct vc_frame *src)
+size_t vc_frame_copy_size(const struct vc_frame *src)
 {
 	size_t total = 0;
 
 	for (int i = 0; i < src->geom.mem_planes; i++)
 		total += src->geom.mem_size[i] ? src->geom.mem_size[i] : src->bytesused[i];
-	struct vc_frame *f = vc_frame_new(total);
-	if (!f)
-		return NULL;
-	uint8_t *owned = f->owned;
+	return total;
+}
+
+void vc_frame_copy_to(struct vc_frame *f, const struct vc_frame *src, uint8_t *data)
+{
 	size_t off = 0;
 
-	*f = (struct vc_frame){ 0 };
-	atomic_init(&f->refs, 1);
-	f->owned = owned;
 	f->fmt = src->fmt;
 	f->geom = src->geom;
 	f->color = src->color;
@@ -97,15 +95,32 @@ struct vc_frame *vc_frame_copy(const struct vc_frame *src)
 	f->seq = src->seq;
 	f->ts_us = src->ts_us;
 	f->ts_real_us = src->ts_real_us;
+	for (int i = 0; i < 3; i++) {
+		f->mem[i] = NULL;
+		f->bytesused[i] = 0;
+	}
 	for (int i = 0; i < src->geom.mem_planes; i++) {
 		size_t cap = src->geom.mem_size[i] ? src->geom.mem_size[i] : src->bytesused[i];
 		size_t n = src->bytesused[i] < cap ? src->bytesused[i] : cap;
 
-		memcpy(owned + off, src->mem[i], n);
-		f->mem[i] = owned + off;
+		memcpy(data + off, src->mem[i], n);
+		f->mem[i] = data + off;
 		f->bytesused[i] = n;
 		off += cap;
 	}
+}
+
+struct vc_frame *vc_frame_copy(const struct vc_frame *src)
+{
+	struct vc_frame *f = vc_frame_new(vc_frame_copy_size(src));
+	if (!f)
+		return NULL;
+	uint8_t *owned = f->owned;
+
+	*f = (struct vc_frame){ 0 };
+	atomic_init(&f->refs, 1);
+	f->owned = owned;
+	vc_frame_copy_to(f, src, owned);
 	return f;
 }
 

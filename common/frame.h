@@ -58,6 +58,15 @@ uint8_t *vc_frame_data(struct vc_frame *f, int i);
 /* A heap copy of f (all planes, same geometry, metadata kept). refs = 1. */
 struct vc_frame *vc_frame_copy(const struct vc_frame *f);
 
+/* Bytes a copy of src needs: each memory plane's size (or bytesused when
+ * the geometry gives none, e.g. compressed frames). */
+size_t vc_frame_copy_size(const struct vc_frame *src);
+
+/* Copies src's metadata and planes into f, its planes laid out back to back
+ * in data (vc_frame_copy_size(src) bytes). Shared by vc_frame_copy and the
+ * frame pool so both copy the same way. */
+void vc_frame_copy_to(struct vc_frame *f, const struct vc_frame *src, uint8_t *data);
+
 struct vc_frame *vc_frame_ref(struct vc_frame *f);
 void vc_frame_unref(struct vc_frame *f); /* NULL is a no-op */
 

@@ -155,34 +155,12 @@ struct vc_frame *vc_pool_get(struct vc_pool *p, size_t size, uint8_t **data)
 
 struct vc_frame *vc_pool_copy(struct vc_pool *p, const struct vc_frame *src)
 {
-	size_t total = 0, off = 0;
 	uint8_t *data;
+	struct vc_frame *f = vc_pool_get(p, vc_frame_copy_size(src), &data);
 
-	for (int i = 0; i < src->geom.mem_planes; i++)
-		total += src->geom.mem_size[i] ? src->geom.mem_size[i] : src->bytesused[i];
-	struct vc_frame *f = vc_pool_get(p, total, &data);
 	if (!f)
 		return NULL;
-	f->fmt = src->fmt;
-	f->geom = src->geom;
-	f->color = src->color;
-	f->field = src->field;
-	f->seq = src->seq;
-	f->ts_us = src->ts_us;
-	f->ts_real_us = src->ts_real_us;
-	for (int i = 0; i < 3; i++) {
-		f->mem[i] = NULL;
-		f->bytesused[i] = 0;
-	}
-	for (int i = 0; i < src->geom.mem_planes; i++) {
-		size_t cap = src->geom.mem_size[i] ? src->geom.mem_size[i] : src->bytesused[i];
-		size_t n = src->bytesused[i] < cap ? src->bytesused[i] : cap;
-
-		memcpy(data + off, src->mem[i], n);
-		f->mem[i] = data + off;
-		f->bytesused[i] = n;
-		off += cap;
-	}
+	vc_frame_copy_to(f, src, data);
 	return f;
 }
 
