@@ -92,13 +92,15 @@ struct hub {
 	int switching;             /* target asked, its frames not seen yet */
 	int64_t switch_us;
 	int acquired;
+	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
 };
 
 struct vc_streams {
 	struct event_base *base;
 	struct vc_http *http;
-	struct hub *hubs;
-	size_t n_hubs;
+	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
+	size_t n_hubs, cap_hubs;
+	struct hub *dying;         /* removed cameras' hubs with clients or jobs left */
 	struct vc_workers *workers;
 	struct vc_swork **works;   /* one per worker thread */
 	unsigned n_works;
@@ -259,6 +261,13 @@ static void output_free(struct output *o)
 	free(o);
 }
 
+static void hub_free(struct hub *h)
+{
+	while (h->outputs)
+		output_free(h->outputs);
+	free(h);
+}
+
 /* Called when an output loses a user: once nobody uses the hub's outputs the
  * camera is released (capture.c stops it after its idle time). */
 static void output_unused(struct output *o)
@@ -283,8 +292,8 @@ static struct hub *hub_for(const struct vc_streams *s, const struct vc_cam *cam)
 	struct hub *h = NULL;
 
 	for (size_t i = 0; i < s->n_hubs; i++)
-		if (s->hubs[i].cam == cam)
-			h = &s->hubs[i];
+		if (s->hubs[i]->cam == cam)
+			h = s->hubs[i];
 	return h;
 }
 
@@ -383,7 +392,7 @@ static void job_done(void *arg, int status)
 	o->busy = 0;
 	vc_frame_unref(j->src);
 	if (s->freeing || status < 0 || j->ret < 0 || j->gen != o->hub->gen) {
-		if (!s->freeing && j->ret < 0)
+		if (!s->freeing && j->ret < 0 && o->hub->cam)
 			log_debug("cam %s: frame: %s", vc_cam_id(o->hub->cam), strerror(-j->ret));
 		vc_frame_unref(j->res);
 	} else {
@@ -546,7 +555,7 @@ static void on_gc(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (size_t i = 0; i < s->n_hubs; i++) {
-		struct output *o = s->hubs[i].outputs, *next;
+		struct output *o = s->hubs[i]->outputs, *next;
 
 		for (; o; o = next) {
 			next = o->next;
@@ -554,6 +563,19 @@ static void on_gc(evutil_socket_t fd, short what, void *arg)
 			    now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL)
 				output_free(o);
 		}
+	}
+	for (struct hub **hp = &s->dying; *hp;) {
+		struct hub *h = *hp;
+		int used = 0;
+
+		for (struct output *o = h->outputs; o; o = o->next)
+			used |= output_users(o) || o->busy;
+		if (used) {
+			hp = &h->next_dying;
+			continue;
+		}
+		*hp = h->next_dying;
+		hub_free(h);
 	}
 }
 
@@ -771,7 +793,7 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return refuse_unavailable(s, r, cam);
 	struct hub *h = hub_for(s, cam);
-	struct output *o = output_get(h ? h : &s->hubs[0], &req);
+	struct output *o = output_get(h ? h : s->hubs[0], &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	if (raw && (!req.width || !req.height)) {
@@ -939,7 +961,9 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 		w->done = 1;
 		if (!f || !o)
 			return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
-					     s->stopping ? "shutting down" : "no frame from the camera within %d ms",
+					     s->stopping ? "shutting down"
+					     : o && !o->hub->cam ? "camera removed"
+					     : "no frame from the camera within %d ms",
 					     SNAPSHOT_TIMEOUT_MS);
 		enum MHD_Result ret = send_frame(r, o, f, raw);
 		waiter_unlink(w);
@@ -967,7 +991,7 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return refuse_unavailable(s, r, cam);
 	struct hub *h = hub_for(s, cam);
-	struct output *o = output_get(h ? h : &s->hubs[0], &req);
+	struct output *o = output_get(h ? h : s->hubs[0], &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	if (o->latest && max_age >= 0 && now_us() - o->latest->ts_us <= max_age * 1000)
@@ -1021,10 +1045,9 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 		return -ENOMEM;
 	s->base = base;
 	s->http = http;
-	s->hubs = calloc(n ? n : 1, sizeof(*s->hubs));
 	s->gc = event_new(base, -1, EV_PERSIST, on_gc, s);
 	int ret = vc_workers_new(base, 0, &s->workers);
-	if (ret < 0 || !s->hubs || !s->gc) {
+	if (ret < 0 || !s->gc) {
 		vc_streams_free(s);
 		return ret < 0 ? ret : -ENOMEM;
 	}
@@ -1039,13 +1062,110 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 	}
 	struct timeval tv = { 1, 0 };
 	event_add(s->gc, &tv);
-	s->n_hubs = n;
 	for (size_t i = 0; i < n; i++) {
-		s->hubs[i].s = s;
-		s->hubs[i].cam = cams[i];
-		vc_cam_set_callbacks(cams[i], on_frame, on_event, &s->hubs[i]);
+		ret = vc_streams_add_cam(s, cams[i]);
+		if (ret < 0) {
+			vc_streams_free(s);
+			return ret;
+		}
 	}
 	*out = s;
+	return 0;
+}
+
+int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam)
+{
+	if (s->n_hubs == s->cap_hubs) {
+		size_t cap = s->cap_hubs ? 2 * s->cap_hubs : 8;
+		struct hub **nh = realloc(s->hubs, cap * sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		s->hubs = nh;
+		s->cap_hubs = cap;
+	}
+	struct hub *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->s = s;
+	h->cam = cam;
+	s->hubs[s->n_hubs++] = h;
+	vc_cam_set_callbacks(cam, on_frame, on_event, h);
+	return 0;
+}
+
+/* Lets go of h's camera: no more frames or events, no consumer count. */
+static void hub_detach(struct hub *h)
+{
+	vc_cam_set_callbacks(h->cam, NULL, NULL, NULL);
+	if (h->acquired) {
+		h->acquired = 0;
+		vc_cam_release(h->cam);
+	}
+}
+
+int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam)
+{
+	struct hub *h = hub_for(s, cam);
+	size_t i = 0;
+
+	if (!h)
+		return -ENOENT;
+	while (s->hubs[i] != h)
+		i++;
+	memmove(&s->hubs[i], &s->hubs[i + 1], (s->n_hubs - i - 1) * sizeof(*s->hubs));
+	s->n_hubs--;
+	hub_detach(h);
+	h->cam = NULL;
+	h->gen++; /* results of jobs in flight are dropped */
+	/* streams end after the part being sent; waiting snapshots answer 503 */
+	for (struct output *o = h->outputs; o; o = o->next) {
+		for (struct client *c = o->clients; c; c = c->next) {
+			c->ending = 1;
+			if (c->suspended) {
+				c->suspended = 0;
+				MHD_resume_connection(c->conn);
+			}
+		}
+		for (struct waiter *w = o->waiters; w; w = w->next) {
+			if (!w->resumed) {
+				w->resumed = 1;
+				MHD_resume_connection(w->conn);
+			}
+		}
+	}
+	/* freed by on_gc once no client, snapshot or job points at it */
+	h->next_dying = s->dying;
+	s->dying = h;
+	vc_http_wake(s->http);
+	return 0;
+}
+
+int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_cam *cam)
+{
+	struct hub *h = hub_for(s, old);
+
+	if (!h)
+		return -ENOENT;
+	int acquired = h->acquired;
+
+	hub_detach(h);
+	h->cam = cam;
+	/* forget the old device's modes: the first event of the new one sets
+	 * them, re-plans the outputs and renegotiates for the clients */
+	memset(&h->target, 0, sizeof(h->target));
+	memset(&h->preferred, 0, sizeof(h->preferred));
+	h->switching = 0;
+	h->gen++;
+	for (struct output *o = h->outputs; o; o = o->next) {
+		vc_frame_unref(o->latest);
+		o->latest = NULL;
+		vc_frame_unref(o->pending);
+		o->pending = NULL;
+	}
+	vc_cam_set_callbacks(cam, on_frame, on_event, h);
+	if (acquired)
+		hub_acquire(h);
 	return 0;
 }
 
@@ -1053,7 +1173,7 @@ void vc_streams_shutdown(struct vc_streams *s)
 {
 	s->stopping = 1;
 	for (size_t i = 0; i < s->n_hubs; i++) {
-		for (struct output *o = s->hubs[i].outputs; o; o = o->next) {
+		for (struct output *o = s->hubs[i]->outputs; o; o = o->next) {
 			for (struct client *c = o->clients; c; c = c->next) {
 				c->ending = 1;
 				if (c->suspended) {
@@ -1079,14 +1199,15 @@ void vc_streams_free(struct vc_streams *s)
 	/* jobs still queued or running finish here (their done drops results) */
 	s->freeing = 1;
 	vc_workers_free(s->workers);
-	for (size_t i = 0; s->hubs && i < s->n_hubs; i++) {
-		struct hub *h = &s->hubs[i];
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		hub_detach(s->hubs[i]);
+		hub_free(s->hubs[i]);
+	}
+	while (s->dying) {
+		struct hub *h = s->dying;
 
-		vc_cam_set_callbacks(h->cam, NULL, NULL, NULL);
-		while (h->outputs)
-			output_free(h->outputs);
-		if (h->acquired)
-			vc_cam_release(h->cam);
+		s->dying = h->next_dying;
+		hub_free(h);
 	}
 	if (s->gc)
 		event_free(s->gc);
@@ -1115,7 +1236,7 @@ size_t vc_streams_n_cams(const struct vc_streams *s)
 
 struct vc_cam *vc_streams_cam(const struct vc_streams *s, size_t i)
 {
-	return i < s->n_hubs ? s->hubs[i].cam : NULL;
+	return i < s->n_hubs ? s->hubs[i]->cam : NULL;
 }
 
 struct vc_cam *vc_streams_find(const struct vc_streams *s, const char *id)
@@ -1123,10 +1244,10 @@ struct vc_cam *vc_streams_find(const struct vc_streams *s, const char *id)
 	if (!s->n_hubs)
 		return NULL;
 	if (!id || !*id)
-		return s->hubs[0].cam;
+		return s->hubs[0]->cam;
 	for (size_t i = 0; i < s->n_hubs; i++)
-		if (strcmp(vc_cam_id(s->hubs[i].cam), id) == 0)
-			return s->hubs[i].cam;
+		if (strcmp(vc_cam_id(s->hubs[i]->cam), id) == 0)
+			return s->hubs[i]->cam;
 	return NULL;
 }
 
@@ -1134,7 +1255,7 @@ void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_c
 {
 	if (cam >= s->n_hubs)
 		return;
-	for (const struct output *o = s->hubs[cam].outputs; o; o = o->next) {
+	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
 		struct vc_output_info oi = {
 			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
 			.produced = o->latest_n, .busy_drops = o->busy_drops,
@@ -1148,7 +1269,7 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 {
 	if (cam >= s->n_hubs)
 		return;
-	for (const struct output *o = s->hubs[cam].outputs; o; o = o->next) {
+	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
 		for (const struct client *c = o->clients; c; c = c->next) {
 			/* frames between the one being sent and the latest are
 			 * already lost to this client: count them now */

@@ -22,6 +22,20 @@ struct vc_streams;
 /* cams[0..n) stay owned by the caller and must outlive the streams. */
 int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam *const *cams,
 		   size_t n, struct vc_streams **out);
+/* Cameras come and go at run time (config reload, hotplug); the caller
+ * keeps owning each camera, which must live until it is removed or the
+ * streams are freed.
+ * add: serves cam after the others. 0 or -ENOMEM.
+ * remove: the camera is no longer listed or found; its streams end after
+ * the part being sent, its waiting snapshots answer 503; the caller may
+ * vc_cam_free it on return. -ENOENT when not served.
+ * replace: cam takes old's place (same position, clients stay connected and
+ * get cam's frames once it streams, re-planned for its modes); old may be
+ * freed on return. -ENOENT when old is not served. */
+int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam);
+int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam);
+int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_cam *cam);
+
 /* After vc_http_free (which ends every connection). */
 void vc_streams_free(struct vc_streams *s);
 
