@@ -9,10 +9,15 @@
  *  3. the lowest estimated CPU cost, counted once per distinct output
  *     (outputs are shared), passthrough being free;
  *  4. the smaller mode, then the slower rate that still serves everyone.
- * Requests without a size (or rate) want the "reference" size (and rate):
- * the current mode's, else the configured one's, else a default (largest
- * <= 1080p of the first native format, fastest). Hysteresis: `cur` is kept unless the best candidate serves
- * a request better, is native where cur is emulated, or costs < 3/4 of cur.
+ * Requests without a size want the "reference" size: the current mode's,
+ * else the configured one's, else a default (largest <= 1080p of the first
+ * native format, fastest). Requests without a rate want the configured
+ * mode's rate, else the reference's. Hysteresis: `cur` is kept unless the
+ * best candidate serves a request better, is native where cur is emulated,
+ * or costs < 3/4 of cur.
+ * The chosen mode carries the interval the device is asked for: from the
+ * caps (for a size inside a stepwise range, the rates of a listed size);
+ * 0/0 only when the caps know no rate at all (the driver's own then).
  *
  * Sizes in a request are the delivered size, i.e. after rotation: rotate=90
  * with width=480,height=640 on a 640x480 camera is the full picture. */
@@ -84,10 +89,16 @@ static uint32_t align_down(uint32_t v, uint32_t a)
 	return r ? r : a;
 }
 
+/* An interval the device reported (0/0 = the device did not say). */
+static int ival_known(struct vc_fract iv)
+{
+	return iv.num && iv.den;
+}
+
 /* Delivered fps of an interval, rounded; 0 when unknown. */
 static uint32_t ival_fps(struct vc_fract iv)
 {
-	if (!iv.num || !iv.den)
+	if (!ival_known(iv))
 		return 0;
 	return round_div(iv.den, iv.num);
 }
@@ -331,6 +342,7 @@ static uint64_t plan_cost(const struct vc_mode *m, const struct vc_plan *p)
 struct score {
 	uint64_t size_deficit; /* pixels of width+height short of what was asked */
 	uint64_t fps_deficit;
+	int rate_unknown;      /* the caps give no rate for this mode: cannot promise one */
 	int emulated;
 	uint64_t cost;
 	uint64_t pixels;
@@ -345,6 +357,7 @@ static int score_cmp(const struct score *a, const struct score *b)
 		return a->f < b->f ? -1 : 1;
 	CMP(size_deficit)
 	CMP(fps_deficit)
+	CMP(rate_unknown)
 	CMP(emulated)
 	CMP(cost)
 	CMP(pixels)
@@ -369,6 +382,7 @@ static int score_mode(const struct vc_mode *m, int emulated, const struct vc_req
 	memset(s, 0, sizeof(*s));
 	s->emulated = emulated;
 	s->pixels = (uint64_t)m->width * m->height;
+	s->rate_unknown = !ival_known(m->ival);
 	s->fps = ival_fps(m->ival);
 	for (size_t i = 0; i < n; i++) {
 		struct vc_plan p;
@@ -376,7 +390,9 @@ static int score_mode(const struct vc_mode *m, int emulated, const struct vc_req
 			return -EINVAL;
 		s->size_deficit += absdiff_short(reqs[i].width, p.out.width) +
 				   absdiff_short(reqs[i].height, p.out.height);
-		if (reqs[i].fps && p.fps)
+		/* with the rate unknown p.fps is the request's own: no deficit
+		 * can be told, rate_unknown ranks the mode instead */
+		if (reqs[i].fps && !s->rate_unknown)
 			s->fps_deficit += absdiff_short(reqs[i].fps, p.fps);
 		int dup = 0;
 		for (size_t k = 0; k < n_seen && !dup; k++)
@@ -416,6 +432,31 @@ static struct vc_fract pick_ival(const struct vc_caps_size *sz, uint32_t want_fp
 		}
 	}
 	return best;
+}
+
+/* Interval for a size of a stepwise range that the caps do not list (their
+ * rates come per listed size): the rates of the smallest listed size that
+ * covers it (a larger frame is never faster), else of the largest listed
+ * one; 0/0 (unknown: the driver's own rate) when no listed size has any. */
+static struct vc_fract range_ival(const struct vc_caps_fmt *f, uint32_t w, uint32_t h,
+				  uint32_t want_fps)
+{
+	const struct vc_caps_size *cover = NULL, *largest = NULL;
+
+	for (size_t i = 0; i < f->n_sizes; i++) {
+		const struct vc_caps_size *s = &f->sizes[i];
+		uint64_t a = (uint64_t)s->width * s->height;
+		if (!s->n_ivals)
+			continue;
+		if (s->width >= w && s->height >= h &&
+		    (!cover || a < (uint64_t)cover->width * cover->height))
+			cover = s;
+		if (!largest || a > (uint64_t)largest->width * largest->height)
+			largest = s;
+	}
+	if (!cover)
+		cover = largest;
+	return cover ? pick_ival(cover, want_fps) : (struct vc_fract){ 0, 0 };
 }
 
 static int size_in_fmt(const struct vc_caps_fmt *f, uint32_t w, uint32_t h)
@@ -484,8 +525,8 @@ static void each_candidate(const struct vc_caps *caps, struct cand_ctx *c)
 		}
 		if (!f->stepwise || !f->max_w || !f->max_h)
 			continue;
-		/* continuous ranges list no intervals: rate unknown (0/0) */
-		struct vc_mode m = { f->fourcc, f->max_w, f->max_h, { 0, 0 } };
+		struct vc_mode m = { f->fourcc, f->max_w, f->max_h,
+				     range_ival(f, f->max_w, f->max_h, c->want_fps) };
 		consider(c, f, &m);
 		for (size_t r = 0; r < c->n; r++) {
 			const struct vc_request *q = &c->reqs[r];
@@ -496,6 +537,7 @@ static void each_candidate(const struct vc_caps *caps, struct cand_ctx *c)
 			uint32_t h = turned ? q->width : q->height;
 			m.width = step_up(w, f->min_w, f->max_w, f->step_w);
 			m.height = step_up(h, f->min_h, f->max_h, f->step_h);
+			m.ival = range_ival(f, m.width, m.height, c->want_fps);
 			consider(c, f, &m);
 		}
 	}
@@ -540,6 +582,7 @@ static int default_mode(const struct vc_caps *caps, struct vc_mode *out)
 					out->width = f->min_w;
 				if (out->height > h)
 					out->height = f->min_h;
+				out->ival = range_ival(f, out->width, out->height, 0);
 				return 0;
 			}
 		}
@@ -567,9 +610,17 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 		return 0;
 	}
 
-	/* requests without a size want the reference size (cost comparisons
-	 * would otherwise always pick the smallest mode); at most 64 are
-	 * considered, the serving layer's limit per camera */
+	/* A request's "don't care" is made explicit here. No size: the
+	 * reference size (cost comparisons would otherwise always pick the
+	 * smallest mode). No rate ("as fast as the device"): the rate the
+	 * device runs at when nobody asks for less, i.e. the configured mode's,
+	 * else the reference's; not cur's alone, or a rate lowered for an
+	 * fps-limited client would stick to every client joining later. With
+	 * no known rate at all the fastest interval of each size is taken.
+	 * At most 64 requests are considered, the serving layer's limit. */
+	struct vc_fract dev_ival = ref.ival;
+	if (mode_fmt(caps, preferred) && ival_known(preferred->ival))
+		dev_ival = preferred->ival;
 	struct vc_request rq[64];
 	size_t n = n_reqs < 64 ? n_reqs : 64;
 	uint32_t want_fps = 0;
@@ -581,8 +632,8 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 			rq[i].width = turned ? ref.height : ref.width;
 			rq[i].height = turned ? ref.width : ref.height;
 		}
-		if (!rq[i].fps) /* "as fast as the device" = the reference's rate */
-			rq[i].fps = ival_fps(ref.ival);
+		if (!rq[i].fps && ival_known(dev_ival))
+			rq[i].fps = ival_fps(dev_ival);
 		if (!rq[i].fps)
 			fastest = 1;
 		else if (rq[i].fps > want_fps)

@@ -80,7 +80,10 @@ int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
  * ones and cheap conversions over costly ones. `cur` (may be NULL) is the mode
  * now streaming: it is kept unless the new one is clearly better (hysteresis),
  * so streams are not restarted for nothing. `preferred` (may be NULL) is the
- * configured mode, used when nobody asks for anything specific.
+ * configured mode, used when nobody asks for anything specific (its rate is
+ * what requests without fps want). out->ival is the interval to ask the
+ * device for, taken from the caps; 0/0 only when the caps list no rate for
+ * the chosen format (the driver keeps its own then).
  * Returns 0 and *out, or -ENOENT when caps lists no usable format. */
 int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 		      const struct vc_mode *preferred, const struct vc_request *reqs,

@@ -130,10 +130,35 @@ static unsigned output_users(const struct output *o)
  * reopen the device, hence generous. */
 #define MODE_SWITCH_MS 2500
 
+static int ival_known(struct vc_fract iv)
+{
+	return iv.num && iv.den;
+}
+
+/* Same mode. A rate is compared only when both are known: 0/0 means the
+ * device's own rate (caps without intervals, drivers without G_PARM), which
+ * cannot be told apart from any other. */
 static int mode_eq(const struct vc_mode *a, const struct vc_mode *b)
 {
-	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
-	       (uint64_t)a->ival.num * b->ival.den == (uint64_t)b->ival.num * a->ival.den;
+	if (a->fourcc != b->fourcc || a->width != b->width || a->height != b->height)
+		return 0;
+	if (!ival_known(a->ival) || !ival_known(b->ival))
+		return 1;
+	return (uint64_t)a->ival.num * b->ival.den == (uint64_t)b->ival.num * a->ival.den;
+}
+
+/* A mode negotiated without a known rate runs at the device's own: the rate
+ * it streams at now, which drivers keep across a size change they can run. */
+static void mode_fill_rate(struct vc_mode *m, const struct vc_cam *cam)
+{
+	struct vc_mode actual;
+	struct vc_geom g;
+
+	if (ival_known(m->ival))
+		return;
+	vc_cam_get_mode(cam, &actual, &g);
+	if (ival_known(actual.ival))
+		m->ival = actual.ival;
 }
 
 /* Whether f was captured in mode m (format and size; the rate is not in a frame). */
@@ -216,6 +241,7 @@ static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 		reqs[n++] = *extra;
 	if (vc_negotiate_mode(caps, curp, prefp, reqs, n, &m) < 0)
 		return;
+	mode_fill_rate(&m, h->cam);
 	if (h->target.fourcc && mode_eq(&m, &h->target))
 		return;
 	vc_cam_get_mode(h->cam, &actual, &g);
@@ -229,9 +255,10 @@ static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 				hub_set_target(h, &actual);
 			return;
 		}
-		log_info("cam %s: mode %s %ux%u -> %s %ux%u", vc_cam_id(h->cam),
+		log_info("cam %s: mode %s %ux%u %u/%u s -> %s %ux%u %u/%u s", vc_cam_id(h->cam),
 			 vc_fourcc_str(actual.fourcc, a), actual.width, actual.height,
-			 vc_fourcc_str(m.fourcc, b), m.width, m.height);
+			 actual.ival.num, actual.ival.den, vc_fourcc_str(m.fourcc, b), m.width,
+			 m.height, m.ival.num, m.ival.den);
 		h->switching = 1;
 		h->switch_us = now_us();
 	}
@@ -1309,6 +1336,7 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 	int ret = vc_negotiate_mode(caps, curp, prefp, reqs, n, mode);
 	if (ret < 0)
 		return -ENODEV;
+	mode_fill_rate(mode, cam);
 	return vc_negotiate_plan(mode, req, plan);
 }
 

@@ -123,6 +123,22 @@ check api_try_encode $? "$(head -c 300 "$TMP/try")"
 curl -s "$U/api/try?format=YUYV" >"$TMP/try"
 grep -q '"passthrough":true' "$TMP/try"
 check api_try_passthrough $? "$(head -c 300 "$TMP/try")"
+# The device mode's rate is the one the device is asked for / runs at, never
+# 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
+# device then really runs at what /api/try said.
+ival() { sed -n "s/.*\"$1\":{[^}]*\"interval\":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p"; }
+iv=$(curl -s "$U/api/try" | ival device_mode)
+check api_try_rate_default "$([ "$iv" = 1/30 ]; echo $?)" "device_mode interval '$iv', configured 1/30"
+iv=$(curl -s "$U/api/try?size=320x240&fps=10" | ival device_mode)
+timeout 3 curl -s -o /dev/null "$U/stream?size=320x240&fps=10" &
+cpid=$!
+sleep 1.5
+curl -s "$U/api/status" >"$TMP/st10"
+wait $cpid
+run=$(ival mode <"$TMP/st10")
+pfps=$(grep -o '"fps":[0-9]*,"adjusted"' "$TMP/st10" | head -1)
+check api_try_rate_runs "$([ "$iv" = 1/10 ] && [ "$run" = 1/10 ] && [ "$pfps" = '"fps":10,"adjusted"' ]; echo $?)" \
+	"/api/try?fps=10 device_mode '$iv', /api/status mode '$run' while streaming, output $pfps"
 if command -v jq >/dev/null; then
 	for p in /api/cams /api/cams/0 /api/status "/api/try?format=NV12&size=320x240"; do
 		curl -s "$U$p" | jq -e . >/dev/null

@@ -268,6 +268,17 @@ static struct vc_caps_fmt e_fmts[] = { { .fourcc = YUYV, .stepwise = 1, .min_w =
 					 .step_h = 2 } };
 static const struct vc_caps caps_e = { 1, e_fmts };
 
+/* A stepwise YUYV device listing representative sizes with their rates (the
+ * shape of the test source and of v4l2's stepwise caps). */
+static struct vc_caps_size f_sizes[] = {
+	SZ(640, 480, 3, IV(1, 60), IV(1, 30), IV(1, 15)),
+	SZ(1280, 720, 2, IV(1, 30), IV(1, 10)),
+};
+static struct vc_caps_fmt f_fmts[] = { { .fourcc = YUYV, .stepwise = 1, .min_w = 16,
+					 .max_w = 1920, .step_w = 2, .min_h = 16, .max_h = 1080,
+					 .step_h = 2, .n_sizes = 2, .sizes = f_sizes } };
+static const struct vc_caps caps_f = { 1, f_fmts };
+
 /* Nothing usable. */
 static struct vc_caps_fmt x_fmts[] = { { .fourcc = BOGUS, .n_sizes = 1, .sizes = a_emu } };
 static const struct vc_caps caps_x = { 1, x_fmts };
@@ -356,6 +367,21 @@ static const struct mode_row mode_rows[] = {
 	{ __LINE__, &caps_e, NOM, NOM, 1, { R(YUYV, 641, 481) }, 0, MD(YUYV, 642, 482, 0, 0) },
 	{ __LINE__, &caps_e, NOM, NOM, 1, { R(MJPG, 320, 240) }, 0, MD(YUYV, 320, 240, 0, 0) },
 	{ __LINE__, &caps_e, MD(YUYV, 640, 480, 0, 0), NOM, 1, { R(YUYV) }, 0, MD(YUYV, 640, 480, 0, 0) },
+	/* the rate is explicit: a size inside a range gets the rates of the
+	 * smallest listed size covering it (else the largest), never 0/0 when
+	 * the caps know rates; a request without fps wants the configured rate */
+	{ __LINE__, &caps_f, NOM, NOM, 0, { R(0) }, 0, MD(YUYV, 1280, 720, 1, 30) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 640, 480) }, 0, MD(YUYV, 640, 480, 1, 30) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 640, 480, 15) }, 0, MD(YUYV, 640, 480, 1, 15) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 640, 480, 60) }, 0, MD(YUYV, 640, 480, 1, 60) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 800, 600) }, 0, MD(YUYV, 800, 600, 1, 30) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 800, 600, 10) }, 0, MD(YUYV, 800, 600, 1, 10) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 400, 300, 50) }, 0, MD(YUYV, 400, 300, 1, 60) },
+	{ __LINE__, &caps_f, NOM, NOM, 1, { R(YUYV, 1920, 1080) }, 0, MD(YUYV, 1920, 1080, 1, 30) },
+	{ __LINE__, &caps_f, NOM, MD(YUYV, 640, 480, 1, 15), 1, { R(YUYV) }, 0, MD(YUYV, 640, 480, 1, 15) },
+	{ __LINE__, &caps_a, MD(MJPG, 640, 480, 1, 15), MD(MJPG, 640, 480, 1, 30), 1, { R(MJPG) }, 0, MD(MJPG, 640, 480, 1, 30) },
+	{ __LINE__, &caps_a, MD(MJPG, 640, 480, 1, 15), MD(MJPG, 640, 480, 1, 30), 2, { R(MJPG, 640, 480, 15), R(MJPG) }, 0, MD(MJPG, 640, 480, 1, 30) },
+	{ __LINE__, &caps_a, MD(MJPG, 640, 480, 1, 15), MD(MJPG, 640, 480, 1, 30), 1, { R(MJPG, 640, 480, 15) }, 0, MD(MJPG, 640, 480, 1, 15) },
 	/* nothing usable */
 	{ __LINE__, &caps_empty, NOM, NOM, 1, { R(MJPG) }, -ENOENT },
 	{ __LINE__, &caps_x, NOM, NOM, 0, { R(0) }, -ENOENT },
