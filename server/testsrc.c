@@ -5,12 +5,18 @@
  *
  * Drawing happens once in I420 (bars, digits); every other format comes from
  * vc_conv_run() / vc_jpeg_encode(), so the source covers the whole table
- * without a line of per-format code. */
+ * without a line of per-format code.
+ *
+ * A real driver fills buffers outside our process; to cost the event loop no
+ * more than one, a render thread draws the next frame ahead of its due time
+ * (render-ahead) and dequeue only hands it out. When the guess was wrong (the
+ * loop was late and frames were lost) dequeue renders the right one itself. */
 #define LOG_PREFIX "testsrc: "
 #include "server/testsrc.h"
 
 #include <errno.h>
 #include <linux/videodev2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +44,23 @@ struct tbuf {
 	int held;   /* dequeued, caller owns it */
 };
 
+/* The one render-ahead job: the loop thread asks (WANTED), the render
+ * thread answers (DONE); both under ahead.mu. */
+enum { JOB_NONE, JOB_WANTED, JOB_DONE };
+
+struct ahead {
+	pthread_t thread;
+	int running;      /* thread started (joined in stop_ahead) */
+	int quit;
+	int state;        /* JOB_* */
+	unsigned idx;     /* buffer it renders into (still queued for the loop) */
+	uint64_t seq;     /* frame it renders */
+	int ret;
+	size_t used[3];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
 struct testsrc {
 	struct vc_src base; /* first: capture.c sees a struct vc_src */
 	struct vc_testsrc_opts opts;
@@ -51,6 +74,9 @@ struct testsrc {
 	struct vc_jpeg *jpeg;
 	uint8_t *master;  /* I420 picture of the current mode */
 	struct vc_geom master_geom;
+	/* conv, jpeg and master are used by the render thread while a job is
+	 * WANTED, by the loop thread otherwise: never both at once. */
+	struct ahead ah;
 };
 
 static int64_t now_us(void)
@@ -368,6 +394,113 @@ static void free_bufs(struct testsrc *t)
 	t->n_bufs = 0;
 }
 
+/* ---- render-ahead ---- */
+
+static void *ahead_main(void *arg)
+{
+	struct testsrc *t = arg;
+	struct ahead *ah = &t->ah;
+
+	pthread_mutex_lock(&ah->mu);
+	for (;;) {
+		while (!ah->quit && ah->state != JOB_WANTED)
+			pthread_cond_wait(&ah->cv, &ah->mu);
+		if (ah->quit)
+			break;
+		unsigned idx = ah->idx;
+		uint64_t seq = ah->seq;
+		size_t used[3];
+
+		pthread_mutex_unlock(&ah->mu);
+		int ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt,
+				 &t->cur.geom, t->cur.mode.ival, seq, t->bufs[idx].mem,
+				 t->cur.geom.mem_size, used);
+		pthread_mutex_lock(&ah->mu);
+		ah->ret = ret;
+		memcpy(ah->used, used, sizeof(used));
+		ah->state = JOB_DONE;
+		pthread_cond_broadcast(&ah->cv);
+	}
+	pthread_mutex_unlock(&ah->mu);
+	return NULL;
+}
+
+/* Without the thread (still mode, or it could not start) dequeue renders
+ * itself: slower for the loop, same frames. */
+static void start_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+	int ret;
+
+	ah->quit = 0;
+	ah->state = JOB_NONE;
+	if (t->opts.still)
+		return;
+	ret = pthread_create(&ah->thread, NULL, ahead_main, t);
+	if (ret) {
+		log_warn("no render thread (%s): rendering on the loop", strerror(ret));
+		return;
+	}
+	ah->running = 1;
+}
+
+static void stop_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+
+	if (!ah->running)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	ah->quit = 1;
+	pthread_cond_broadcast(&ah->cv);
+	pthread_mutex_unlock(&ah->mu);
+	pthread_join(ah->thread, NULL);
+	ah->running = 0;
+	ah->state = JOB_NONE;
+}
+
+/* Loop thread: asks for the frame the clock produces next, in a queued
+ * buffer, unless a job is already out or every buffer is held. */
+static void want_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+
+	if (!ah->running)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	for (unsigned i = 0; ah->state == JOB_NONE && i < t->n_bufs; i++)
+		if (t->bufs[i].queued) {
+			ah->idx = i;
+			ah->seq = t->next_seq;
+			ah->state = JOB_WANTED;
+			pthread_cond_signal(&ah->cv);
+		}
+	pthread_mutex_unlock(&ah->mu);
+}
+
+/* Loop thread: waits for the job out, if any, and takes it when it holds
+ * frame seq (returns 1 with *idx, *ret, used[]); 0 = render it yourself. */
+static int take_ahead(struct testsrc *t, uint64_t seq, unsigned *idx, int *ret, size_t used[3])
+{
+	struct ahead *ah = &t->ah;
+	int hit = 0;
+
+	if (!ah->running)
+		return 0;
+	pthread_mutex_lock(&ah->mu);
+	while (ah->state == JOB_WANTED)
+		pthread_cond_wait(&ah->cv, &ah->mu);
+	if (ah->state == JOB_DONE && ah->seq == seq && t->bufs[ah->idx].queued) {
+		*idx = ah->idx;
+		*ret = ah->ret;
+		memcpy(used, ah->used, 3 * sizeof(used[0]));
+		hit = 1;
+	}
+	ah->state = JOB_NONE;
+	pthread_mutex_unlock(&ah->mu);
+	return hit;
+}
+
 static int ts_open(const char *path, struct vc_src **out)
 {
 	struct testsrc *t = calloc(1, sizeof(*t));
@@ -395,6 +528,8 @@ static int ts_open(const char *path, struct vc_src **out)
 		free(t);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&t->ah.mu, NULL);
+	pthread_cond_init(&t->ah.cv, NULL);
 	*out = &t->base;
 	return 0;
 }
@@ -403,6 +538,9 @@ static void ts_close(struct vc_src *s)
 {
 	struct testsrc *t = ts_of(s);
 
+	stop_ahead(t);
+	pthread_cond_destroy(&t->ah.cv);
+	pthread_mutex_destroy(&t->ah.mu);
 	free_bufs(t);
 	free(t->master);
 	vc_conv_free(t->conv);
@@ -541,6 +679,8 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 	t->t0_us = now_us() + (int64_t)t->cur.mode.ival.num * 1000000 / t->cur.mode.ival.den;
 	t->next_seq = 0;
 	t->streaming = 1;
+	start_ahead(t);
+	want_ahead(t);
 	*n_actual = n_buffers;
 	return 0;
 }
@@ -549,6 +689,7 @@ static void ts_stop(struct vc_src *s)
 {
 	struct testsrc *t = ts_of(s);
 
+	stop_ahead(t);
 	t->streaming = 0;
 	for (unsigned i = 0; i < t->n_bufs; i++)
 		t->bufs[i].queued = 0;
@@ -612,8 +753,11 @@ static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
 			b->bytesused[0] = ret < 0 ? 0 : info.size;
 		}
 	} else {
-		ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
-			     t->cur.mode.ival, seq, tb->mem, g->mem_size, b->bytesused);
+		if (take_ahead(t, seq, &idx, &ret, b->bytesused))
+			tb = &t->bufs[idx];
+		else
+			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
+				     t->cur.mode.ival, seq, tb->mem, g->mem_size, b->bytesused);
 		if (ret < 0) {
 			log_error("render %ux%u failed: %s", g->width, g->height, strerror(-ret));
 			return ret;
@@ -627,6 +771,7 @@ static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
 	b->seq = seq;
 	b->ts_us = due_of(t, seq);
 	b->field = V4L2_FIELD_NONE;
+	want_ahead(t);
 	return 0;
 }
 
@@ -638,6 +783,7 @@ static int ts_queue(struct vc_src *s, unsigned index)
 		return -EINVAL;
 	t->bufs[index].held = 0;
 	t->bufs[index].queued = t->streaming;
+	want_ahead(t);
 	return 0;
 }
 

@@ -232,12 +232,53 @@ static void still_and_set_mode(void)
 	vc_src_test.close(s);
 }
 
+/* Frames drawn ahead by the render thread, and those dequeue draws itself
+ * after the caller was late (seq jumped past the guess), both equal what
+ * vc_testsrc_render gives for their number; JPEG too. */
+static void ahead_and_late_content(void)
+{
+	static const char *const paths[] = { "test:96x64@100:MJPEG", "test:96x64@100:NV12" };
+
+	for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		struct vc_src *s;
+		struct vc_src_format f;
+		unsigned n = 0, same = 0, jumps = 0;
+		uint64_t last = 0;
+
+		CHECK(vc_src_test.open(paths[k], &s) == 0 && vc_src_test.get_format(s, &f) == 0,
+		      "open %s", paths[k]);
+		CHECK(vc_src_test.start(s, 3, &n) == 0, "start");
+		uint8_t *want = malloc(f.geom.sizeimage);
+		for (int i = 0; i < 12; i++) {
+			struct vc_src_buf b;
+			/* every third frame late by a few intervals */
+			sleep_until(vc_src_test.next_due(s) + (i % 3 == 2 ? 35000 : 0));
+			if (vc_src_test.dequeue(s, &b) != 0)
+				continue;
+			uint8_t *mem[3] = { want, 0, 0 };
+			size_t cap[3] = { f.geom.sizeimage, 0, 0 }, used[3];
+			same += vc_testsrc_render(&f.mode, b.seq, mem, cap, used) == 0 &&
+				used[0] == b.bytesused[0] && !memcmp(want, b.mem[0], used[0]);
+			jumps += i > 0 && b.seq > last + 1;
+			last = b.seq;
+			vc_src_test.queue(s, b.index);
+		}
+		CHECK(same == 12, "%s: %u of 12 frames equal their render", paths[k], same);
+		CHECK(jumps >= 2, "%s: only %u late frames (the late path went untested)", paths[k],
+		      jumps);
+		free(want);
+		vc_src_test.stop(s);
+		vc_src_test.close(s);
+	}
+}
+
 int main(void)
 {
 	RUN("testsrc", parse);
 	RUN("testsrc", caps);
 	RUN("testsrc", every_format_deterministic);
 	RUN("testsrc", clock_and_content);
+	RUN("testsrc", ahead_and_late_content);
 	RUN("testsrc", still_and_set_mode);
 	CHECK_EXIT();
 }
