@@ -41,6 +41,22 @@ struct opts {
 	const char *make_token; /* --make-token SCOPE[:SECONDS] */
 };
 
+/* Where a camera comes from: decides what a reload or a hotplug does to it
+ * and which config section its control lines come from. */
+enum cam_kind {
+	CAM_FLAG,  /* --device (controls: a [camera] naming the same device) */
+	CAM_CONF,  /* a [camera] section, by id; reloads add/reopen/remove it */
+	CAM_AUTO,  /* zero config: discovered, or the test pattern when none */
+};
+
+/* Per camera, parallel to app.cams[]. */
+struct cam_slot {
+	enum cam_kind kind;
+	int fallback;              /* the zero-config test pattern: a device replaces it */
+	int ctl_open;              /* source was open at the last control tick */
+	uint64_t ctl_restarts;
+};
+
 /* The running daemon: everything the signal handlers reach. */
 struct app {
 	struct event_base *base;
@@ -58,14 +74,19 @@ struct app {
 	struct vc_sdnotify *notify;
 	struct event *sig_hup;
 	char *tls_cert, *tls_key;
-	/* wire: discovered device paths (owned), hotplug watch, and the tick
-	 * that applies config control lines whenever a camera (re)opens */
-	char *auto_paths[MAX_CAMS];
+	/* wire: hotplug watch, and the tick that applies config control lines
+	 * whenever a camera (re)opens */
 	struct vc_hotplug *hotplug;
 	struct event *ctl_timer;
-	size_t first_conf_cam;     /* cams[first_conf_cam..] come from [camera] sections */
-	int ctl_open[MAX_CAMS];    /* source was open at the last tick */
-	uint64_t ctl_restarts[MAX_CAMS];
+	struct cam_slot slot[MAX_CAMS];
+	int zeroconf;              /* cameras are discovered (no --device, no [camera]) */
+	/* the config the server started with: listen/TLS/limits/web root
+	 * changes need a restart, and reloads compare against it */
+	struct vc_conf *boot_conf;
+	int listen_flags;          /* --listen given: the file's listen lines are ignored */
+	struct event *status_timer; /* systemd STATUS= refresh */
+	char status_last[160];
+	time_t status_sent;
 };
 
 static void usage(FILE *f)
@@ -229,13 +250,224 @@ static int loop_healthy(void *opaque)
 	return !((struct app *)opaque)->stopping;
 }
 
+/* ---- the camera set: added, reopened and removed at run time ---- */
+
+static void status_update(struct app *a, int now);
+
+/* Creates a camera and serves it (once the streams exist). 0 or -errno, logged. */
+static int cam_add(struct app *a, const struct vc_cam_config *cc, enum cam_kind kind)
+{
+	struct vc_cam *cam;
+	int ret;
+
+	if (a->n_cams >= MAX_CAMS) {
+		log_error("camera %s (%s): at most %d cameras", cc->id, cc->path, MAX_CAMS);
+		return -ENOSPC;
+	}
+	ret = vc_cam_new(a->base, cc, &cam);
+	if (ret == 0 && a->streams && (ret = vc_streams_add_cam(a->streams, cam)) < 0)
+		vc_cam_free(cam);
+	if (ret < 0) {
+		log_error("camera %s (%s): %s", cc->id, cc->path, strerror(-ret));
+		return ret;
+	}
+	a->cams[a->n_cams] = cam;
+	a->slot[a->n_cams] = (struct cam_slot){ .kind = kind };
+	a->n_cams++;
+	return 0;
+}
+
+/* Stops serving camera i (its streams end) and closes it. */
+static void cam_remove(struct app *a, size_t i)
+{
+	if (a->streams)
+		vc_streams_remove_cam(a->streams, a->cams[i]);
+	vc_cam_free(a->cams[i]);
+	memmove(&a->cams[i], &a->cams[i + 1], (a->n_cams - i - 1) * sizeof(a->cams[0]));
+	memmove(&a->slot[i], &a->slot[i + 1], (a->n_cams - i - 1) * sizeof(a->slot[0]));
+	a->n_cams--;
+}
+
+/* Reopens camera i with new settings in the same place: its clients stay
+ * connected. The old device is closed before the new one opens (vc_cam_new
+ * opens from the loop). */
+static int cam_replace(struct app *a, size_t i, const struct vc_cam_config *cc)
+{
+	struct vc_cam *cam;
+	int ret = vc_cam_new(a->base, cc, &cam);
+
+	if (ret == 0 && (ret = vc_streams_replace_cam(a->streams, a->cams[i], cam)) < 0)
+		vc_cam_free(cam);
+	if (ret < 0) {
+		log_error("camera %s (%s): %s; the old settings stay", cc->id, cc->path,
+			  strerror(-ret));
+		return ret;
+	}
+	vc_cam_free(a->cams[i]);
+	a->cams[i] = cam;
+	a->slot[i].ctl_open = 0;
+	return 0;
+}
+
+/* 1 when a camera already serves the device d (same path or link, or a
+ * path that resolves to d's node). */
+static int cam_serving(const struct app *a, const struct vc_dev_info *d)
+{
+	for (size_t i = 0; i < a->n_cams; i++) {
+		const char *p = vc_cam_path(a->cams[i]);
+		char node[64];
+
+		if (!strcmp(p, d->stable) || !strcmp(p, d->path) ||
+		    (vc_discover_resolve(p, node, sizeof(node)) == 0 && !strcmp(node, d->path)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The lowest number no camera uses as its id: ids of discovered cameras
+ * stay those of a start with the same devices. */
+static void free_id(const struct app *a, char *id, size_t n)
+{
+	for (unsigned k = 0;; k++) {
+		size_t i = 0;
+
+		snprintf(id, n, "%u", k);
+		while (i < a->n_cams && strcmp(vc_cam_id(a->cams[i]), id))
+			i++;
+		if (i == a->n_cams)
+			return;
+	}
+}
+
+/* Zero config: serves every capture node discover finds that no camera
+ * serves yet, named by its by-id/by-path link; the test pattern when there
+ * is no camera at all, which makes way for the first device that appears.
+ * Unplugged cameras stay listed (ABSENT): they may come back. */
+static void discover_add(struct app *a, const char *why)
+{
+	struct vc_dev_info *l = NULL;
+	size_t n = 0, fresh = 0;
+
+	if (vc_discover_list(&l, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++)
+		fresh += !cam_serving(a, &l[i]);
+	for (size_t i = 0; fresh && i < a->n_cams; i++)
+		if (a->slot[i].fallback) {
+			log_info("%s: a device appeared: the test pattern (camera %s) makes way", why,
+				 vc_cam_id(a->cams[i]));
+			cam_remove(a, i);
+			break;
+		}
+	for (size_t i = 0; i < n; i++) {
+		char id[24];
+		struct vc_cam_config cc = { .id = id, .path = l[i].stable, .input = -1,
+					    .idle_stop_ms = 5000 };
+
+		if (cam_serving(a, &l[i]))
+			continue;
+		free_id(a, id, sizeof(id));
+		if (cam_add(a, &cc, CAM_AUTO) == 0)
+			log_info("%s: serving %s (%s, %s) as camera %s", why, l[i].stable, l[i].path,
+				 l[i].card, id);
+	}
+	free(l);
+	if (!a->n_cams) {
+		struct vc_cam_config cc = { .id = "0", .path = "test", .input = -1,
+					    .idle_stop_ms = 5000 };
+
+		log_info("%s and no V4L2 capture device found: serving the test pattern", why);
+		if (cam_add(a, &cc, CAM_AUTO) == 0)
+			a->slot[a->n_cams - 1].fallback = 1;
+	}
+}
+
+/* Hotplug: a node or by-id/by-path link appeared; an ABSENT camera whose
+ * path resolves now reopens at once instead of at its next backoff, and in
+ * zero-config mode a new device is served. */
+static void on_hotplug(void *opaque)
+{
+	struct app *a = opaque;
+
+	if (a->stopping)
+		return;
+	for (size_t i = 0; i < a->n_cams; i++) {
+		char node[64];
+
+		if (vc_cam_get_state(a->cams[i]) != VC_CAM_ABSENT ||
+		    vc_discover_resolve(vc_cam_path(a->cams[i]), node, sizeof(node)) < 0)
+			continue;
+		log_info("hotplug: %s is back as %s: reopening camera %s", vc_cam_path(a->cams[i]),
+			 node, vc_cam_id(a->cams[i]));
+		vc_cam_poke(a->cams[i]);
+	}
+	if (a->zeroconf) {
+		discover_add(a, "hotplug");
+		status_update(a, 1);
+	}
+}
+
+/* SIGHUP, camera part (before a->conf becomes nc): [camera] sections that
+ * went are removed, changed ones reopened in place, new ones added;
+ * unchanged ones are not touched (no gap). With --device the flags keep
+ * deciding the cameras; their control lines apply again. */
+static void reload_cams(struct app *a, const struct vc_conf *nc)
+{
+	struct vc_cam_config ccs[MAX_CAMS];
+	size_t n = nc->n_cams ? vc_ops_cam_configs(nc, ccs, MAX_CAMS, 5000) : 0;
+
+	if (a->opts->n_devices) {
+		for (size_t i = 0; i < a->n_cams; i++)
+			a->slot[i].ctl_open = 0;
+		return;
+	}
+	for (size_t i = a->n_cams; i-- > 0;) {
+		const char *id = vc_cam_id(a->cams[i]);
+		const struct vc_conf_cam *ko = a->conf ? vc_conf_find_cam(a->conf, id) : NULL;
+		const struct vc_conf_cam *kn = vc_conf_find_cam(nc, id);
+
+		if (a->slot[i].kind != CAM_CONF)
+			continue;
+		if (!kn || (size_t)(kn - nc->cams) >= n) {
+			log_info("reload: camera %s removed", id);
+			cam_remove(a, i);
+		} else if (!ko || !vc_conf_cam_equal(ko, kn)) {
+			log_info("reload: camera %s changed: reopening it", id);
+			cam_replace(a, i, &ccs[kn - nc->cams]);
+		}
+	}
+	if (n && a->zeroconf) {
+		log_info("reload: [camera] sections now decide the cameras (no more discovery)");
+		a->zeroconf = 0;
+		for (size_t i = a->n_cams; i-- > 0;)
+			if (a->slot[i].kind == CAM_AUTO)
+				cam_remove(a, i);
+	}
+	for (size_t j = 0; j < n; j++) {
+		size_t i = 0;
+
+		while (i < a->n_cams && strcmp(vc_cam_id(a->cams[i]), ccs[j].id))
+			i++;
+		if (i < a->n_cams)
+			continue;
+		if (cam_add(a, &ccs[j], CAM_CONF) == 0)
+			log_info("reload: camera %s added (%s)", ccs[j].id, ccs[j].path);
+	}
+	if (!n && !a->zeroconf) {
+		a->zeroconf = 1;
+		discover_add(a, "reload: no [camera] left");
+	}
+}
+
 /* SIGHUP: reread the config; a bad one is rejected and the running one
- * stays. Auth and log level apply at once. */
+ * stays. Auth, log level and cameras apply at once; server settings that
+ * bind sockets or load certificates need a restart (logged). */
 static void on_hup(evutil_socket_t sig, short what, void *arg)
 {
 	struct app *a = arg;
 	struct vc_conf *nc = NULL;
 	struct vc_auth *na = NULL;
+	char keys[160];
 
 	(void)sig;
 	(void)what;
@@ -250,62 +482,44 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		vc_sdnotify_ready(a->notify);
 		return;
 	}
-	if (!a->opts->n_devices && !vc_ops_cams_equal(a->conf, nc))
-		log_warn("reload: camera sections changed; they apply at the next restart");
-	if (!a->opts->n_listen && !vc_ops_listen_equal(a->conf, nc))
-		log_warn("reload: listen addresses changed; they apply at the next restart");
+	if (vc_ops_restart_keys(a->boot_conf, nc, !a->listen_flags, keys, sizeof(keys)))
+		log_warn("reload: %s changed: restart vcapd to apply (the running server keeps the old values)",
+			 keys);
 	if (a->opts->log_level < 0)
 		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
 	vc_auth_free(a->auth);
 	a->auth = na;
-	vc_conf_free(a->conf);
+	reload_cams(a, nc);
+	if (a->conf != a->boot_conf)
+		vc_conf_free(a->conf);
 	a->conf = nc;
 	log_info("reload: %s applied", a->opts->config);
 	vc_sdnotify_ready(a->notify);
+	status_update(a, 1);
 }
 
-/* No --device and no [camera]: every V4L2 capture node discover finds,
- * named by its by-id/by-path link, else the test pattern. */
-static void discover_devices(struct app *a, struct opts *o)
+/* The [camera] section whose control lines apply to camera i: its own for a
+ * config camera; for --device, a section naming the same device (same text,
+ * or the same node once links are resolved). */
+static const struct vc_conf_cam *cam_section(const struct app *a, size_t i)
 {
-	struct vc_dev_info *l = NULL;
-	size_t n = 0;
+	const char *p = vc_cam_path(a->cams[i]);
+	char node[64], kn[64];
 
-	if (vc_discover_list(&l, &n) < 0)
-		n = 0;
-	for (size_t i = 0; i < n && o->n_devices < MAX_CAMS; i++) {
-		char *p = strdup(l[i].stable);
-
-		if (!p)
-			break;
-		a->auto_paths[o->n_devices] = p;
-		o->devices[o->n_devices++] = p;
-		log_info("no --device or [camera]: serving %s (%s, %s) as camera %zu", p, l[i].path,
-			 l[i].card, o->n_devices - 1);
-	}
-	free(l);
-	if (!o->n_devices) {
-		log_info("no --device or [camera] and no V4L2 capture device found: serving the test pattern");
-		o->devices[o->n_devices++] = "test";
-	}
-}
-
-/* Hotplug: a node or by-id/by-path link appeared; an ABSENT camera whose
- * path resolves now reopens at once instead of at its next backoff. */
-static void on_hotplug(void *opaque)
-{
-	struct app *a = opaque;
-
-	for (size_t i = 0; i < a->n_cams; i++) {
-		char node[64];
-
-		if (vc_cam_get_state(a->cams[i]) != VC_CAM_ABSENT ||
-		    vc_discover_resolve(vc_cam_path(a->cams[i]), node, sizeof(node)) < 0)
-			continue;
-		log_info("hotplug: %s is back as %s: reopening camera %s", vc_cam_path(a->cams[i]),
-			 node, vc_cam_id(a->cams[i]));
-		vc_cam_poke(a->cams[i]);
-	}
+	if (!a->conf || a->slot[i].kind == CAM_AUTO)
+		return NULL;
+	if (a->slot[i].kind == CAM_CONF)
+		return vc_conf_find_cam(a->conf, vc_cam_id(a->cams[i]));
+	for (size_t j = 0; j < a->conf->n_cams; j++)
+		if (!strcmp(a->conf->cams[j].device, p))
+			return &a->conf->cams[j];
+	if (vc_discover_resolve(p, node, sizeof(node)) < 0)
+		return NULL;
+	for (size_t j = 0; j < a->conf->n_cams; j++)
+		if (vc_discover_resolve(a->conf->cams[j].device, kn, sizeof(kn)) == 0 &&
+		    !strcmp(kn, node))
+			return &a->conf->cams[j];
+	return NULL;
 }
 
 static int cam_ctrl_set(void *o, uint32_t id, int64_t value, int64_t *applied)
@@ -322,28 +536,92 @@ static void on_ctl_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	for (size_t i = a->first_conf_cam; a->conf && i < a->n_cams; i++) {
+	for (size_t i = 0; a->conf && i < a->n_cams; i++) {
 		struct vc_cam *cam = a->cams[i];
-		const struct vc_conf_cam *k = vc_conf_find_cam(a->conf, vc_cam_id(cam));
+		struct cam_slot *sl = &a->slot[i];
 		struct vc_cam_stats st;
 		struct vc_ctrls cs;
 
 		if (!vc_cam_source(cam)) {
-			a->ctl_open[i] = 0;
+			sl->ctl_open = 0;
 			continue;
 		}
 		vc_cam_get_stats(cam, &st);
-		if (a->ctl_open[i] && st.restarts == a->ctl_restarts[i])
+		if (sl->ctl_open && st.restarts == sl->ctl_restarts)
 			continue;
-		a->ctl_open[i] = 1;
-		a->ctl_restarts[i] = st.restarts;
+		sl->ctl_open = 1;
+		sl->ctl_restarts = st.restarts;
+		const struct vc_conf_cam *k = cam_section(a, i);
 		if (!k || !k->n_ctrls)
 			continue;
+		if (sl->kind == CAM_FLAG)
+			log_info("--device %s: control lines of [camera %s]", vc_cam_path(cam), k->name);
 		if (vc_cam_ctrls_load(cam, &cs) < 0)
 			continue; /* gone again: the next open retries */
 		vc_ops_apply_ctrls(&cs, k->name, k->ctrls, k->n_ctrls, cam_ctrl_set, cam);
 		vc_ctrls_clear(&cs);
 	}
+}
+
+/* ---- systemd STATUS= ---- */
+
+static void count_client(void *opaque, const struct vc_client_info *ci)
+{
+	(void)ci;
+	(*(unsigned *)opaque)++;
+}
+
+/* STATUS= for systemctl status: cameras by state, streaming clients and
+ * the frames captured per second over all cameras, e.g. "2 cams (2
+ * streaming), 3 clients, 30.0 fps". Sent at once when a state or the
+ * client count changes (checked every second, and by reloads and hotplug:
+ * force), else at most every 5 s while the fps moves. */
+static void status_update(struct app *a, int force)
+{
+	static const char *const names[] = { "absent", "idle", "streaming", "error" };
+	unsigned by_state[4] = { 0 }, clients = 0;
+	double fps = 0;
+	char key[128], text[160];
+	size_t n, k = 0;
+	time_t now = time(NULL);
+
+	if (!vc_sdnotify_enabled(a->notify) || !a->streams || a->stopping)
+		return;
+	n = vc_streams_n_cams(a->streams);
+	for (size_t i = 0; i < n; i++) {
+		struct vc_cam *cam = vc_streams_cam(a->streams, i);
+		enum vc_cam_state st = vc_cam_get_state(cam);
+		struct vc_cam_stats cs;
+
+		by_state[st < 4 ? st : VC_CAM_ERROR]++;
+		vc_cam_get_stats(cam, &cs);
+		if (st == VC_CAM_STREAMING)
+			fps += cs.fps;
+		vc_streams_clients(a->streams, i, count_client, &clients);
+	}
+	k += (size_t)snprintf(key, sizeof(key), "%zu cam%s (%u streaming", n, n == 1 ? "" : "s",
+			      by_state[VC_CAM_STREAMING]);
+	for (int st = 0; st < 4; st++)
+		if (st != VC_CAM_STREAMING && by_state[st] && k < sizeof(key))
+			k += (size_t)snprintf(key + k, sizeof(key) - k, ", %u %s", by_state[st],
+					      names[st]);
+	if (k < sizeof(key))
+		snprintf(key + k, sizeof(key) - k, "), %u client%s", clients, clients == 1 ? "" : "s");
+	snprintf(text, sizeof(text), "%s, %.1f fps", key, fps);
+	int changed = strncmp(a->status_last, key, strlen(key)) != 0 ||
+		      a->status_last[strlen(key)] != ',';
+	if (!force && !changed && (now - a->status_sent < 5 || !strcmp(text, a->status_last)))
+		return;
+	vc_sdnotify_status(a->notify, "%s", text);
+	snprintf(a->status_last, sizeof(a->status_last), "%s", text);
+	a->status_sent = now;
+}
+
+static void on_status_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	status_update(arg, 0);
 }
 
 static int setup_routes(struct app *a)
@@ -388,11 +666,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (!o.n_devices && a.conf && a.conf->n_cams)
 		n_ccs = vc_ops_cam_configs(a.conf, ccs, MAX_CAMS, 5000);
+	a.listen_flags = o.n_listen > 0;
 	if (!o.n_listen && a.conf)
 		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < MAX_LISTEN; i++)
 			o.listen[o.n_listen++] = a.conf->listen[i];
-	if (!o.n_devices && !n_ccs)
-		discover_devices(&a, &o);
 	if (!o.n_listen)
 		o.listen[o.n_listen++] = "127.0.0.1:8080";
 	struct vc_http_config hc = { 0 };
@@ -423,21 +700,15 @@ int main(int argc, char **argv)
 					    .idle_stop_ms = 5000 };
 
 		snprintf(id, sizeof(id), "%zu", i);
-		ret = vc_cam_new(a.base, &cc, &a.cams[a.n_cams]);
-		if (ret < 0) {
-			log_error("device %s: %s", o.devices[i], strerror(-ret));
+		if (cam_add(&a, &cc, CAM_FLAG) < 0)
 			goto out;
-		}
-		a.n_cams++;
 	}
-	a.first_conf_cam = a.n_cams;
-	for (size_t i = 0; i < n_ccs; i++) {
-		ret = vc_cam_new(a.base, &ccs[i], &a.cams[a.n_cams]);
-		if (ret < 0) {
-			log_error("camera %s (%s): %s", ccs[i].id, ccs[i].path, strerror(-ret));
+	for (size_t i = 0; i < n_ccs; i++)
+		if (cam_add(&a, &ccs[i], CAM_CONF) < 0)
 			goto out;
-		}
-		a.n_cams++;
+	if (!o.n_devices && !n_ccs) {
+		a.zeroconf = 1;
+		discover_add(&a, "no --device or [camera]");
 	}
 	if (vc_http_new(a.base, &hc, &a.http) < 0 ||
 	    vc_streams_new(a.base, a.http, a.cams, a.n_cams, &a.streams) < 0 ||
@@ -450,11 +721,18 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		log_warn("no hotplug watch on /dev (%s): unplugged cameras retry on their backoff",
 			 strerror(-ret));
-	if (n_ccs) {
+	if (a.conf) { /* control lines can only come from a config */
 		struct timeval tv = { 0, 250000 };
 
 		a.ctl_timer = event_new(a.base, -1, EV_PERSIST, on_ctl_tick, &a);
 		if (!a.ctl_timer || evtimer_add(a.ctl_timer, &tv) < 0)
+			goto out;
+	}
+	if (vc_sdnotify_enabled(a.notify)) {
+		struct timeval tv = { 1, 0 };
+
+		a.status_timer = event_new(a.base, -1, EV_PERSIST, on_status_tick, &a);
+		if (!a.status_timer || evtimer_add(a.status_timer, &tv) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < o.n_listen; i++)
@@ -469,8 +747,8 @@ int main(int argc, char **argv)
 	if (!a.sig_int || !a.sig_term || !a.stop_timer || event_add(a.sig_int, NULL) < 0 ||
 	    event_add(a.sig_term, NULL) < 0)
 		goto out;
-	vc_sdnotify_status(a.notify, "%zu camera(s), listening on %s%s", a.n_cams, o.listen[0],
-			   o.n_listen > 1 ? " and more" : "");
+	a.boot_conf = a.conf;
+	status_update(&a, 1);
 	vc_sdnotify_ready(a.notify);
 	event_base_dispatch(a.base);
 	rc = 0;
@@ -492,11 +770,13 @@ out:
 		event_free(a.sig_hup);
 	if (a.ctl_timer)
 		event_free(a.ctl_timer);
+	if (a.status_timer)
+		event_free(a.status_timer);
 	vc_hotplug_free(a.hotplug);
-	for (size_t i = 0; i < MAX_CAMS; i++)
-		free(a.auto_paths[i]);
 	vc_sdnotify_free(a.notify);
 	vc_auth_free(a.auth);
+	if (a.boot_conf != a.conf)
+		vc_conf_free(a.boot_conf);
 	vc_conf_free(a.conf);
 	free(a.tls_cert);
 	free(a.tls_key);

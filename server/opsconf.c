@@ -86,6 +86,43 @@ int vc_ops_listen_equal(const struct vc_conf *a, const struct vc_conf *b)
 	return 1;
 }
 
+static int str_differ(const char *x, const char *y)
+{
+	return (x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0);
+}
+
+int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
+			char *keys, size_t n)
+{
+	const struct {
+		const char *name;
+		int differ;
+	} k[] = {
+		{ "listen", with_listen && !vc_ops_listen_equal(a, b) },
+		{ "max_clients", a->max_clients != b->max_clients },
+		{ "max_clients_per_ip", a->max_clients_per_ip != b->max_clients_per_ip },
+		{ "tls_cert", str_differ(a->tls_cert, b->tls_cert) },
+		{ "tls_key", str_differ(a->tls_key, b->tls_key) },
+		{ "web_root", str_differ(a->web_root, b->web_root) },
+	};
+	size_t len = 0;
+
+	if (n)
+		keys[0] = '\0';
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (!k[i].differ)
+			continue;
+		int w = snprintf(keys + len, n - len, "%s%s", len ? "," : "", k[i].name);
+		if (w < 0 || (size_t)w >= n - len)
+			break;
+		len += (size_t)w;
+	}
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].differ)
+			return 1;
+	return 0;
+}
+
 int vc_ops_read_file(const char *path, char **out)
 {
 	FILE *f = fopen(path, "rb");

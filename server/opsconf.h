@@ -29,6 +29,14 @@ int vc_ops_cams_equal(const struct vc_conf *a, const struct vc_conf *b);
 /* 1 when both configs listen on the same addresses. */
 int vc_ops_listen_equal(const struct vc_conf *a, const struct vc_conf *b);
 
+/* The [server] settings that differ between the running config a and a
+ * reloaded b but only apply at a restart (they bind sockets, load
+ * certificates or size the server): a comma list into keys ("listen,
+ * tls_cert"), listen only when with_listen (--listen flags win over the
+ * file). Returns 1 when there is any, else 0 (keys ""). */
+int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
+			char *keys, size_t n);
+
 /* Reads a whole (small) file, NUL-terminated; 0 or -errno. */
 int vc_ops_read_file(const char *path, char **out);
 

@@ -185,3 +185,8 @@ uint64_t vc_sdnotify_watchdog_usec(const struct vc_sdnotify *n)
 {
 	return n->wd_usec;
 }
+
+int vc_sdnotify_enabled(const struct vc_sdnotify *n)
+{
+	return n && n->fd >= 0;
+}

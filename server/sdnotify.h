@@ -35,6 +35,9 @@ int vc_sdnotify_status(struct vc_sdnotify *n, const char *fmt, ...)
 int vc_sdnotify_reloading(struct vc_sdnotify *n);
 int vc_sdnotify_stopping(struct vc_sdnotify *n);
 
+/* 1 when running under systemd's notify protocol (a socket is set up). */
+int vc_sdnotify_enabled(const struct vc_sdnotify *n);
+
 /* Watchdog interval in microseconds (0 = no watchdog requested). */
 uint64_t vc_sdnotify_watchdog_usec(const struct vc_sdnotify *n);
 

@@ -111,7 +111,7 @@ if [ -x "$NL" ]; then
 	wait "$NLPID" 2>/dev/null
 	seq=$(sed -n 's/^\(READY=1\|RELOADING=1\|STOPPING=1\).*/\1/p' "$TMP/notify.log" | tr '\n' ' ')
 	[ "$seq" = "READY=1 RELOADING=1 READY=1 RELOADING=1 READY=1 STOPPING=1 " ] &&
-		grep -q '^STATUS=1 camera' "$TMP/notify.log" && grep -q '^RELOADING=1|MONOTONIC_USEC=[0-9]' "$TMP/notify.log"
+		grep -q "^STATUS=1 cam (" "$TMP/notify.log" && grep -q '^RELOADING=1|MONOTONIC_USEC=[0-9]' "$TMP/notify.log"
 	check notify_sequence $? "got: $(tr '\n' ' ' <"$TMP/notify.log")"
 else
 	fail notify_sequence "$NL not built"
