@@ -206,6 +206,7 @@ struct strip {
 	int w, h, pw, cw, pcw, ch_src;
 	int mcu_h;
 	int direct_y, direct_c;
+	int fused; /* packed source deinterleaved and range-converted in one pass */
 	uint8_t *ys, *cs[2], *as[2]; /* scratch: luma rows, JPEG chroma rows, source chroma rows */
 	JSAMPROW yr[16], cr[2][16];
 };
@@ -251,7 +252,12 @@ static void fill_strip(struct strip *t, int y0)
 		const uint8_t *src = row_at(s, 0, (uint32_t)y0);
 		uint8_t *u = t->as[p->ci[0]], *v = t->as[!p->ci[0]];
 
-		if (p->chroma_first)
+		if (t->fused)
+			for (int i = 0; i < ny; i++)
+				vc_jpeg_packed_apply(&p->xf, src + (size_t)i * s->stride[0],
+						     p->chroma_first, t->w, t->ys + (size_t)i * t->pw,
+						     u + (size_t)i * t->pcw, v + (size_t)i * t->pcw);
+		else if (p->chroma_first)
 			UYVYToI422(src, (int)s->stride[0], t->ys, t->pw, u, t->pcw, v, t->pcw,
 				   t->w, ny);
 		else
@@ -301,6 +307,10 @@ static void fill_strip(struct strip *t, int y0)
 				} else if (t->direct_c) {
 					t->cr[k][i] = (JSAMPROW)(uintptr_t)srows[k][i];
 					continue;
+				} else if (p->kind != K_PLANAR) {
+					/* split or deinterleaved into our scratch already:
+					 * pad and convert it there, no copy */
+					d = t->as[k] + (size_t)i * t->pcw;
 				} else {
 					memcpy(d, srows[k][i], (size_t)t->cw);
 				}
@@ -308,7 +318,7 @@ static void fill_strip(struct strip *t, int y0)
 				t->cr[k][i] = d;
 			}
 	}
-	if (!p->xf.identity) {
+	if (!p->xf.identity && !t->fused) {
 		if (p->ncomp == 3)
 			vc_jpeg_ycc_apply(&p->xf, t->yr, ny, t->pw, t->cr[0], t->cr[1], nc, t->pcw,
 					  p->jhs, p->jvs);
@@ -350,6 +360,11 @@ static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct pla
 	 * libjpeg's reads (padded to whole blocks) stay inside the row. */
 	t.direct_y = p->kind != K_PACKED && p->xf.identity && t.pw == t.w;
 	t.direct_c = p->kind == K_PLANAR && p->xf.identity && t.pcw == t.cw && p->jvs == p->vs;
+	/* Limited-range packed 4:2:2 kept at 4:2:2 (the V4L2 default for
+	 * YUYV/UYVY cameras): one pass over the source instead of libyuv's
+	 * deinterleave plus a range pass per plane. */
+	t.fused = p->kind == K_PACKED && p->ncomp == 3 && p->jvs == p->vs &&
+		  vc_jpeg_packed_ok(&p->xf);
 	need = (size_t)t.pw * 16 + (size_t)t.pcw * (2 * 8 + 2 * 16);
 	sc = vc_jpeg_scratch(j, need);
 	if (!sc)

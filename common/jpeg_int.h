@@ -74,6 +74,16 @@ void vc_jpeg_ycc_xf(int enc_in, int full_in, int enc_out, int full_out, struct y
  * converted first from the untouched chroma, then chroma. */
 void vc_jpeg_ycc_apply(const struct ycc_xf *x, uint8_t **y, int n_y, int w,
 		       uint8_t **cb, uint8_t **cr, int n_c, int cw, int hs, int vs);
+/* Whether x is a range conversion vc_jpeg_packed_apply() can do (scale-only,
+ * the same factor for Cb and Cr). */
+int vc_jpeg_packed_ok(const struct ycc_xf *x);
+/* One packed 4:2:2 row of w pixels (4-byte groups Y C0 Y C1, or C0 Y C1 Y
+ * when chroma_first) deinterleaved into y (w samples), c0 and c1
+ * ((w + 1) / 2 each) with x applied on the way: one pass over the source
+ * instead of a deinterleave and a conversion pass per plane. Gives the same
+ * samples as deinterleaving and then vc_jpeg_ycc_apply(). */
+void vc_jpeg_packed_apply(const struct ycc_xf *x, const uint8_t *src, int chroma_first, int w,
+			  uint8_t *y, uint8_t *c0, uint8_t *c1);
 /* Grey plane only (Y of a GREY picture, or luma of a grey JPEG). */
 void vc_jpeg_y_apply(const struct ycc_xf *x, uint8_t *row, int w);
 

@@ -592,6 +592,79 @@ static void color_range(void)
 	vc_jpeg_free(j);
 }
 
+/* Packed 4:2:2 (YUYV, UYVY, YVYU, VYUY) in limited range is deinterleaved
+ * and range-converted in one pass; the planar 4:2:2 path deinterleaves
+ * nothing and converts separately. The same samples (random bytes, so the
+ * clamps below 16 and above 235/240 are hit) must give byte-identical JPEGs,
+ * at odd widths and padded strides, for 4:2:2 and 4:2:0 output and for full
+ * range too. */
+static void packed_range_exact(void)
+{
+	static const char *const fmts[] = { "YUYV", "UYVY", "YVYU", "VYUY" };
+	static const struct { uint32_t w, h, pad; } sizes[] = {
+		{ 64, 48, 0 }, { 33, 17, 0 }, { 161, 97, 40 }, { 640, 480, 64 }, { 1, 9, 0 },
+	};
+	static const struct { int quant, ss; } modes[] = {
+		{ V4L2_QUANTIZATION_LIM_RANGE, VC_JPEG_SS_AUTO },
+		{ V4L2_QUANTIZATION_LIM_RANGE, VC_JPEG_SS_420 },
+		{ V4L2_QUANTIZATION_FULL_RANGE, VC_JPEG_SS_AUTO },
+	};
+	struct vc_jpeg *j = vc_jpeg_new();
+	uint32_t seed = 7;
+	int compared = 0;
+
+	for (size_t fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			const struct vc_fmt *f = F(fmts[fi]);
+			uint32_t w = sizes[si].w, h = sizes[si].h;
+			struct pic pk, pl;
+
+			if (pic_alloc(&pk, f, w, h, sizes[si].pad) < 0 ||
+			    pic_alloc_sep(&pl, F("422P"), w, h, sizes[si].pad) < 0) {
+				CHECK(0, "%s %ux%u: no geometry", fmts[fi], w, h);
+				continue;
+			}
+			for (uint32_t y = 0; y < h; y++)
+				for (uint32_t x = 0; x < (w + 1) / 2; x++) {
+					uint8_t *g = pk.img.plane[0] + (size_t)y * pk.img.stride[0] + 4 * x;
+					uint8_t *py = pl.img.plane[0] + (size_t)y * pl.img.stride[0];
+					uint8_t v[4];
+
+					for (int k = 0; k < 4; k++) {
+						seed = seed * 1103515245 + 12345;
+						v[k] = (uint8_t)(seed >> 23);
+					}
+					g[f->y_off[0]] = py[2 * x] = v[0];
+					if (2 * x + 1 < w)
+						py[2 * x + 1] = v[1];
+					g[f->y_off[1]] = v[1];
+					g[f->u_off[0]] = pl.img.plane[1][(size_t)y * pl.img.stride[1] + x] = v[2];
+					g[f->v_off[0]] = pl.img.plane[2][(size_t)y * pl.img.stride[2] + x] = v[3];
+				}
+			for (size_t mi = 0; mi < sizeof(modes) / sizeof(modes[0]); mi++) {
+				size_t la = 0, lb = 0;
+				int ea, eb;
+
+				pk.img.color.quantization = (uint8_t)modes[mi].quant;
+				pl.img.color.quantization = (uint8_t)modes[mi].quant;
+				uint8_t *a = enc(j, &pk.img, 90, modes[mi].ss, &la, &ea);
+				uint8_t *b = enc(j, &pl.img, 90, modes[mi].ss, &lb, &eb);
+
+				CHECK(a && b && la == lb && !memcmp(a, b, la),
+				      "%s %ux%u quant %d ss %d: %d/%d, %zu vs %zu bytes", fmts[fi], w, h,
+				      modes[mi].quant, modes[mi].ss, ea, eb, la, lb);
+				compared += a && b;
+				free(a);
+				free(b);
+			}
+			CHECK(pic_canaries(&pk) && pic_canaries(&pl), "%s: source canaries", fmts[fi]);
+			pic_free(&pk);
+			pic_free(&pl);
+		}
+	CHECK(compared == 4 * 5 * 3, "only %d pairs compared", compared);
+	vc_jpeg_free(j);
+}
+
 /* 75% colour bars in BT.601 and BT.709 limited-range YUYV decode to the
  * right RGB (191 = 75% of 255) within a small tolerance. */
 static void color_bars(void)
@@ -1197,6 +1270,7 @@ int main(void)
 	RUN("jpeg", encode_errors);
 	RUN("jpeg", encode_subsampling);
 	RUN("jpeg", color_range);
+	RUN("jpeg", packed_range_exact);
 	RUN("jpeg", color_bars);
 	RUN("jpeg", decode_destinations);
 	RUN("jpeg", decode_scaled);
