@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/videodev2.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "server/opsconf.h"
@@ -74,9 +75,50 @@ static void empty_list(void)
 	CHECK(n_seen == 0, "nothing set");
 }
 
+/* Which [server] keys a reload cannot apply: parsed configs, compared. */
+static void restart_keys(void)
+{
+	static const struct {
+		int line;
+		const char *b; /* [server] body of the reloaded config */
+		int with_listen;
+		const char *want;
+	} t[] = {
+		{ __LINE__, "listen = 127.0.0.1:8080\nlog_level = debug\n", 1, "" },
+		{ __LINE__, "listen = 127.0.0.1:8081\n", 1, "listen" },
+		{ __LINE__, "listen = 127.0.0.1:8081\n", 0, "" },
+		{ __LINE__, "listen = 127.0.0.1:8080\nlisten = [::1]:8080\n", 1, "listen" },
+		{ __LINE__, "listen = 127.0.0.1:8080\nmax_clients = 3\nweb_root = /x\n", 1,
+		  "max_clients,web_root" },
+		{ __LINE__, "listen = 127.0.0.1:8080\ntls_cert = /dev/null\ntls_key = /dev/null\n", 1, "tls_cert,tls_key" },
+	};
+	const char *base = "[server]\nlisten = 127.0.0.1:8080\n";
+	struct vc_conf *a = NULL;
+	char err[512];
+
+	CHECK(vc_conf_parse(base, strlen(base), "a", &a, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; a && i < sizeof(t) / sizeof(t[0]); i++) {
+		char text[256], keys[160];
+		struct vc_conf *b = NULL;
+
+		memset(keys, 'x', sizeof(keys));
+		snprintf(text, sizeof(text), "[server]\n%s", t[i].b);
+		if (vc_conf_parse(text, strlen(text), "b", &b, err, sizeof(err)) < 0) {
+			CHECK_AT(t[i].line, 0, "parse: %s", err);
+			continue;
+		}
+		int r = vc_ops_restart_keys(a, b, t[i].with_listen, keys, sizeof(keys));
+		CHECK_AT(t[i].line, r == (*t[i].want != 0) && !strcmp(keys, t[i].want),
+			 "got %d '%.*s', want '%s'", r, (int)strnlen(keys, sizeof(keys)), keys, t[i].want);
+		vc_conf_free(b);
+	}
+	vc_conf_free(a);
+}
+
 int main(void)
 {
 	RUN("opsconf", apply_lines);
 	RUN("opsconf", empty_list);
+	RUN("opsconf", restart_keys);
 	CHECK_EXIT();
 }

@@ -3,7 +3,12 @@
 # two vivid capture nodes: vcapd with no --device and no config serves both
 # discovered devices (not the test pattern); a [camera] with
 # "control = brightness=200" has it applied when the camera opens (read back
-# through /api/cams/v/controls). Prints "wire.<check>: OK|FAIL why".
+# through /api/cams/v/controls). ops, same boot: a --device camera takes the
+# control lines of the [camera] naming its device; SIGHUP with a changed
+# control line reopens the camera and applies it; zero config with no
+# device (vivid unloaded) serves the test pattern, then vivid loaded while
+# running is picked up by the hotplug watch, served, and the test pattern
+# makes way. Prints "wire.<check>: OK|FAIL why".
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
 VCAPD=${VCAPD:-$B/vcapd}
@@ -31,6 +36,44 @@ if [ "${1:-}" = "--guest" ]; then
 		curl -s --max-time 10 http://127.0.0.1:18982/api/cams/v/controls >"$out/ctl.json"
 	kill $vp; wait $vp
 	ls /dev/video* >"$out/nodes"
+	# ops: --device + a [camera] for the same device
+	printf '[server]\nlisten = 127.0.0.1:18983\n[camera w]\ndevice = /dev/video1\ncontrol = brightness=180\n' \
+		>"$out/d.conf"
+	$VCAPD --config "$out/d.conf" --device /dev/video1 >"$out/dev.log" 2>&1 &
+	vp=$!
+	up 18983 $vp && sleep 1.5 &&
+		curl -s --max-time 10 http://127.0.0.1:18983/api/cams/0/controls >"$out/dev.json"
+	kill $vp; wait $vp
+	# ops: reload with a changed control line reopens and applies it
+	sed 's/brightness=200/brightness=60/' "$out/c.conf" >"$out/c2.conf"
+	cp "$out/c.conf" "$out/r.conf"
+	$VCAPD --config "$out/r.conf" >"$out/reload.log" 2>&1 &
+	vp=$!
+	if up 18982 $vp; then
+		sleep 1
+		cp "$out/c2.conf" "$out/r.conf"
+		kill -HUP $vp
+		sleep 2
+		curl -s --max-time 10 http://127.0.0.1:18982/api/cams/v/controls >"$out/reload.json"
+	fi
+	kill $vp; wait $vp
+	# ops: zero-config hotplug, a device appearing after the start
+	busybox modprobe -r vivid
+	ls /dev/video* >"$out/nodes0" 2>/dev/null
+	$VCAPD --listen 127.0.0.1:18984 >"$out/hp.log" 2>&1 &
+	vp=$!
+	if up 18984 $vp; then
+		curl -s --max-time 10 http://127.0.0.1:18984/api/cams >"$out/hp0.json"
+		busybox modprobe vivid n_devs=1 node_types=0x1
+		for i in $(seq 50); do
+			curl -s --max-time 5 http://127.0.0.1:18984/api/cams >"$out/hp1.json"
+			grep -q '"path":"/dev/video0"' "$out/hp1.json" && break
+			sleep 0.2
+		done
+		curl -s --max-time 20 -o "$out/hp.jpg" -w '%{http_code}' 'http://127.0.0.1:18984/snapshot?cam=0' \
+			>"$out/hp.code"
+	fi
+	kill $vp; wait $vp
 	exit 0
 fi
 
@@ -56,3 +99,26 @@ echo "$b" | grep -q '"value":200' && grep -q "control brightness = 200" "$work/c
 	grep -q "error.*control 'no_such_thing': no such control" "$work/ctl.log"
 if [ $? = 0 ]; then echo "wire.config_control_applied: OK"; else
 	echo "wire.config_control_applied: FAIL brightness entry '$b': $(tail -6 "$work/ctl.log" | tr '\n' ' ')"; fi
+# ops: --device with a [camera] naming the device; reload control change; hotplug
+b=$(tr '{' '\n' <"$work/dev.json" 2>/dev/null | grep '"key":"brightness"')
+echo "$b" | grep -q '"value":180' && grep -q 'device /dev/video1: control lines of \[camera w\]' "$work/dev.log"
+if [ $? = 0 ]; then echo "wire.device_flag_controls: OK"; else
+	echo "wire.device_flag_controls: FAIL brightness entry '$b': $(tail -6 "$work/dev.log" | tr '\n' ' ')"; fi
+b=$(tr '{' '\n' <"$work/reload.json" 2>/dev/null | grep '"key":"brightness"')
+echo "$b" | grep -q '"value":60' && grep -q 'reload: camera v changed: reopening' "$work/reload.log" &&
+	grep -q 'control brightness = 60' "$work/reload.log"
+if [ $? = 0 ]; then echo "wire.reload_control_reopen: OK"; else
+	echo "wire.reload_control_reopen: FAIL brightness entry '$b': $(tail -6 "$work/reload.log" | tr '\n' ' ')"; fi
+magic=$(head -c 2 "$work/hp.jpg" 2>/dev/null | od -An -tx1 | tr -d ' ')
+[ ! -s "$work/nodes0" ] && grep -q '"path":"test"' "$work/hp0.json" &&
+	grep -q '"path":"/dev/video0"' "$work/hp1.json" && ! grep -q '"path":"test"' "$work/hp1.json" &&
+	[ "$(cat "$work/hp.code" 2>/dev/null)" = 200 ] && [ "$magic" = ffd8 ] &&
+	grep -q 'hotplug: serving /dev/video0 (/dev/video0, vivid' "$work/hp.log"
+if [ $? = 0 ]; then echo "wire.zeroconf_hotplug_adds: OK"; else
+	echo "wire.zeroconf_hotplug_adds: FAIL nodes before: '$(cat "$work/nodes0" 2>/dev/null)' before: $(head -c 200 "$work/hp0.json") after: $(head -c 200 "$work/hp1.json") snapshot $(cat "$work/hp.code" 2>/dev/null) magic=$magic: $(tail -6 "$work/hp.log" | tr '\n' ' ')"; fi
+# every daemon above exited through SIGTERM: a sanitizer build reports here
+if grep -l 'Sanitizer\|runtime error' "$work"/*.log >/dev/null 2>&1; then
+	echo "wire.no_sanitizer_reports: FAIL $(grep -h -m3 'Sanitizer\|runtime error' "$work"/*.log | tr '\n' ' ')"
+else
+	echo "wire.no_sanitizer_reports: OK"
+fi
