@@ -56,6 +56,7 @@ struct vc_http {
 	size_t n_routes;
 	vc_http_gate_fn gate; /* authentication (ops), may be NULL */
 	void *gate_opaque;
+	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -122,6 +123,39 @@ static const struct route *find_route(const struct vc_http *h, const char *url,
 	return NULL;
 }
 
+/* The methods routed for url, "GET, HEAD, PUT" style ("" = none): the
+ * Allow header of a 405 and the methods a CORS preflight may ask for. */
+static void allowed_methods(const struct vc_http *h, const char *url, char *allow, size_t len)
+{
+	allow[0] = '\0';
+	for (size_t i = 0; i < h->n_routes; i++) {
+		const struct route *rt = &h->routes[i];
+		const char *m = rt->method ? rt->method : "GET";
+
+		if (!path_matches(rt, url) || strstr(allow, m))
+			continue;
+		snprintf(allow + strlen(allow), len - strlen(allow), "%s%s%s",
+			 allow[0] ? ", " : "", m, strcmp(m, "GET") ? "" : ", HEAD");
+	}
+}
+
+/* CORS preflight (web): answered before the auth gate, since browsers send
+ * it without credentials. The actual request is checked as usual. */
+static enum MHD_Result preflight(struct vc_http_req *r)
+{
+	char allow[64];
+	struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+	if (!resp)
+		return MHD_NO;
+	allowed_methods(r->srv, r->url, allow, sizeof(allow));
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
+	MHD_add_response_header(resp, "Access-Control-Allow-Headers", "Authorization, Content-Type");
+	MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+	return vc_http_queue(r, MHD_HTTP_NO_CONTENT, resp);
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
 				 const char *method, const char *version,
 				 const char *upload, size_t *upload_size, void **req_cls)
@@ -177,6 +211,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 
 		rq->route = find_route(h, rq->url, method, &known);
 		if (!rq->route) {
+			if (known && h->cors && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+				return preflight(&rq->pub);
 			if (known)
 				return vc_http_error(&rq->pub, MHD_HTTP_METHOD_NOT_ALLOWED,
 						     "method %s not allowed on %s", method, rq->url);
@@ -234,6 +270,11 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 		h->cfg.mem_limit = 128 * 1024;
 	if (!h->cfg.body_limit)
 		h->cfg.body_limit = 64 * 1024;
+	if (vc_http_set_cors(h, h->cfg.cors_origin) < 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->cfg.cors_origin = NULL; /* the caller's string may go; h->cors is ours */
 	*out = h;
 	return 0;
 }
@@ -376,6 +417,17 @@ int vc_http_route(struct vc_http *h, const char *method, const char *path, int p
 	return 0;
 }
 
+int vc_http_set_cors(struct vc_http *h, const char *origin)
+{
+	char *c = NULL;
+
+	if (origin && !(c = strdup(origin)))
+		return -ENOMEM;
+	free(h->cors);
+	h->cors = c;
+	return 0;
+}
+
 void vc_http_wake(struct vc_http *h)
 {
 	for (size_t i = 0; i < h->n_dm; i++)
@@ -404,6 +456,7 @@ void vc_http_free(struct vc_http *h)
 		event_free(h->dm[i].tmo);
 		MHD_stop_daemon(h->dm[i].d);
 	}
+	free(h->cors);
 	free(h);
 }
 
@@ -449,6 +502,17 @@ enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD
 		return MHD_NO;
 	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	const char *cors = r->srv->cors;
+	if (cors && !MHD_get_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN)) {
+		/* "*" echoes the Origin (Vary tells caches the answer depends on it) */
+		const char *origin = vc_http_header(r, "Origin");
+
+		if (strcmp(cors, "*") == 0 && origin && *origin) {
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+			cors = origin;
+		}
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, cors);
+	}
 	enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -511,18 +575,9 @@ enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
 		/* Allow lists the methods routed for this path. */
-		char allow[64] = "";
-		const struct vc_http *h = r->srv;
+		char allow[64];
 
-		for (size_t i = 0; i < h->n_routes; i++) {
-			const struct route *rt = &h->routes[i];
-			const char *m = rt->method ? rt->method : "GET";
-
-			if (!path_matches(rt, r->url) || strstr(allow, m))
-				continue;
-			snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s%s",
-				 allow[0] ? ", " : "", m, strcmp(m, "GET") ? "" : ", HEAD");
-		}
+		allowed_methods(r->srv, r->url, allow, sizeof(allow));
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	}
 	return vc_http_queue(r, status, resp);

@@ -43,6 +43,10 @@ struct vc_http_config {
 	/* TLS (ops): PEM text of the certificate chain and key; both NULL =
 	 * plain HTTP. Must outlive h. */
 	const char *tls_cert_pem, *tls_key_pem;
+	/* CORS (web): NULL = off (no Access-Control-* headers, OPTIONS as any
+	 * unrouted method); "*" = any origin (the request's Origin is echoed);
+	 * else the one origin allowed ("https://host[:port]"). Copied. */
+	const char *cors_origin;
 };
 
 int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struct vc_http **out);
@@ -68,6 +72,10 @@ int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void
  * One gate per server; NULL removes it. (ops) */
 typedef int (*vc_http_gate_fn)(void *opaque, struct vc_http_req *r, enum MHD_Result *res);
 void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque);
+
+/* Changes the CORS origin (same values as vc_http_config.cors_origin,
+ * copied) for the requests that follow: config reload. 0 or -ENOMEM. (web) */
+int vc_http_set_cors(struct vc_http *h, const char *origin);
 
 /* Ends the server: suspended connections must already be resumed (stream
  * layer's shutdown); stops every daemon. */
@@ -97,7 +105,8 @@ enum MHD_Result vc_http_send_owned(struct vc_http_req *r, unsigned status, const
 enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Queues a response with the standard headers added (Cache-Control no-store
- * for live data, Access-Control off) and drops our reference to it. */
+ * for live data, Access-Control-Allow-Origin when CORS is configured) and
+ * drops our reference to it. */
 enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD_Response *resp);
 
 #endif

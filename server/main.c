@@ -489,6 +489,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
 	vc_auth_free(a->auth);
 	a->auth = na;
+	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
+		log_warn("reload: cors_origin not changed (out of memory)");
 	reload_cams(a, nc);
 	if (a->conf != a->boot_conf)
 		vc_conf_free(a->conf);
@@ -683,6 +685,7 @@ int main(int argc, char **argv)
 		}
 		hc.tls_cert_pem = a.tls_cert;
 		hc.tls_key_pem = a.tls_key;
+		hc.cors_origin = a.conf->cors_origin;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	/* worker threads hand results back through the loop */
