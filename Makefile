@@ -114,7 +114,8 @@ bench: deps-build
 	$(Q)$(MAKE) --no-print-directory CFLAGS="-O3 -g" BUILD=build/bench-o3 bench-bins
 	$(Q)sh tests/run-bench.sh build/bench-o3
 
-bench-bins: $(BENCH_BIN)
+# + the tools and daemon the VM benchmarks (tests/vm/bench_*.sh) run
+bench-bins: $(BENCH_BIN) $(TOOL_BIN) $(VCAPD)
 
 install: $(VCAPD)
 	install -Dm755 $(VCAPD) $(DESTDIR)$(PREFIX)/bin/vcapd
