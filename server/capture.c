@@ -80,6 +80,10 @@ struct vc_cam {
 	int want_pending;
 	vc_cam_reconf_fn reconf_fn; /* pending reconfiguration, run while stopped */
 	uint8_t reconf_arg[VC_CAM_RECONF_ARG_MAX];
+	struct {                    /* re-run after every open */
+		vc_cam_reconf_fn fn;
+		uint8_t arg[VC_CAM_RECONF_ARG_MAX];
+	} keep[VC_CAM_KEEP_MAX];
 
 	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
 	struct retq *rq;
@@ -742,16 +746,23 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 		s->slots[i].index = i;
 	}
 	cam->sess = s;
-	vc_caps_clear(&cam->caps);
-	ret = src->ops->get_caps(src, &cam->caps);
-	if (ret < 0)
-		log_warn("%s: querying caps: %s", cam->id, strerror(-ret));
 	if (cam->cfg.input >= 0 && src->ops->input_set) {
 		ret = src->ops->input_set(src, (uint32_t)cam->cfg.input);
 		if (ret < 0)
 			log_warn("%s: input %d: %s", cam->id, cam->cfg.input, strerror(-ret));
 	}
-	ret = apply_mode(cam);
+	ret = 0;
+	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !is_gone(ret); i++) {
+		ret = cam->keep[i].fn(src, cam->keep[i].arg);
+		if (ret < 0)
+			log_warn("%s: re-applying a kept setting: %s", cam->id, strerror(-ret));
+	}
+	/* caps after the input and its standard/timings: they bring their sizes */
+	vc_caps_clear(&cam->caps);
+	int err = src->ops->get_caps(src, &cam->caps);
+	if (err < 0)
+		log_warn("%s: querying caps: %s", cam->id, strerror(-err));
+	ret = is_gone(ret) ? ret : apply_mode(cam);
 	if (ret < 0) {
 		cam->last_err = ret;
 		retire(cam);
@@ -976,6 +987,29 @@ int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
 	if (len)
 		memcpy(cam->reconf_arg, arg, len);
 	event_active(cam->apply_ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
+int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
+			    size_t len)
+{
+	unsigned i = 0;
+
+	if (len > VC_CAM_RECONF_ARG_MAX)
+		return -E2BIG;
+	while (i < VC_CAM_KEEP_MAX && cam->keep[i].fn && cam->keep[i].fn != fn)
+		i++;
+	if (i == VC_CAM_KEEP_MAX)
+		return -ENOSPC;
+	if (cam->sess) {
+		int ret = vc_cam_reconfigure(cam, fn, arg, len);
+		if (ret < 0)
+			return ret;
+	}
+	cam->keep[i].fn = fn;
+	memset(cam->keep[i].arg, 0, sizeof(cam->keep[i].arg));
+	if (len)
+		memcpy(cam->keep[i].arg, arg, len);
 	return 0;
 }
 

@@ -108,6 +108,20 @@ int vc_cam_input_set(struct vc_cam *cam, uint32_t index);
 typedef int (*vc_cam_reconf_fn)(struct vc_src *src, const void *arg);
 int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len);
 
+/* Like vc_cam_reconfigure, for choices a device forgets when it goes away
+ * (S_STD, S_DV_TIMINGS: unplug and replug, a driver reload, a reopen after
+ * an error): fn(src, arg) runs now as vc_cam_reconfigure does, and again
+ * each time the source is opened, after the input is set and before the
+ * mode is negotiated. One kept choice per fn: a later call with the same fn
+ * replaces its arg. fn itself decides whether the choice still applies
+ * (e.g. only to the input it was made for; return 0 to skip). While no
+ * source is open it only records the choice (0). -ENOSPC when
+ * VC_CAM_KEEP_MAX other fns are kept; else as vc_cam_reconfigure (the
+ * choice is not kept when that fails). */
+#define VC_CAM_KEEP_MAX 4
+int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
+			    size_t len);
+
 /* The open source for read-only queries of source-specific extras
  * (vc_v4l2_info, ..._enum/_get); NULL while none is open. Valid until control
  * returns to the loop. */

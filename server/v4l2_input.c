@@ -115,7 +115,9 @@ int v4l2_sync_signal(struct v4l2src *d)
 	vi.index = idx;
 	if (v4l2_xioctl(d, VIDIOC_ENUMINPUT, &vi) < 0)
 		return 0;
-	if (vi.capabilities & V4L2_IN_CAP_DV_TIMINGS) {
+	if ((vi.capabilities & V4L2_IN_CAP_DV_TIMINGS) && d->dv_chosen) {
+		return 0; /* chosen timings win over what the input detects */
+	} else if (vi.capabilities & V4L2_IN_CAP_DV_TIMINGS) {
 		struct v4l2_dv_timings now, want;
 		memset(&now, 0, sizeof(now));
 		memset(&want, 0, sizeof(want));
@@ -161,6 +163,7 @@ int v4l2_input_set(struct vc_src *s, uint32_t index)
 		log_warn("%s: VIDIOC_S_INPUT %u: %s", d->path, index, strerror(-e));
 		return v4l2_gone(e);
 	}
+	d->dv_chosen = 0;
 	v4l2_sync_signal(d);
 	v4l2_subscribe(d);
 	struct vc_src_format f;
@@ -274,6 +277,7 @@ int vc_v4l2_dv_set(struct vc_src *s, const struct vc_v4l2_dv *dv)
 	int e = v4l2_xioctl(d, VIDIOC_S_DV_TIMINGS, &t);
 	if (e < 0)
 		return v4l2_gone(e);
+	d->dv_chosen = 1;
 	struct vc_src_format f;
 	e = vc_src_v4l2.get_format(s, &f);
 	return e == -EPROTO ? 0 : e;

@@ -32,6 +32,8 @@ struct v4l2src {
 	struct v4l2_slot *slots;
 	int stopped_with_held; /* buffers still lent after stop(): release at last queue() */
 	int events;            /* source-change events subscribed */
+	int dv_chosen;         /* DV timings set on purpose (vc_v4l2_dv_set) for the
+				* current input: not replaced by detected ones */
 };
 
 /* v4l2_ioctl with EINTR retry. Returns 0 or -errno (errno itself untouched

@@ -54,4 +54,14 @@ int vc_v4l2_dv_query(struct vc_src *s, struct vc_v4l2_dv *out);
 /* S_DV_TIMINGS with dv->raw; only while stopped. */
 int vc_v4l2_dv_set(struct vc_src *s, const struct vc_v4l2_dv *dv);
 
+/* For a camera (server/capture.h) on a V4L2 device: the TV standard or the
+ * DV timings of input `input`, set now (when that input is the current one)
+ * and again before streaming each time the device is reopened (unplug and
+ * replug, driver reload, restart after an error). A later choice of the same
+ * kind replaces the earlier one. Chosen DV timings win over the ones the
+ * input detects. 0 or -errno as vc_cam_reconfigure_keep(). */
+struct vc_cam;
+int vc_v4l2_cam_std(struct vc_cam *cam, uint32_t input, uint64_t std);
+int vc_v4l2_cam_dv(struct vc_cam *cam, uint32_t input, const struct vc_v4l2_dv *dv);
+
 #endif

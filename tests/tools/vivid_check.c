@@ -13,6 +13,10 @@
  *   vivid_check controls DEV            enumeration, menus, get/set round trip
  *   vivid_check inputs DEV              webcam/TV/S-Video/HDMI: standards,
  *                                       DV timings, source-change events
+ *   vivid_check reopen DEV              a camera (server/capture.c) on the TV
+ *                                       and the HDMI input: the standard /
+ *                                       DV timings chosen are set again when
+ *                                       it reopens after an unplug
  *   vivid_check emulated DEV            an MJPEG-only node (v4l2loopback):
  *                                       libv4l2's emulated raw formats
  *   vivid_check discover N              N capture nodes listed; a by-id link
@@ -40,8 +44,10 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/thread.h>
 
 #include "common/fmt.h"
+#include "server/capture.h"
 #include "server/controls.h"
 #include "server/discover.h"
 #include "server/source.h"
@@ -1116,6 +1122,188 @@ static int cmd_errors(const char *dev)
 	return n_fail ? 1 : 0;
 }
 
+/* ---- standards / timings after a reopen ------------------------------- */
+
+struct reopen_cam {
+	struct event_base *base;
+	struct vc_cam *cam;
+};
+
+static void run_loop_ms(struct event_base *b, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	event_base_loopexit(b, &tv);
+	event_base_dispatch(b);
+}
+
+/* Runs the loop until the camera streams a frame size of `height` lines
+ * (0: any) or, with want_down, until it stops streaming; at most ms. */
+static int wait_cam(struct reopen_cam *rc, uint32_t height, int want_down, int ms)
+{
+	for (int t = 0; t < ms; t += 50) {
+		struct vc_mode m;
+		enum vc_cam_state st = vc_cam_get_state(rc->cam);
+		vc_cam_get_mode(rc->cam, &m, NULL);
+		if (want_down ? st != VC_CAM_STREAMING :
+				st == VC_CAM_STREAMING && (!height || m.height == height))
+			return 0;
+		run_loop_ms(rc->base, 50);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Unplugs the camera's device (vivid's disconnect control, set through a
+ * handle of our own) and waits until the camera noticed and closed it: vivid
+ * comes back once every handle is closed. */
+static int unplug(const char *dev, struct reopen_cam *rc)
+{
+	struct vc_src *s = open_dev(dev, NULL);
+	struct vc_ctrls cs;
+	if (!s)
+		return -ENODEV;
+	int e = vc_ctrls_load(s, &cs);
+	if (e == 0)
+		e = set_ctrl_key(s, &cs, "disconnect", 1);
+	vc_ctrls_clear(&cs);
+	ops->close(s);
+	return e < 0 ? e : wait_cam(rc, 0, 1, 5000);
+}
+
+/* What the device is set to behind the camera's back while it is away (as a
+ * driver reload would reset it): fn on a handle of our own, on `input`. */
+static int behind(const char *dev, uint32_t input, int (*fn)(struct vc_src *, const void *),
+		  const void *arg)
+{
+	struct vc_src *s = NULL;
+	int e = -ENODEV;
+	for (int i = 0; i < 50 && e < 0; i++) { /* the node is back at once; allow a delay */
+		e = ops->open(dev, &s);
+		if (e < 0)
+			usleep(100000);
+	}
+	if (e < 0)
+		return e;
+	e = ops->input_set(s, input);
+	if (e == 0)
+		e = fn(s, arg);
+	ops->close(s);
+	return e;
+}
+
+static int std_fn(struct vc_src *s, const void *arg)
+{
+	return vc_v4l2_std_set(s, *(const uint64_t *)arg);
+}
+
+static int dv_fn(struct vc_src *s, const void *arg)
+{
+	return vc_v4l2_dv_set(s, arg);
+}
+
+/* One input: the camera is told `chosen` (a standard or timings of
+ * `chosen_h` lines), streams it, is unplugged; while it is away the device
+ * is set to `other` (other_h lines); after it is back by itself it must
+ * stream `chosen` again. */
+static void reopen_one(const char *dev, const char *name, uint32_t input, int dv,
+		       const void *chosen, uint32_t chosen_h, const void *other, uint32_t other_h)
+{
+	struct reopen_cam rc = { .base = event_base_new() };
+	struct vc_cam_config cfg = { .id = "reopen", .path = dev, .input = (int)input,
+				     .idle_stop_ms = -1 };
+	struct vc_cam_stats st;
+	struct vc_mode m;
+	const char *step = "start";
+	int e;
+
+	/* the device starts on `other`: the choice must be what changes it */
+	e = behind(dev, input, dv ? dv_fn : std_fn, other);
+	if (e == 0)
+		e = vc_cam_new(rc.base, &cfg, &rc.cam);
+	if (e == 0) {
+		vc_cam_acquire(rc.cam);
+		e = wait_cam(&rc, other_h, 0, 10000);
+	}
+	if (e == 0) {
+		step = "choose";
+		e = dv ? vc_v4l2_cam_dv(rc.cam, input, chosen) :
+			 vc_v4l2_cam_std(rc.cam, input, *(const uint64_t *)chosen);
+		if (e == 0)
+			e = wait_cam(&rc, chosen_h, 0, 10000);
+	}
+	if (e == 0) {
+		step = "unplug";
+		e = unplug(dev, &rc);
+	}
+	if (e == 0) {
+		step = "reset behind";
+		e = behind(dev, input, dv ? dv_fn : std_fn, other);
+	}
+	if (e == 0) {
+		step = "reopen";
+		e = wait_cam(&rc, chosen_h, 0, 15000);
+	}
+	vc_cam_get_mode(rc.cam, &m, NULL);
+	vc_cam_get_stats(rc.cam, &st);
+	uint64_t std = 0;
+	struct vc_v4l2_dv t = { 0 };
+	struct vc_src *src = vc_cam_source(rc.cam);
+	int eg = !src ? -ENODEV : dv ? vc_v4l2_dv_get(src, &t) : vc_v4l2_std_get(src, &std);
+	int same = dv ? t.height == chosen_h && t.width == ((const struct vc_v4l2_dv *)chosen)->width :
+			(std & *(const uint64_t *)chosen) != 0;
+	if (e || eg || !same || st.restarts < 1)
+		FAIL(name, "%s: %s; streaming %ux%u (chose %u lines, reset to %u), %s %d "
+		     "0x%" PRIx64 " %ux%u, restarts %llu", step, strerror(-e), m.width, m.height,
+		     chosen_h, other_h, dv ? "G_DV_TIMINGS" : "G_STD", eg, std, t.width, t.height,
+		     (unsigned long long)st.restarts);
+	else
+		report(name, "OK", "reset to %u lines while unplugged; after the reopen %ux%u "
+		       "again (%s), restarts %llu", other_h, m.width, m.height,
+		       dv ? "DV timings" : "standard", (unsigned long long)st.restarts);
+	vc_cam_release(rc.cam);
+	vc_cam_free(rc.cam);
+	event_base_free(rc.base);
+}
+
+static int cmd_reopen(const char *dev)
+{
+	struct vc_src *s = open_dev(dev, "reopen.open");
+	struct vc_src_input tv, hdmi;
+	if (!s)
+		return 1;
+	uint64_t ntsc = 0, pal = 0;
+	struct vc_v4l2_dv dv, small = { 0 }, big = { 0 };
+	int have_tv = find_input(s, V4L2_INPUT_TYPE_TUNER, V4L2_IN_CAP_STD, NULL, &tv) == 0 &&
+		      ops->input_set(s, tv.index) == 0;
+	struct vc_v4l2_std st;
+	for (uint32_t i = 0; have_tv && vc_v4l2_std_enum(s, i, &st) == 0; i++) {
+		if (!ntsc && (st.id & V4L2_STD_NTSC_M))
+			ntsc = st.id;
+		if (!pal && (st.id & V4L2_STD_PAL_B))
+			pal = st.id;
+	}
+	int have_hdmi = find_input(s, V4L2_INPUT_TYPE_CAMERA, V4L2_IN_CAP_DV_TIMINGS, NULL,
+				   &hdmi) == 0 && ops->input_set(s, hdmi.index) == 0;
+	for (uint32_t i = 0; have_hdmi && vc_v4l2_dv_enum(s, i, &dv) == 0; i++) {
+		if (dv.interlaced)
+			continue;
+		if (dv.width == 640 && dv.height == 480 && !small.width)
+			small = dv;
+		if (dv.width == 1280 && dv.height == 720 && !big.width)
+			big = dv;
+	}
+	ops->close(s);
+	evthread_use_pthreads(); /* capture.c's frame releases */
+	if (!ntsc || !pal)
+		FAIL("reopen.tv_std", "no TV input with NTSC and PAL");
+	else
+		reopen_one(dev, "reopen.tv_std", tv.index, 0, &pal, 576, &ntsc, 480);
+	if (!small.width || !big.width)
+		FAIL("reopen.hdmi_dv", "no HDMI input with 640x480 and 1280x720 timings");
+	else
+		reopen_one(dev, "reopen.hdmi_dv", hdmi.index, 1, &small, 480, &big, 720);
+	return n_fail ? 1 : 0;
+}
+
 /* ---- libv4l2 emulation ----------------------------------------------- */
 
 /* DEV delivers a compressed format only (v4l2loopback fed with MJPEG, like a
@@ -1301,7 +1489,7 @@ static int cmd_hotplug(const char *path, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors|emulated|discover|hotplug DEV [options]\n");
+	fprintf(stderr, "usage: vivid_check formats|device|controls|inputs|errors|reopen|emulated|discover|hotplug DEV [options]\n");
 	return 2;
 }
 
@@ -1321,6 +1509,8 @@ int main(int argc, char **argv)
 		r = cmd_inputs(dev);
 	else if (!strcmp(cmd, "errors"))
 		r = cmd_errors(dev);
+	else if (!strcmp(cmd, "reopen"))
+		r = cmd_reopen(dev);
 	else if (!strcmp(cmd, "emulated"))
 		r = cmd_emulated(dev);
 	else if (!strcmp(cmd, "discover"))

@@ -3,7 +3,8 @@
 # with three vivid instances, each a capture node only:
 #   /dev/video0  single-planar: device, controls, inputs (webcam, TV, S-Video,
 #                HDMI with standards, DV timings, source change), half the
-#                format matrix
+#                format matrix; a camera's TV standard and DV timings set
+#                again after an unplug (reopen)
 #   /dev/video1  multi-planar (multiplanar=2): QUERYCAP/caps, the formats with
 #                several memory planes (NM12, YM12...)
 #   /dev/video2  single-planar: error paths and vivid's fault injection (run
@@ -48,6 +49,7 @@ if [ "${1:-}" = "--guest" ]; then
 		r $CHECK inputs /dev/video0
 		r $CHECK formats /dev/video0 --input 0 --sizes $SIZES_WEBCAM --part 0/2
 		r $CHECK formats /dev/video0 --input 3 --sizes $SIZES_HDMI --part 0/2
+		r $CHECK_ASAN reopen /dev/video0
 	} >"$out/a.log" 2>"$out/a.err" &
 	a=$!
 	{
