@@ -80,6 +80,7 @@ struct output {
 	struct client *clients;
 	struct waiter *waiters;
 	unsigned n_clients, n_waiters;
+	int merged;                /* users moved to an equal output; freed once not busy */
 };
 
 struct hub {
@@ -201,22 +202,111 @@ static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mo
 	*prefp = h->preferred.fourcc ? &h->preferred : NULL;
 }
 
+static void client_link(struct output *o, struct client *c)
+{
+	c->out = o;
+	c->prev = NULL;
+	c->next = o->clients;
+	if (o->clients)
+		o->clients->prev = c;
+	o->clients = c;
+	o->n_clients++;
+}
+
+static void client_unlink(struct client *c)
+{
+	struct output *o = c->out;
+
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		o->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	o->n_clients--;
+}
+
+static void waiter_link(struct output *o, struct waiter *w)
+{
+	w->out = o;
+	w->prev = NULL;
+	w->next = o->waiters;
+	if (o->waiters)
+		o->waiters->prev = w;
+	o->waiters = w;
+	o->n_waiters++;
+}
+
+/* Takes w off its output's list (w->out stays set). */
+static void waiter_unlink_from(struct waiter *w)
+{
+	struct output *o = w->out;
+
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		o->waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	o->n_waiters--;
+}
+
+static void output_free(struct output *o);
+
+/* Outputs that re-planned to the same picture become one: every client and
+ * waiting snapshot of `from` moves to `to`, so one encode serves them all.
+ * `from` is freed, or, while a job of it runs, left empty and marked for
+ * the gc (job_done still points at it). */
+static void output_merge(struct output *to, struct output *from)
+{
+	while (from->clients) {
+		struct client *c = from->clients;
+
+		client_unlink(c);
+		client_link(to, c);
+		c->sent_n = to->latest_n; /* next part: to's next frame */
+	}
+	while (from->waiters) {
+		struct waiter *w = from->waiters;
+
+		waiter_unlink_from(w);
+		waiter_link(to, w);
+	}
+	if (from->busy)
+		from->merged = 1;
+	else
+		output_free(from);
+}
+
 /* Makes m the mode every output is planned against. Frames made from the old
  * mode (latest, pending, jobs in flight) are dropped: clients wait for frames
- * of the new plan, and capture buffers go back so the device can switch. */
+ * of the new plan, and capture buffers go back so the device can switch.
+ * Outputs whose new plans are equal are merged. */
 static void hub_set_target(struct hub *h, const struct vc_mode *m)
 {
+	struct output *next;
+
 	h->target = *m;
 	h->gen++;
-	for (struct output *o = h->outputs; o; o = o->next) {
+	for (struct output *o = h->outputs; o; o = next) {
 		struct vc_plan p;
 
+		next = o->next;
 		vc_frame_unref(o->latest);
 		o->latest = NULL;
 		vc_frame_unref(o->pending);
 		o->pending = NULL;
 		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0)
 			o->plan = p;
+		if (o->merged)
+			continue;
+		/* the outputs before o are re-planned already */
+		for (struct output *x = h->outputs; x != o; x = x->next) {
+			if (!x->merged && vc_output_equal(&x->plan.out, &o->plan.out)) {
+				output_merge(x, o);
+				break;
+			}
+		}
 	}
 }
 
@@ -333,7 +423,7 @@ static struct output *output_get(struct hub *h, const struct vc_request *req)
 	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
 		return NULL;
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (vc_output_equal(&o->plan.out, &plan.out)) {
+		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out)) {
 			if (!output_users(o))
 				o->req = *req; /* re-planned from the newest request */
 			return o;
@@ -587,7 +677,7 @@ static void on_gc(evutil_socket_t fd, short what, void *arg)
 		for (; o; o = next) {
 			next = o->next;
 			if (!output_users(o) && !o->busy &&
-			    now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL)
+			    (o->merged || now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL))
 				output_free(o);
 		}
 	}
@@ -607,19 +697,6 @@ static void on_gc(evutil_socket_t fd, short what, void *arg)
 }
 
 /* ---- streaming clients ---- */
-
-static void client_unlink(struct client *c)
-{
-	struct output *o = c->out;
-
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		o->clients = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	o->n_clients--;
-}
 
 static void client_free(void *cls)
 {
@@ -851,11 +928,7 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 		return MHD_NO;
 	}
 	/* linked before queueing: client_free (called when resp dies) unlinks */
-	c->next = o->clients;
-	if (o->clients)
-		o->clients->prev = c;
-	o->clients = c;
-	o->n_clients++;
+	client_link(o, c);
 	hub_acquire(h);
 	if (raw)
 		raw_headers(resp, &o->plan.out, NULL);
@@ -888,13 +961,7 @@ static void waiter_unlink(struct waiter *w)
 
 	if (!o)
 		return;
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		o->waiters = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	o->n_waiters--;
+	waiter_unlink_from(w);
 	w->out = NULL;
 	output_unused(o);
 }
@@ -1037,11 +1104,7 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 		free(w);
 		return MHD_NO;
 	}
-	w->next = o->waiters;
-	if (o->waiters)
-		o->waiters->prev = w;
-	o->waiters = w;
-	o->n_waiters++;
+	waiter_link(o, w);
 	r->state = w;
 	r->state_free = waiter_free;
 	struct timeval tv = { SNAPSHOT_TIMEOUT_MS / 1000, (SNAPSHOT_TIMEOUT_MS % 1000) * 1000 };
@@ -1283,6 +1346,8 @@ void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_c
 	if (cam >= s->n_hubs)
 		return;
 	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
+		if (o->merged)
+			continue; /* an empty shell waiting for its job */
 		struct vc_output_info oi = {
 			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
 			.produced = o->latest_n, .busy_drops = o->busy_drops,

@@ -59,6 +59,12 @@ for i in $(seq 30); do
 	fi
 	sleep 0.05
 done
+# A later frame scores clearly lower against that JPEG (the comparison can
+# fail). Taken while both streams still run: no mode switch in between
+# (the test source restarts its sequence, and its picture, on each switch).
+sleep 0.5
+curl -s -D "$TMP/h2" -o "$TMP/f2.yuv" "$U/raw?format=YUYV"
+s2nd=$(hdr "$TMP/h2" X-Frame-Seq)
 kill $s1 $s2 2>/dev/null
 if [ -z "$a" ] || [ "$a" != "$b" ]; then
 	fail raw_vs_jpeg_psnr "never got the same sequence from /raw and /snapshot ($a vs $b)"
@@ -67,14 +73,11 @@ else
 	if [ "$ok_" = 0 ]; then ok raw_vs_jpeg_psnr "($psnr dB at seq $a)"; else fail raw_vs_jpeg_psnr "luma PSNR $psnr dB at seq $a (want >= 30)"; fi
 fi
 
-# A different frame scores clearly lower (the comparison can fail).
-curl -s -o "$TMP/old.jpg" "$U/snapshot"
-sleep 0.5
-curl -s -o "$TMP/f2.yuv" "$U/raw?format=YUYV"
-p2=$(ffmpeg -v info -f rawvideo -pixel_format yuyv422 -video_size 640x480 -i "$TMP/f2.yuv" -i "$TMP/old.jpg" \
+p2=$(ffmpeg -v info -f rawvideo -pixel_format yuyv422 -video_size 640x480 -i "$TMP/f2.yuv" -i "$TMP/f.jpg" \
 	-lavfi "[0:v]format=yuv444p[a];[1:v]scale=in_range=full:out_range=tv,format=yuv444p[b];[a][b]psnr" -f null - 2>&1 |
 	sed -n 's/.*PSNR.* y:\([0-9.inf]*\).*/\1/p' | tail -1)
-check psnr_discriminates "$(echo "$p2 $psnr" | awk '{print ($1 + 0 < $2 + 0) ? 0 : 1}')" "other frame $p2 dB vs same frame $psnr dB"
+check psnr_discriminates "$(echo "$p2 $psnr" | awk -v a="${a:-0}" -v c="${s2nd:-0}" '{print (c > a && $1 + 0 < $2 + 0) ? 0 : 1}')" \
+	"frame $s2nd vs the JPEG of $a: $p2 dB; same frame: $psnr dB"
 
 # Per-client fps limit: fps=5 for 3 s gives about 15 parts.
 timeout 3 curl -s -o "$TMP/f5" "$U/stream?fps=5"
@@ -88,4 +91,42 @@ stop_vcapd
 check exit_clean $? "exit status $?"
 grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$PORT.log"
 check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$TMP/vcapd-$PORT.log")"
+
+# Outputs that become equal after a mode change are merged. A full-size
+# client holds the device at 640x480, so 320x240 at quality 80 and at 50 are
+# two encodes; once it is gone, the next 320x240 request moves the device to
+# a 320x240 MJPEG mode where both are the same passthrough: one output with
+# both clients, which keep receiving frames.
+P2=$((PORT + 1))
+U=http://127.0.0.1:$P2
+# "q=Q n=N" per output delivering MJPEG 320x240 (Q its quality, N its clients)
+outs320() {
+	curl -s "$U/api/status" | grep -o '"plan":{"output":{"fourcc":"MJPG"[^}]*"width":320,"height":240[^}]*}[^}]*},"clients":[0-9]*' |
+		sed 's/.*"quality":\([0-9]*\).*"clients":\([0-9]*\)/q=\1 n=\2/' | sort | tr '\n' ' '
+}
+if ! start_vcapd $P2 --device test:640x480@30:YUYV; then
+	fail start2 "daemon did not answer on $P2"; exit 1
+fi
+timeout 20 curl -s -o /dev/null "$U/stream" & big=$!
+sleep 0.5
+timeout 20 curl -s -o "$TMP/ma" "$U/stream?size=320x240&quality=80" & ca=$!
+timeout 20 curl -s -o "$TMP/mb" "$U/stream?size=320x240&quality=50" & cb=$!
+sleep 1
+before=$(outs320)
+kill $big 2>/dev/null
+sleep 0.3
+curl -s -o /dev/null "$U/snapshot?size=320x240"
+sleep 0.5
+after=$(outs320)
+na=$(grep -ac '^X-Frame-Seq' "$TMP/ma"); nb=$(grep -ac '^X-Frame-Seq' "$TMP/mb")
+sleep 1
+na2=$(grep -ac '^X-Frame-Seq' "$TMP/ma"); nb2=$(grep -ac '^X-Frame-Seq' "$TMP/mb")
+kill $ca $cb 2>/dev/null
+[ "$before" = "q=50 n=1 q=80 n=1 " ] && [ "$after" = "q=0 n=2 " ] && [ "$na2" -ge $((na + 10)) ] && [ "$nb2" -ge $((nb + 10)) ]
+check outputs_merge_after_replan $? \
+	"320x240 outputs before: '$before', after the switch: '$after' (want one passthrough with 2 clients); parts in the last second: $((na2 - na)), $((nb2 - nb))"
+stop_vcapd
+check exit_clean_2 $? "exit status $?"
+grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$P2.log"
+check no_sanitizer_reports_2 "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$TMP/vcapd-$P2.log")"
 exit 0
