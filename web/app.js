@@ -9,8 +9,10 @@ const COMMON_SIZES = [[160, 120], [320, 240], [640, 360], [640, 480], [800, 600]
 // Some browsers (iOS Safari) do not show multipart/x-mixed-replace in <img>.
 const POLL_ONLY = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
 	(/Safari\//.test(navigator.userAgent) && !/Chrome|Chromium|Android/.test(navigator.userAgent));
-const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER_MENU: 9 };
-const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10;
+const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER64: 5, CLASS: 6, STRING: 7,
+	BITMASK: 8, INTEGER_MENU: 9 };
+const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_WRITE_ONLY = 0x40,
+	FLAG_HAS_PAYLOAD = 0x100;
 
 const cards = new Map(); // cam id -> card state
 
@@ -132,8 +134,16 @@ function renderControls(card, list) {
 		return;
 	}
 	for (const c of list) {
+		if (c.type === CTRL.CLASS) { // a group title, not a control
+			box.append(el('h3', { className: 'ctrl-class', textContent: c.name }));
+			continue;
+		}
+		// strings and arrays have no single number to set through the API
+		if (c.type === CTRL.STRING || (c.flags & FLAG_HAS_PAYLOAD) || c.type >= 0x100)
+			continue;
 		const ro = (c.flags & (FLAG_DISABLED | FLAG_READ_ONLY)) !== 0;
-		const out = el('output', { textContent: c.value !== undefined ? c.value : '' });
+		const wo = (c.flags & FLAG_WRITE_ONLY) !== 0;
+		const out = el('output', { textContent: c.value !== undefined && !wo ? c.value : '' });
 		let input;
 		if (c.type === CTRL.MENU || c.type === CTRL.INTEGER_MENU) {
 			input = el('select');
@@ -142,6 +152,10 @@ function renderControls(card, list) {
 			input = el('input', { type: 'checkbox', checked: !!c.value });
 		} else if (c.type === CTRL.BUTTON) {
 			input = el('button', { type: 'button', textContent: c.name });
+		} else if (c.type === CTRL.INTEGER64 || c.type === CTRL.BITMASK) {
+			// ranges too wide for a slider: a number field
+			input = el('input', { type: 'number', min: c.min, max: c.max, step: c.step || 1,
+				value: c.value !== undefined ? c.value : c.default });
 		} else {
 			input = el('input', { type: 'range', min: c.min, max: c.max, step: c.step || 1,
 				value: c.value !== undefined ? c.value : c.default });
