@@ -79,8 +79,9 @@ struct vc_pipeline *vc_pipeline_new(const struct vc_mode *mode, const struct vc_
 		if (!p->jpeg)
 			goto fail;
 	}
-	if (plan->steps & (VC_STEP_CONVERT | VC_STEP_SCALE | VC_STEP_ROTATE | VC_STEP_DECODE |
-			   VC_STEP_ENCODE)) {
+	int repack = (plan->steps & VC_STEP_PASSTHROUGH) && in_fmt->family != VC_FAM_COMPRESSED;
+	if (repack || (plan->steps & (VC_STEP_CONVERT | VC_STEP_SCALE | VC_STEP_ROTATE |
+				       VC_STEP_DECODE | VC_STEP_ENCODE))) {
 		p->conv = vc_conv_new();
 		if (!p->conv)
 			goto fail;
@@ -102,12 +103,32 @@ void vc_pipeline_free(struct vc_pipeline *p)
 	free(p);
 }
 
-static void copy_meta(struct vc_frame *o, const struct vc_frame *in)
+/* Metadata of the output frame o made from in; `color` is what o's pixels
+ * are in (see pipeline.h for field and JPEG). */
+static void copy_meta(struct vc_frame *o, const struct vc_frame *in,
+		      const struct vc_colorimetry *color)
 {
+	int jpeg = o->fmt->family == VC_FAM_COMPRESSED;
+
 	o->seq = in->seq;
 	o->ts_us = in->ts_us;
 	o->ts_real_us = in->ts_real_us;
-	o->field = in->field;
+	o->field = jpeg ? V4L2_FIELD_NONE : in->field;
+	o->color = jpeg ? (struct vc_colorimetry){ 0 } : *color;
+}
+
+/* Whether raw frame f has plane 0 at the minimum stride (chroma strides
+ * follow it, V4L2 rule). */
+static int packed(const struct vc_frame *f)
+{
+	return f->geom.plane[0].stride == vc_fmt_min_stride(f->fmt, f->geom.width);
+}
+
+int vc_pipeline_zero_copy(const struct vc_plan *plan, const struct vc_frame *in)
+{
+	if (!(plan->steps & VC_STEP_PASSTHROUGH) || !in->fmt)
+		return 0;
+	return in->fmt->family == VC_FAM_COMPRESSED || packed(in);
 }
 
 /* A heap JPEG frame with room for w x h. */
@@ -169,9 +190,24 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 			return -EBADMSG;
 	}
 
-	if (pl->steps & VC_STEP_PASSTHROUGH) {
+	if (vc_pipeline_zero_copy(pl, in)) {
 		*out = vc_frame_ref((struct vc_frame *)in); /* shared, never written */
 		return 0;
+	}
+	/* raw stages keep the device's colorimetry: no matrix/range change
+	 * between formats, and the output states what it is in */
+	struct vc_colorimetry color = compressed_in ? (struct vc_colorimetry){ 0 } : src.color;
+	if (pl->steps & VC_STEP_PASSTHROUGH) { /* padded strides: repack */
+		struct vc_image dst;
+		o = vc_frame_new_fmt(p->out_fmt, in->geom.width, in->geom.height);
+		if (!o)
+			return -ENOMEM;
+		out_image(o, &dst);
+		dst.color = color;
+		rc = vc_conv_run(p->conv, &src, &dst);
+		if (rc < 0)
+			goto fail;
+		goto done;
 	}
 
 	if (pl->steps & VC_STEP_JPEG_XFORM) {
@@ -205,6 +241,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	if (!o)
 		return -ENOMEM;
 	out_image(o, &dst);
+	dst.color = color;
 
 	/* format the rotation runs in */
 	const struct vc_fmt *rfmt = NULL;
@@ -226,6 +263,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 			rc = scratch_get(&p->s[0], df, dw, dh);
 			if (rc < 0)
 				goto fail;
+			p->s[0].img.color = color;
 			target = &p->s[0].img;
 		}
 		rc = vc_jpeg_decode(p->jpeg, in->mem[0], info.size, pl->decode_denom, target);
@@ -242,6 +280,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 			rc = scratch_get(&p->s[1], rfmt, pw, ph);
 			if (rc < 0)
 				goto fail;
+			p->s[1].img.color = color;
 			rc = vc_conv_run(p->conv, cur, &p->s[1].img);
 			if (rc < 0)
 				goto fail;
@@ -255,6 +294,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 			rc = scratch_get(&p->s[2], rfmt, ow, oh);
 			if (rc < 0)
 				goto fail;
+			p->s[2].img.color = color;
 			rt = &p->s[2].img;
 		}
 		rc = vc_transform_run(cur, rt, p->t);
@@ -279,6 +319,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 		rc = scratch_get(&p->s[1], p->hub, ow, oh);
 		if (rc < 0)
 			goto fail;
+		p->s[1].img.color = color;
 		rc = vc_conv_run(p->conv, cur, &p->s[1].img);
 		if (rc < 0)
 			goto fail;
@@ -293,7 +334,7 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 		goto fail;
 	o->bytesused[0] = len;
 done:
-	copy_meta(o, in);
+	copy_meta(o, in, &color);
 	*out = o;
 	return 0;
 fail:

@@ -23,12 +23,22 @@ void vc_pipeline_free(struct vc_pipeline *p); /* NULL is a no-op */
  * a new heap frame (raw: exact geometry of the output format, minimum
  * strides; JPEG: fmt MJPEG, bytesused[0] = JPEG length, geom.width/height =
  * the real size, which for a lossless transform may be a few pixels smaller
- * than the plan predicted). seq, timestamps and field are copied from `in`.
+ * than the plan predicted). seq and timestamps are copied from `in`; a raw
+ * output from a raw input keeps its field and colorimetry (conversions keep
+ * the device's matrix and range), a JPEG is progressive (V4L2_FIELD_NONE,
+ * colorimetry zero = JPEG's own). Passthrough of a raw frame with padded
+ * strides returns a packed copy.
  * `in` is only read. Returns 0; -ESTALE when `in` no longer matches the
  * mode (format or size changed: re-plan; for JPEG passthrough the size is
  * in->geom's, the capture layer having validated the JPEG, otherwise the
  * size in the JPEG header); -EBADMSG for a corrupt JPEG or a
  * short raw frame; -ENOMEM; other negative errnos from the converters. */
 int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out);
+
+/* 1 when vc_pipeline_run with `plan` would hand back `in` itself: a
+ * passthrough of a compressed frame, or of a raw one without stride padding
+ * (a padded one is repacked, so clients get exact frame sizes). Pure: the
+ * serving layer asks it on its own thread to skip the worker. */
+int vc_pipeline_zero_copy(const struct vc_plan *plan, const struct vc_frame *in);
 
 #endif

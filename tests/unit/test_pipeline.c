@@ -321,11 +321,98 @@ static void stale_and_bad(void)
 	vc_conv_free(cv);
 }
 
+/* A raw passthrough: zero copy for packed frames only; a frame with padded
+ * strides comes back packed (clients get exact sizes) with the same pixels.
+ * Raw outputs keep the device's field and colorimetry, JPEGs are progressive
+ * with JPEG's own colorimetry. */
+static void passthrough_padded_and_meta(void)
+{
+	struct vc_conv *cv = vc_conv_new();
+	const struct vc_fmt *yuyv = vc_fmt_by_fourcc(YUYV);
+	struct vc_mode m = { YUYV, 320, 240, { 1, 30 } };
+	struct vc_frame *pat = pattern(320, 240);
+	struct vc_geom g;
+	const uint32_t pad_stride = 320 * 2 + 64;
+
+	CHECK(vc_fmt_geometry(yuyv, 320, 240, pad_stride, &g) == 0, "padded geometry");
+	struct vc_frame *in = vc_frame_new(g.sizeimage);
+	in->fmt = yuyv;
+	in->geom = g;
+	in->bytesused[0] = g.sizeimage;
+	memset(vc_frame_data(in, 0), 0x5a, g.sizeimage); /* padding bytes must not leak */
+	struct vc_image src, dst;
+	vc_image_from_frame(pat, &src);
+	view(in, &dst);
+	CHECK(vc_conv_run(cv, &src, &dst) == 0, "fill padded frame");
+	in->seq = 7;
+	in->field = V4L2_FIELD_INTERLACED;
+	in->color = (struct vc_colorimetry){ V4L2_COLORSPACE_REC709, V4L2_YCBCR_ENC_709,
+					     V4L2_QUANTIZATION_FULL_RANGE, V4L2_XFER_FUNC_709 };
+	struct vc_frame *packed_in = capture(NULL, cv, &m, pat);
+
+	struct vc_plan pt, conv, enc;
+	vc_negotiate_plan(&m, &(struct vc_request){ YUYV }, &pt);
+	vc_negotiate_plan(&m, &(struct vc_request){ NV12 }, &conv);
+	vc_negotiate_plan(&m, &(struct vc_request){ MJPG }, &enc);
+	CHECK(pt.steps == VC_STEP_PASSTHROUGH, "plan steps %#x", pt.steps);
+	CHECK(vc_pipeline_zero_copy(&pt, packed_in) == 1, "packed frame: zero copy");
+	CHECK(vc_pipeline_zero_copy(&pt, in) == 0, "padded frame: no zero copy");
+	CHECK(vc_pipeline_zero_copy(&conv, packed_in) == 0, "conversion: no zero copy");
+
+	struct vc_pipeline *p = vc_pipeline_new(&m, &pt);
+	struct vc_frame *out = NULL;
+	CHECK(p && vc_pipeline_run(p, packed_in, &out) == 0 && out == packed_in, "packed: same frame");
+	vc_frame_unref(out);
+	out = NULL;
+	int rc = p ? vc_pipeline_run(p, in, &out) : -1;
+	CHECK(rc == 0 && out && out != in, "padded: rc %d, a new frame", rc);
+	if (out) {
+		int same = out->fmt == yuyv && out->geom.width == 320 && out->geom.height == 240 &&
+			   out->geom.plane[0].stride == 640 && out->geom.sizeimage == 320 * 240 * 2;
+		for (uint32_t y = 0; same && y < 240; y++)
+			same = !memcmp(vc_frame_data(out, 0) + y * 640,
+				       vc_frame_data(in, 0) + y * pad_stride, 640);
+		CHECK(same, "packed copy: stride %u size %zu, rows equal", out->geom.plane[0].stride,
+		      out->geom.sizeimage);
+		CHECK(out->seq == 7 && out->field == V4L2_FIELD_INTERLACED &&
+			      !memcmp(&out->color, &in->color, sizeof(in->color)),
+		      "meta: seq %llu field %u quantization %u", (unsigned long long)out->seq,
+		      out->field, out->color.quantization);
+		vc_frame_unref(out);
+	}
+	vc_pipeline_free(p);
+
+	p = vc_pipeline_new(&m, &conv);
+	out = NULL;
+	rc = p ? vc_pipeline_run(p, in, &out) : -1;
+	CHECK(rc == 0 && out && out->field == V4L2_FIELD_INTERLACED &&
+		      !memcmp(&out->color, &in->color, sizeof(in->color)),
+	      "converted keeps field/colorimetry: rc %d", rc);
+	vc_frame_unref(out);
+	vc_pipeline_free(p);
+
+	p = vc_pipeline_new(&m, &enc);
+	out = NULL;
+	rc = p ? vc_pipeline_run(p, in, &out) : -1;
+	static const struct vc_colorimetry none;
+	CHECK(rc == 0 && out && out->field == V4L2_FIELD_NONE &&
+		      !memcmp(&out->color, &none, sizeof(none)),
+	      "JPEG: progressive, own colorimetry: rc %d", rc);
+	vc_frame_unref(out);
+	vc_pipeline_free(p);
+
+	vc_frame_unref(packed_in);
+	vc_frame_unref(in);
+	vc_frame_unref(pat);
+	vc_conv_free(cv);
+}
+
 int main(void)
 {
 	I420 = vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
 	RUN("pipeline", reference_discriminates);
 	RUN("pipeline", combinations);
 	RUN("pipeline", stale_and_bad);
+	RUN("pipeline", passthrough_padded_and_meta);
 	CHECK_EXIT();
 }
