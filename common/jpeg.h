@@ -58,6 +58,11 @@ size_t vc_jpeg_bound(uint32_t w, uint32_t h);
 int vc_jpeg_encode(struct vc_jpeg *j, const struct vc_image *src, int quality,
 		   uint8_t *out, size_t cap, size_t *len);
 
+/* The subsampling VC_JPEG_SS_AUTO encodes a source of format f with: the
+ * source's chroma resolution where JPEG has it (4:4:4, 4:2:2, 4:2:0, 4:1:1),
+ * VC_JPEG_SS_GRAY for grey, else 4:2:0 (RGB, Bayer, 4:1:0). */
+int vc_jpeg_auto_subsamp(const struct vc_fmt *f);
+
 /* The same with an explicit subsampling (VC_JPEG_SS_420/422/444/GRAY or AUTO). */
 int vc_jpeg_encode_ss(struct vc_jpeg *j, const struct vc_image *src, int quality,
 		      int subsamp, uint8_t *out, size_t cap, size_t *len);

@@ -112,6 +112,46 @@ static void comp_setup(struct vc_jpeg *j, uint32_t w, uint32_t h, int ncomp, int
 	j->c_vs = vs | raw << 4;
 }
 
+/* One encode: comp_setup()'s arguments, grey output from a colour input,
+ * and what hands libjpeg the rows. */
+struct comp_job {
+	uint32_t w, h;
+	int ncomp, jcs, hs, vs, raw, grey_out;
+	void (*feed)(struct vc_jpeg *j, void *arg); /* the next rows, at c.next_scanline */
+	void *arg;
+};
+
+/* Compresses into out[0..cap): sets the compressor up, feeds rows until the
+ * last scanline. libjpeg errors land here by longjmp: -ENOSPC when out was
+ * too small, else -EINVAL. */
+static int compress(struct vc_jpeg *j, const struct comp_job *job, int quality, uint8_t *out,
+		    size_t cap, size_t *len)
+{
+	int r = comp_ready(j);
+
+	if (r < 0)
+		return r;
+	j->cerr.overflow = 0;
+	if (setjmp(j->cerr.jb)) {
+		jpeg_abort_compress(&j->c);
+		j->c_quality = -1;
+		return j->cerr.overflow ? -ENOSPC : -EINVAL;
+	}
+	comp_setup(j, job->w, job->h, job->ncomp, job->jcs, job->hs, job->vs, quality, job->raw);
+	if (job->grey_out) {
+		jpeg_set_colorspace(&j->c, JCS_GRAYSCALE);
+		j->c_quality = -1; /* not the cached set-up any more */
+	}
+	j->dest.pub.next_output_byte = out;
+	j->dest.pub.free_in_buffer = cap;
+	jpeg_start_compress(&j->c, TRUE);
+	while (j->c.next_scanline < j->c.image_height)
+		job->feed(j, job->arg);
+	jpeg_finish_compress(&j->c);
+	*len = cap - j->dest.pub.free_in_buffer;
+	return 0;
+}
+
 /* ---- raw YCbCr path */
 
 enum { K_PLANAR = 1, K_SEMI, K_PACKED, K_GREY };
@@ -209,6 +249,7 @@ struct strip {
 	int fused; /* packed source deinterleaved and range-converted in one pass */
 	uint8_t *ys, *cs[2], *as[2]; /* scratch: luma rows, JPEG chroma rows, source chroma rows */
 	JSAMPROW yr[16], cr[2][16];
+	JSAMPARRAY planes[3]; /* yr, cr[0], cr[1] for jpeg_write_raw_data */
 };
 
 /* Source chroma rows [c0, c0 + n) of component k as pointers (planar) or
@@ -335,6 +376,14 @@ static void fill_strip(struct strip *t, int y0)
 				t->cr[k][i] = t->cr[k][nc - 1];
 }
 
+static void feed_raw(struct vc_jpeg *j, void *arg)
+{
+	struct strip *t = arg;
+
+	fill_strip(t, (int)j->c.next_scanline);
+	jpeg_write_raw_data(&j->c, t->planes, (JDIMENSION)t->mcu_h);
+}
+
 static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct plan *p,
 		   int quality, uint8_t *out, size_t cap, size_t *len)
 {
@@ -342,7 +391,6 @@ static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct pla
 	int maxh = 1 << p->jhs;
 	size_t need;
 	uint8_t *sc;
-	JSAMPARRAY planes[3];
 
 	memset(&t, 0, sizeof(t));
 	t.s = s;
@@ -374,31 +422,16 @@ static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct pla
 	t.cs[1] = t.cs[0] + (size_t)t.pcw * 8;
 	t.as[0] = t.cs[1] + (size_t)t.pcw * 8;
 	t.as[1] = t.as[0] + (size_t)t.pcw * 16;
-	planes[0] = t.yr;
-	planes[1] = t.cr[0];
-	planes[2] = t.cr[1];
+	t.planes[0] = t.yr;
+	t.planes[1] = t.cr[0];
+	t.planes[2] = t.cr[1];
 
-	int r = comp_ready(j);
-	if (r < 0)
-		return r;
-	j->cerr.overflow = 0;
-	if (setjmp(j->cerr.jb)) {
-		jpeg_abort_compress(&j->c);
-		j->c_quality = -1;
-		return j->cerr.overflow ? -ENOSPC : -EINVAL;
-	}
-	comp_setup(j, s->width, s->height, p->ncomp,
-		   p->ncomp == 1 ? JCS_GRAYSCALE : JCS_YCbCr, p->jhs, p->jvs, quality, 1);
-	j->dest.pub.next_output_byte = out;
-	j->dest.pub.free_in_buffer = cap;
-	jpeg_start_compress(&j->c, TRUE);
-	while (j->c.next_scanline < j->c.image_height) {
-		fill_strip(&t, (int)j->c.next_scanline);
-		jpeg_write_raw_data(&j->c, planes, (JDIMENSION)t.mcu_h);
-	}
-	jpeg_finish_compress(&j->c);
-	*len = cap - j->dest.pub.free_in_buffer;
-	return 0;
+	struct comp_job job = {
+		.w = s->width, .h = s->height, .ncomp = p->ncomp,
+		.jcs = p->ncomp == 1 ? JCS_GRAYSCALE : JCS_YCbCr, .hs = p->jhs, .vs = p->jvs,
+		.raw = 1, .feed = feed_raw, .arg = &t,
+	};
+	return compress(j, &job, quality, out, cap, len);
 }
 
 /* ---- RGB path: libjpeg-turbo's extended input colour spaces */
@@ -430,37 +463,16 @@ static int rgb_jcs(const struct vc_fmt *f)
 	return -1;
 }
 
-static int rgb_run(struct vc_jpeg *j, const struct vc_image *s, int jcs, int hs, int vs,
-		   int ncomp, int quality, uint8_t *out, size_t cap, size_t *len)
+/* Up to 16 rows straight from the source: libjpeg-turbo converts them. */
+static void feed_rgb(struct vc_jpeg *j, void *arg)
 {
-	int r = comp_ready(j);
-	if (r < 0)
-		return r;
-	j->cerr.overflow = 0;
-	if (setjmp(j->cerr.jb)) {
-		jpeg_abort_compress(&j->c);
-		j->c_quality = -1;
-		return j->cerr.overflow ? -ENOSPC : -EINVAL;
-	}
-	comp_setup(j, s->width, s->height, s->fmt->group_bytes[0], jcs, hs, vs, quality, 0);
-	if (ncomp == 1) {
-		jpeg_set_colorspace(&j->c, JCS_GRAYSCALE);
-		j->c_quality = -1; /* not the cached set-up any more */
-	}
-	j->dest.pub.next_output_byte = out;
-	j->dest.pub.free_in_buffer = cap;
-	jpeg_start_compress(&j->c, TRUE);
-	while (j->c.next_scanline < j->c.image_height) {
-		JSAMPROW rows[16];
-		int n = 0;
+	const struct vc_image *s = arg;
+	JSAMPROW rows[16];
+	int n = 0;
 
-		for (; n < 16 && j->c.next_scanline + (unsigned)n < j->c.image_height; n++)
-			rows[n] = (JSAMPROW)(uintptr_t)row_at(s, 0, j->c.next_scanline + (unsigned)n);
-		jpeg_write_scanlines(&j->c, rows, (JDIMENSION)n);
-	}
-	jpeg_finish_compress(&j->c);
-	*len = cap - j->dest.pub.free_in_buffer;
-	return 0;
+	for (; n < 16 && j->c.next_scanline + (unsigned)n < j->c.image_height; n++)
+		rows[n] = (JSAMPROW)(uintptr_t)row_at(s, 0, j->c.next_scanline + (unsigned)n);
+	jpeg_write_scanlines(&j->c, rows, (JDIMENSION)n);
 }
 
 static int enc_rgb(struct vc_jpeg *j, const struct vc_image *s, int jcs, int subsamp,
@@ -477,7 +489,12 @@ static int enc_rgb(struct vc_jpeg *j, const struct vc_image *s, int jcs, int sub
 	else if (subsamp != VC_JPEG_SS_AUTO && subsamp != VC_JPEG_SS_420)
 		return -ENOTSUP;
 
-	return rgb_run(j, s, jcs, hs, vs, ncomp, quality, out, cap, len);
+	struct comp_job job = {
+		.w = s->width, .h = s->height, .ncomp = s->fmt->group_bytes[0], .jcs = jcs,
+		.hs = hs, .vs = vs, .grey_out = ncomp == 1,
+		.feed = feed_rgb, .arg = (void *)(uintptr_t)s, /* only read */
+	};
+	return compress(j, &job, quality, out, cap, len);
 }
 
 /* ---- everything else: the converter to planar YUV (or grey) first */
@@ -488,12 +505,11 @@ static const struct { int ss; uint32_t fourcc; } conv_targets[] = {
 	{ VC_JPEG_SS_GRAY, V4L2_PIX_FMT_GREY },
 };
 
-/* VC_JPEG_SS_AUTO for a converted source: keep its chroma resolution when
- * JPEG has it (AYUV stays 4:4:4, Y41P 4:1:1), else 4:2:0 (RGB, Bayer, 4:1:0). */
-static int auto_ss(const struct vc_fmt *f)
+int vc_jpeg_auto_subsamp(const struct vc_fmt *f)
 {
 	static const struct { uint8_t w, h; int ss; } m[] = {
-		{ 0, 0, VC_JPEG_SS_444 }, { 1, 0, VC_JPEG_SS_422 }, { 2, 0, VC_JPEG_SS_411 },
+		{ 0, 0, VC_JPEG_SS_444 }, { 1, 0, VC_JPEG_SS_422 }, { 1, 1, VC_JPEG_SS_420 },
+		{ 2, 0, VC_JPEG_SS_411 },
 	};
 
 	if (f->family == VC_FAM_GREY)
@@ -519,7 +535,7 @@ static int enc_converted(struct vc_jpeg *j, const struct vc_image *src, int qual
 	if (!cv)
 		return -ENOMEM;
 	if (subsamp == VC_JPEG_SS_AUTO)
-		subsamp = auto_ss(src->fmt);
+		subsamp = vc_jpeg_auto_subsamp(src->fmt);
 	for (size_t i = 0; i < sizeof(conv_targets) / sizeof(conv_targets[0]); i++)
 		if (conv_targets[i].ss == subsamp)
 			fourcc = conv_targets[i].fourcc;

@@ -295,24 +295,6 @@ static int dec_rgb(struct vc_jpeg *j, const uint8_t *jp, size_t len, int denom, 
 	return 0;
 }
 
-/* What VC_JPEG_SS_AUTO gives: the source's chroma resolution where JPEG has
- * one (4:4:4, 4:2:2, 4:2:0, 4:1:1), grey for grey, 4:2:0 for the rest. */
-static int expect_ss(const struct vc_fmt *f)
-{
-	static const struct { int w, h, ss; } m[] = {
-		{ 0, 0, VC_JPEG_SS_444 }, { 1, 0, VC_JPEG_SS_422 }, { 1, 1, VC_JPEG_SS_420 },
-		{ 2, 0, VC_JPEG_SS_411 },
-	};
-	if (f->family == VC_FAM_GREY)
-		return VC_JPEG_SS_GRAY;
-	if (f->family != VC_FAM_YUV)
-		return VC_JPEG_SS_420;
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		if (m[i].w == f->log2_chroma_w && m[i].h == f->log2_chroma_h)
-			return m[i].ss;
-	return VC_JPEG_SS_420;
-}
-
 /* Bayer mosaic of the reference, any CFA order and packing of the table:
  * 8-bit, 16-bit containers (LE/BE), MIPI 10/12-bit packed. */
 static int bayer_write(struct pic *p, const uint8_t *rgb)
@@ -419,7 +401,7 @@ static void encode_all_formats(void)
 				memset(&info, 0xff, sizeof(info));
 				CHECK(vc_jpeg_parse(jp, len, &info) == 0 && info.width == w &&
 					      info.height == h && info.size == len &&
-					      info.subsamp == expect_ss(f) && info.has_dht,
+					      info.subsamp == vc_jpeg_auto_subsamp(f) && info.has_dht,
 				      "%s %ux%u: parse %ux%u ss %d", vc_fourcc_str(f->fourcc, fcc), w, h,
 				      info.width, info.height, info.subsamp);
 				if (f->layout == VC_LAYOUT_GREY) {
@@ -463,6 +445,36 @@ static void encode_all_formats(void)
 	printf("  %d format/size pairs encoded\n", tested);
 	vc_conv_free(cv);
 	vc_jpeg_free(j);
+}
+
+/* The rule VC_JPEG_SS_AUTO follows, as vectors (encode_all_formats checks
+ * that every row's JPEG has what vc_jpeg_auto_subsamp says, through the
+ * direct paths and the converter alike). */
+static void auto_subsamp(void)
+{
+	static const struct {
+		int line;
+		const char *fmt;
+		int ss;
+	} v[] = {
+		{ __LINE__, "YUYV", VC_JPEG_SS_422 },   { __LINE__, "UYVY", VC_JPEG_SS_422 },
+		{ __LINE__, "NV16", VC_JPEG_SS_422 },   { __LINE__, "422P", VC_JPEG_SS_422 },
+		{ __LINE__, "NV12", VC_JPEG_SS_420 },   { __LINE__, "YU12", VC_JPEG_SS_420 },
+		{ __LINE__, "NM21", VC_JPEG_SS_420 },   { __LINE__, "NV24", VC_JPEG_SS_444 },
+		{ __LINE__, "YUV444M", VC_JPEG_SS_444 }, { __LINE__, "AYUV32", VC_JPEG_SS_444 },
+		{ __LINE__, "Y41P", VC_JPEG_SS_411 },   { __LINE__, "411P", VC_JPEG_SS_411 },
+		{ __LINE__, "YUV410", VC_JPEG_SS_420 }, { __LINE__, "GREY", VC_JPEG_SS_GRAY },
+		{ __LINE__, "Y16", VC_JPEG_SS_GRAY },   { __LINE__, "RGB24", VC_JPEG_SS_420 },
+		{ __LINE__, "XRGB32", VC_JPEG_SS_420 }, { __LINE__, "RGB565", VC_JPEG_SS_420 },
+		{ __LINE__, "SBGGR8", VC_JPEG_SS_420 }, { __LINE__, "SRGGB10P", VC_JPEG_SS_420 },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		const struct vc_fmt *f = vc_fmt_find(v[i].fmt);
+
+		CHECK_AT(v[i].line, f && vc_jpeg_auto_subsamp(f) == v[i].ss, "%s: %d", v[i].fmt,
+			 f ? vc_jpeg_auto_subsamp(f) : -1);
+	}
 }
 
 /* Bad arguments and a too-small output buffer are errors, not overruns. */
@@ -1267,6 +1279,7 @@ static void ffmpeg_oracle(void)
 int main(void)
 {
 	RUN("jpeg", encode_all_formats);
+	RUN("jpeg", auto_subsamp);
 	RUN("jpeg", encode_errors);
 	RUN("jpeg", encode_subsampling);
 	RUN("jpeg", color_range);
