@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "server/discover.h"
+#include "server/v4l2src.h"
 
 /* "video12" -> 12; -1 for any other name. */
 static int video_index(const char *name)
@@ -96,15 +97,6 @@ int vc_discover_resolve(const char *path, char *node, size_t n)
 	return 0;
 }
 
-static void copy_str(char *dst, size_t n, const uint8_t *src, size_t srcn)
-{
-	size_t l = strnlen((const char *)src, srcn);
-	if (l >= n)
-		l = n - 1;
-	memcpy(dst, src, l);
-	dst[l] = 0;
-}
-
 /* QUERYCAP on node; 1 when it captures video, 0 when not, -errno. */
 static int probe(const char *node, struct vc_dev_info *info)
 {
@@ -128,9 +120,9 @@ static int probe(const char *node, struct vc_dev_info *info)
 		return 0;
 	info->device_caps = caps;
 	info->mplane = !(caps & V4L2_CAP_VIDEO_CAPTURE);
-	copy_str(info->driver, sizeof(info->driver), cap.driver, sizeof(cap.driver));
-	copy_str(info->card, sizeof(info->card), cap.card, sizeof(cap.card));
-	copy_str(info->bus, sizeof(info->bus), cap.bus_info, sizeof(cap.bus_info));
+	vc_v4l2_name(info->driver, sizeof(info->driver), cap.driver, sizeof(cap.driver));
+	vc_v4l2_name(info->card, sizeof(info->card), cap.card, sizeof(cap.card));
+	vc_v4l2_name(info->bus, sizeof(info->bus), cap.bus_info, sizeof(cap.bus_info));
 	return 1;
 }
 

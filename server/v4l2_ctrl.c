@@ -11,15 +11,7 @@
 #include <string.h>
 
 #include "server/v4l2_int.h"
-
-static void copy_name(char *dst, size_t n, const char *src, size_t srcn)
-{
-	size_t l = strnlen(src, srcn);
-	if (l >= n)
-		l = n - 1;
-	memcpy(dst, src, l);
-	dst[l] = 0;
-}
+#include "server/v4l2src.h"
 
 int v4l2_ctrl_query(struct vc_src *s, uint32_t id, struct vc_src_ctrl *c)
 {
@@ -28,30 +20,26 @@ int v4l2_ctrl_query(struct vc_src *s, uint32_t id, struct vc_src_ctrl *c)
 	memset(&q, 0, sizeof(q));
 	q.id = id;
 	int e = v4l2_xioctl(d, VIDIOC_QUERY_EXT_CTRL, &q);
-	if (e == -ENOTTY) {
+	if (e == -ENOTTY) { /* an old driver: QUERYCTRL, read as the extended answer */
 		struct v4l2_queryctrl o;
 		memset(&o, 0, sizeof(o));
 		o.id = id;
 		e = v4l2_xioctl(d, VIDIOC_QUERYCTRL, &o);
-		if (e < 0)
-			return v4l2_gone(e);
-		memset(c, 0, sizeof(*c));
-		c->id = o.id;
-		c->type = o.type;
-		copy_name(c->name, sizeof(c->name), (const char *)o.name, sizeof(o.name));
-		c->min = o.minimum;
-		c->max = o.maximum;
-		c->step = o.step;
-		c->def = o.default_value;
-		c->flags = o.flags;
-		return 0;
+		q.id = o.id;
+		q.type = o.type;
+		memcpy(q.name, o.name, sizeof(o.name));
+		q.minimum = o.minimum;
+		q.maximum = o.maximum;
+		q.step = (uint64_t)o.step;
+		q.default_value = o.default_value;
+		q.flags = o.flags;
 	}
 	if (e < 0)
 		return v4l2_gone(e);
 	memset(c, 0, sizeof(*c));
 	c->id = q.id;
 	c->type = q.type;
-	copy_name(c->name, sizeof(c->name), q.name, sizeof(q.name));
+	vc_v4l2_name(c->name, sizeof(c->name), q.name, sizeof(q.name));
 	c->min = q.minimum;
 	c->max = q.maximum;
 	c->step = (int64_t)q.step;
@@ -77,13 +65,24 @@ int v4l2_ctrl_menu(struct vc_src *s, uint32_t id, uint32_t index, char name[32])
 	if (c.type == V4L2_CTRL_TYPE_INTEGER_MENU)
 		snprintf(name, 32, "%" PRId64, (int64_t)m.value);
 	else
-		copy_name(name, 32, (const char *)m.name, sizeof(m.name));
+		vc_v4l2_name(name, 32, m.name, sizeof(m.name));
 	return 0;
 }
 
 static int is64(uint32_t type)
 {
 	return type == V4L2_CTRL_TYPE_INTEGER64;
+}
+
+/* G_EXT_CTRLS / S_EXT_CTRLS of the current value of one control. */
+static int one_ext_ctrl(struct v4l2src *d, unsigned long req, struct v4l2_ext_control *ec)
+{
+	struct v4l2_ext_controls ecs;
+	memset(&ecs, 0, sizeof(ecs));
+	ecs.which = V4L2_CTRL_WHICH_CUR_VAL;
+	ecs.count = 1;
+	ecs.controls = ec;
+	return v4l2_xioctl(d, req, &ecs);
 }
 
 int v4l2_ctrl_get(struct vc_src *s, uint32_t id, int64_t *value)
@@ -96,15 +95,8 @@ int v4l2_ctrl_get(struct vc_src *s, uint32_t id, int64_t *value)
 	if (c.flags & V4L2_CTRL_FLAG_WRITE_ONLY || c.type == V4L2_CTRL_TYPE_BUTTON ||
 	    c.type == V4L2_CTRL_TYPE_CTRL_CLASS)
 		return -EACCES;
-	struct v4l2_ext_control ec;
-	struct v4l2_ext_controls ecs;
-	memset(&ec, 0, sizeof(ec));
-	memset(&ecs, 0, sizeof(ecs));
-	ec.id = id;
-	ecs.which = V4L2_CTRL_WHICH_CUR_VAL;
-	ecs.count = 1;
-	ecs.controls = &ec;
-	e = v4l2_xioctl(d, VIDIOC_G_EXT_CTRLS, &ecs);
+	struct v4l2_ext_control ec = { .id = id };
+	e = one_ext_ctrl(d, VIDIOC_G_EXT_CTRLS, &ec);
 	if (e == 0) {
 		*value = is64(c.type) ? ec.value64 : ec.value;
 		return 0;
@@ -131,19 +123,12 @@ int v4l2_ctrl_set(struct vc_src *s, uint32_t id, int64_t value)
 		return -EACCES;
 	if (!is64(c.type) && (value < INT32_MIN || value > INT32_MAX))
 		return -ERANGE;
-	struct v4l2_ext_control ec;
-	struct v4l2_ext_controls ecs;
-	memset(&ec, 0, sizeof(ec));
-	memset(&ecs, 0, sizeof(ecs));
-	ec.id = id;
+	struct v4l2_ext_control ec = { .id = id };
 	if (is64(c.type))
 		ec.value64 = value;
 	else
 		ec.value = (int32_t)value;
-	ecs.which = V4L2_CTRL_WHICH_CUR_VAL;
-	ecs.count = 1;
-	ecs.controls = &ec;
-	e = v4l2_xioctl(d, VIDIOC_S_EXT_CTRLS, &ecs);
+	e = one_ext_ctrl(d, VIDIOC_S_EXT_CTRLS, &ec);
 	if (e == 0)
 		return 0;
 	if (is64(c.type) || e == -ERANGE || v4l2_gone(e) == -ENODEV)

@@ -16,15 +16,6 @@ static struct v4l2src *dev_of(struct vc_src *s)
 	return (s && s->ops == &vc_src_v4l2) ? (struct v4l2src *)s : NULL;
 }
 
-static void copy_name(char *dst, size_t n, const uint8_t *src, size_t srcn)
-{
-	size_t l = strnlen((const char *)src, srcn);
-	if (l >= n)
-		l = n - 1;
-	memcpy(dst, src, l);
-	dst[l] = 0;
-}
-
 int v4l2_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
 {
 	struct v4l2src *d = (struct v4l2src *)s;
@@ -36,7 +27,7 @@ int v4l2_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
 		return v4l2_gone(e);
 	memset(in, 0, sizeof(*in));
 	in->index = vi.index;
-	copy_name(in->name, sizeof(in->name), vi.name, sizeof(vi.name));
+	vc_v4l2_name(in->name, sizeof(in->name), vi.name, sizeof(vi.name));
 	in->type = vi.type;
 	in->capabilities = vi.capabilities;
 	in->std = vi.std;
@@ -151,14 +142,42 @@ int v4l2_sync_signal(struct v4l2src *d)
 	return 0;
 }
 
-int v4l2_input_set(struct vc_src *s, uint32_t index)
+/* The frame size follows the input, its standard and its DV timings: they
+ * change only while stopped, with the buffers freed (like S_FMT)... */
+static int stopped(struct v4l2src *d)
 {
-	struct v4l2src *d = (struct v4l2src *)s;
 	if (d->streaming || d->stopped_with_held)
 		return -EBUSY;
 	v4l2_release_buffers(d);
+	return 0;
+}
+
+/* ...and the format is read again after (one outside the format table is
+ * no error here: another mode is negotiated next). */
+static int reread_format(struct v4l2src *d)
+{
+	struct vc_src_format f;
+	int e = vc_src_v4l2.get_format(&d->base, &f);
+	return e == -EPROTO ? 0 : e;
+}
+
+/* S_STD / S_DV_TIMINGS: stopped, set, format re-read. */
+static int set_signal(struct v4l2src *d, unsigned long req, void *arg)
+{
+	int e = stopped(d);
+	if (e == 0)
+		e = v4l2_xioctl(d, req, arg);
+	return e < 0 ? v4l2_gone(e) : reread_format(d);
+}
+
+int v4l2_input_set(struct vc_src *s, uint32_t index)
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+	int e = stopped(d);
+	if (e < 0)
+		return e;
 	int i = (int)index;
-	int e = v4l2_xioctl(d, VIDIOC_S_INPUT, &i);
+	e = v4l2_xioctl(d, VIDIOC_S_INPUT, &i);
 	if (e < 0) {
 		log_warn("%s: VIDIOC_S_INPUT %u: %s", d->path, index, strerror(-e));
 		return v4l2_gone(e);
@@ -166,9 +185,7 @@ int v4l2_input_set(struct vc_src *s, uint32_t index)
 	d->dv_chosen = 0;
 	v4l2_sync_signal(d);
 	v4l2_subscribe(d);
-	struct vc_src_format f;
-	e = vc_src_v4l2.get_format(s, &f); /* the size follows the input */
-	return e == -EPROTO ? 0 : e;
+	return reread_format(d);
 }
 
 int vc_v4l2_std_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_std *out)
@@ -184,7 +201,7 @@ int vc_v4l2_std_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_std *out)
 		return e == -ENODATA || e == -ENOTTY ? -EINVAL : v4l2_gone(e);
 	memset(out, 0, sizeof(*out));
 	out->id = st.id;
-	copy_name(out->name, sizeof(out->name), st.name, sizeof(st.name));
+	vc_v4l2_name(out->name, sizeof(out->name), st.name, sizeof(st.name));
 	out->frameperiod.num = st.frameperiod.numerator;
 	out->frameperiod.den = st.frameperiod.denominator;
 	out->framelines = st.framelines;
@@ -209,16 +226,8 @@ int vc_v4l2_std_set(struct vc_src *s, uint64_t std)
 	struct v4l2src *d = dev_of(s);
 	if (!d)
 		return -EINVAL;
-	if (d->streaming || d->stopped_with_held)
-		return -EBUSY;
-	v4l2_release_buffers(d);
 	v4l2_std_id id = std;
-	int e = v4l2_xioctl(d, VIDIOC_S_STD, &id);
-	if (e < 0)
-		return v4l2_gone(e);
-	struct vc_src_format f;
-	e = vc_src_v4l2.get_format(s, &f);
-	return e == -EPROTO ? 0 : e;
+	return set_signal(d, VIDIOC_S_STD, &id);
 }
 
 int vc_v4l2_dv_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_dv *out)
@@ -270,15 +279,9 @@ int vc_v4l2_dv_set(struct vc_src *s, const struct vc_v4l2_dv *dv)
 	struct v4l2src *d = dev_of(s);
 	if (!d)
 		return -EINVAL;
-	if (d->streaming || d->stopped_with_held)
-		return -EBUSY;
-	v4l2_release_buffers(d);
 	struct v4l2_dv_timings t = dv->raw;
-	int e = v4l2_xioctl(d, VIDIOC_S_DV_TIMINGS, &t);
-	if (e < 0)
-		return v4l2_gone(e);
-	d->dv_chosen = 1;
-	struct vc_src_format f;
-	e = vc_src_v4l2.get_format(s, &f);
-	return e == -EPROTO ? 0 : e;
+	int e = set_signal(d, VIDIOC_S_DV_TIMINGS, &t);
+	if (e == 0)
+		d->dv_chosen = 1;
+	return e;
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libv4l2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,12 +120,20 @@ int v4l2_parse_format(struct v4l2src *d, const struct v4l2_format *f,
 	return 0;
 }
 
+/* A G_ ioctl whose argument starts with the buffer type (v4l2_format,
+ * v4l2_streamparm): zeroed, typed for this device, asked. */
+static int get_typed(struct v4l2src *d, unsigned long req, void *arg, size_t size)
+{
+	memset(arg, 0, size);
+	memcpy(arg, &d->type, sizeof(d->type));
+	return v4l2_xioctl(d, req, arg);
+}
+
 static int read_parm(struct v4l2src *d, struct vc_fract *ival)
 {
 	struct v4l2_streamparm p;
-	memset(&p, 0, sizeof(p));
-	p.type = d->type;
-	int e = v4l2_xioctl(d, VIDIOC_G_PARM, &p);
+	_Static_assert(offsetof(struct v4l2_streamparm, type) == 0, "type first");
+	int e = get_typed(d, VIDIOC_G_PARM, &p, sizeof(p));
 	if (e < 0) {
 		ival->num = ival->den = 0; /* unknown: not every driver has G_PARM */
 		return e;
@@ -139,9 +148,8 @@ static int read_parm(struct v4l2src *d, struct vc_fract *ival)
 static int read_format(struct v4l2src *d, struct vc_src_format *out)
 {
 	struct v4l2_format f;
-	memset(&f, 0, sizeof(f));
-	f.type = d->type;
-	int e = v4l2_xioctl(d, VIDIOC_G_FMT, &f);
+	_Static_assert(offsetof(struct v4l2_format, type) == 0, "type first");
+	int e = get_typed(d, VIDIOC_G_FMT, &f, sizeof(f));
 	if (e < 0) {
 		log_error("%s: VIDIOC_G_FMT: %s", d->path, strerror(-e));
 		return v4l2_gone(e);
@@ -162,6 +170,12 @@ static int v4l2src_get_format(struct vc_src *s, struct vc_src_format *out)
 	return e;
 }
 
+/* A field of the asked mode, or the driver's current value where it is 0. */
+static uint32_t asked(uint32_t want, uint32_t cur)
+{
+	return want ? want : cur;
+}
+
 static int v4l2src_set_mode(struct vc_src *s, const struct vc_mode *want, int try_only,
 			    struct vc_src_format *out)
 {
@@ -175,32 +189,25 @@ static int v4l2src_set_mode(struct vc_src *s, const struct vc_mode *want, int tr
 		return -EBUSY;
 	if (!try_only)
 		v4l2_release_buffers(d); /* S_FMT is refused while buffers exist */
-	memset(&f, 0, sizeof(f));
-	f.type = d->type;
-	e = v4l2_xioctl(d, VIDIOC_G_FMT, &f);
+	e = get_typed(d, VIDIOC_G_FMT, &f, sizeof(f));
 	if (e < 0)
 		return v4l2_gone(e);
+	/* what is asked replaces the current mode; the driver chooses strides
+	 * and sizes for it */
 	if (d->mplane) {
 		struct v4l2_pix_format_mplane *p = &f.fmt.pix_mp;
-		if (want->fourcc)
-			p->pixelformat = want->fourcc;
-		if (want->width)
-			p->width = want->width;
-		if (want->height)
-			p->height = want->height;
-		/* let the driver choose strides and sizes for the new mode */
+		p->pixelformat = asked(want->fourcc, p->pixelformat);
+		p->width = asked(want->width, p->width);
+		p->height = asked(want->height, p->height);
 		for (unsigned i = 0; i < VIDEO_MAX_PLANES; i++) {
 			p->plane_fmt[i].bytesperline = 0;
 			p->plane_fmt[i].sizeimage = 0;
 		}
 	} else {
 		struct v4l2_pix_format *p = &f.fmt.pix;
-		if (want->fourcc)
-			p->pixelformat = want->fourcc;
-		if (want->width)
-			p->width = want->width;
-		if (want->height)
-			p->height = want->height;
+		p->pixelformat = asked(want->fourcc, p->pixelformat);
+		p->width = asked(want->width, p->width);
+		p->height = asked(want->height, p->height);
 		p->bytesperline = 0;
 		p->sizeimage = 0;
 	}
@@ -289,9 +296,9 @@ static void v4l2src_close(struct vc_src *s)
 	free(d);
 }
 
-static void copy_str(char *dst, size_t n, const uint8_t *src, size_t srcn)
+void vc_v4l2_name(char *dst, size_t n, const void *src, size_t srcn)
 {
-	size_t l = strnlen((const char *)src, srcn);
+	size_t l = strnlen(src, srcn);
 	if (l >= n)
 		l = n - 1;
 	memcpy(dst, src, l);
@@ -364,9 +371,9 @@ static int v4l2src_open(const char *path, struct vc_src **out)
 	}
 	d->device_caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps
 								 : cap.capabilities;
-	copy_str(d->driver, sizeof(d->driver), cap.driver, sizeof(cap.driver));
-	copy_str(d->card, sizeof(d->card), cap.card, sizeof(cap.card));
-	copy_str(d->bus, sizeof(d->bus), cap.bus_info, sizeof(cap.bus_info));
+	vc_v4l2_name(d->driver, sizeof(d->driver), cap.driver, sizeof(cap.driver));
+	vc_v4l2_name(d->card, sizeof(d->card), cap.card, sizeof(cap.card));
+	vc_v4l2_name(d->bus, sizeof(d->bus), cap.bus_info, sizeof(cap.bus_info));
 	if (d->device_caps & V4L2_CAP_VIDEO_CAPTURE) {
 		d->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	} else if (d->device_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) {

@@ -6,6 +6,7 @@
 #define VC_V4L2SRC_H
 
 #include <linux/videodev2.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "server/source.h"
@@ -17,6 +18,10 @@ struct vc_v4l2_info {
 };
 
 int vc_v4l2_info(struct vc_src *s, struct vc_v4l2_info *out);
+
+/* Copies a V4L2 name field (a fixed __u8[N], NUL-terminated only when
+ * shorter than N) into dst of n bytes: cut to fit, always terminated. */
+void vc_v4l2_name(char *dst, size_t n, const void *src, size_t srcn);
 
 /* An analog TV standard (ENUMSTD). */
 struct vc_v4l2_std {

@@ -903,6 +903,37 @@ static int fault_start(struct vc_src *s, struct vc_ctrls *cs, const char *key,
 	return 0;
 }
 
+/* One buffer dequeued within 4 s: 0, else the error (-EAGAIN: none came). */
+static int dequeue_one(struct vc_src *s, struct vc_src_buf *b)
+{
+	struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
+	int d = -EAGAIN;
+	for (int i = 0; i < 40 && d == -EAGAIN; i++) {
+		poll(&p, 1, 100);
+		d = ops->dequeue(s, b);
+	}
+	return d;
+}
+
+/* Streams (dequeue, queue again) until dequeue fails, at most ms: the
+ * error, or -EAGAIN when none came. */
+static int stream_until_error(struct vc_src *s, int ms)
+{
+	int d = -EAGAIN;
+	int64_t end = now_us() + ms * 1000;
+	while (now_us() < end) {
+		struct vc_src_buf b;
+		struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
+		poll(&p, 1, 200);
+		d = ops->dequeue(s, &b);
+		if (d == 0)
+			ops->queue(s, b.index);
+		else if (d != -EAGAIN)
+			break;
+	}
+	return d;
+}
+
 static int cmd_errors(const char *dev)
 {
 	struct vc_src *s = open_dev(dev, "errors.open");
@@ -967,12 +998,7 @@ static int cmd_errors(const char *dev)
 	e = ops->start(s, 4, &n);
 	if (e == 0) {
 		struct vc_src_buf b;
-		struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
-		int d = -EAGAIN;
-		for (int i = 0; i < 40 && d == -EAGAIN; i++) {
-			poll(&p, 1, 100);
-			d = ops->dequeue(s, &b);
-		}
+		int d = dequeue_one(s, &b);
 		ops->stop(s);
 		uint8_t x = d == 0 ? b.mem[0][0] : 0; /* still mapped (ASan would tell) */
 		(void)x;
@@ -999,12 +1025,7 @@ static int cmd_errors(const char *dev)
 	e = ops->start(s, 4, &n);
 	if (e == 0) {
 		struct vc_src_buf b;
-		struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
-		int d = -EAGAIN;
-		for (int i = 0; i < 40 && d == -EAGAIN; i++) {
-			poll(&p, 1, 100);
-			d = ops->dequeue(s, &b);
-		}
+		int d = dequeue_one(s, &b);
 		int ec = set_ctrl_key(s, &cs, "inject_vidioc_qbuf_error", 1);
 		int eq = d == 0 ? ops->queue(s, b.index) : 0;
 		if (eq < 0 && d == 0)
@@ -1048,18 +1069,7 @@ static int cmd_errors(const char *dev)
 	e = ops->start(s, 4, &n);
 	if (e == 0) {
 		int ec = set_ctrl_key(s, &cs, "inject_fatal_streaming_error", 1);
-		int d = -EAGAIN;
-		int64_t end = now_us() + 3000000;
-		while (now_us() < end) {
-			struct vc_src_buf b;
-			struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
-			poll(&p, 1, 200);
-			d = ops->dequeue(s, &b);
-			if (d == 0)
-				ops->queue(s, b.index);
-			else if (d != -EAGAIN)
-				break;
-		}
+		int d = stream_until_error(s, 3000);
 		ops->stop(s);
 		capture(s, &f, 5, 3000, NULL, &r);
 		if (ec || d != -ENODEV || r.err)
@@ -1083,18 +1093,7 @@ static int cmd_errors(const char *dev)
 	e = ops->start(s, 4, &n);
 	if (e == 0) {
 		int ec = set_ctrl_key(s, &cs, "disconnect", 1);
-		int d = -EAGAIN;
-		int64_t end = now_us() + 3000000;
-		while (now_us() < end) {
-			struct vc_src_buf b;
-			struct pollfd p = {.fd = ops->fd(s), .events = POLLIN};
-			poll(&p, 1, 200);
-			d = ops->dequeue(s, &b);
-			if (d == 0)
-				ops->queue(s, b.index);
-			else if (d != -EAGAIN)
-				break;
-		}
+		int d = stream_until_error(s, 3000);
 		vc_ctrls_clear(&cs);
 		ops->close(s);
 		s = NULL;

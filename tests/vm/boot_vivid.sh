@@ -65,6 +65,16 @@ if [ "${1:-}" = "--guest" ]; then
 	} >"$out/c.log" 2>"$out/c.err" &
 	c=$!
 	wait $a; wait $b; wait $c
+	# wait_up URL PID: prints 1 once the daemon answers URL/api/status, 0 when
+	# it exited or 30 s passed
+	wait_up() {
+		for i in $(seq 150); do
+			curl -s -o /dev/null --max-time 2 "$1/api/status" && { echo 1; return; }
+			kill -0 "$2" 2>/dev/null || break
+			sleep 0.2
+		done
+		echo 0
+	}
 	cat "$out/a.log" "$out/b.log" "$out/c.log"
 	# Then the daemon on two vivid cameras (video3, video4), alone (JPEG
 	# encoding under TCG needs the CPUs): its HTTP answers are saved and
@@ -76,12 +86,7 @@ if [ "${1:-}" = "--guest" ]; then
 		$VCAPD --device /dev/video3 --device /dev/video4 --listen 127.0.0.1:18400 \
 			>"$d/vcapd.log" 2>&1 &
 		vp=$!
-		up=0
-		for i in $(seq 150); do
-			curl -s -o /dev/null --max-time 2 "$U/api/status" && { up=1; break; }
-			kill -0 $vp 2>/dev/null || break
-			sleep 0.2
-		done
+		up=$(wait_up "$U" $vp)
 		echo $up >"$d/up"
 		if [ $up = 1 ]; then
 			curl -s -o "$d/cams.json" "$U/api/cams"
@@ -113,12 +118,7 @@ if [ "${1:-}" = "--guest" ]; then
 		ctl() { v4l2-ctl -d /dev/video3 -c "$1" 2>>"$d/ctl.err" || echo "ctl $1 failed" >>"$d/ctl.err"; }
 		$VCAPD_ASAN --device /dev/video3 --listen 127.0.0.1:18401 >"$d/vcapd.log" 2>&1 &
 		vp=$!
-		up=0
-		for i in $(seq 150); do
-			curl -s -o /dev/null --max-time 2 "$U/api/status" && { up=1; break; }
-			kill -0 $vp 2>/dev/null || break
-			sleep 0.2
-		done
+		up=$(wait_up "$U" $vp)
 		echo $up >"$d/up"
 		if [ $up = 1 ]; then
 			curl -s --max-time 40 -o "$d/stream.bin" "$U/stream" &
