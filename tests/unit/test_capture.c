@@ -361,6 +361,54 @@ static void unplug(void)
 	event_base_free(b);
 }
 
+struct keep_probe {
+	int *calls, *last;
+	int value;
+};
+
+static int keep_fn(struct vc_src *src, const void *arg)
+{
+	struct keep_probe p;
+
+	(void)src;
+	memcpy(&p, arg, sizeof(p));
+	(*p.calls)++;
+	*p.last = p.value;
+	return 0;
+}
+
+/* A kept reconfiguration (S_STD, S_DV_TIMINGS on a V4L2 device) runs on
+ * every open of the source, here the first and the one after an unplug,
+ * with the arg of the latest call for its fn. */
+static void kept_reconfigure(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	/* another path than unplug's: a fault fires once per path and process */
+	struct vc_cam *cam = cam_open(b, "fault:enodev@25", &r, 1000, 0);
+	int calls = 0, last = 0;
+	struct keep_probe p = { &calls, &last, 1 };
+	static const uint8_t big[VC_CAM_RECONF_ARG_MAX + 1];
+	struct vc_cam_stats st;
+
+	CHECK(vc_cam_reconfigure_keep(cam, keep_fn, big, sizeof(big)) == -E2BIG, "too big");
+	CHECK(vc_cam_reconfigure_keep(cam, keep_fn, &p, sizeof(p)) == 0, "keep");
+	p.value = 2;
+	CHECK(vc_cam_reconfigure_keep(cam, keep_fn, &p, sizeof(p)) == 0, "keep again");
+	CHECK(calls == 0, "ran %d times without a source", calls);
+	vc_cam_acquire(cam);
+	r.want = 40;
+	int ok = wait_until(b, &r, resumed, WAIT_MS);
+	vc_cam_get_stats(cam, &st);
+	CHECK(ok && st.restarts == 1, "restarts %llu, %u frames", (unsigned long long)st.restarts,
+	      r.frames);
+	CHECK(calls == 2 && last == 2, "kept fn ran %d times (want 2: open, reopen), value %d",
+	      calls, last);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
 static void streamon_fails(void)
 {
 	struct event_base *b = event_base_new();
@@ -719,6 +767,7 @@ int main(void)
 	RUN("capture", hold_copies);
 	RUN("capture", release_from_thread);
 	RUN("capture", unplug);
+	RUN("capture", kept_reconfigure);
 	RUN("capture", streamon_fails);
 	RUN("capture", bad_buffers);
 	RUN("capture", stall_qbuf_event);
