@@ -471,6 +471,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 
 	(void)sig;
 	(void)what;
+	if (a->stopping)
+		return;
 	if (!a->opts->config) {
 		log_info("SIGHUP: no --config, nothing to reload");
 		return;

@@ -5,7 +5,8 @@
 # "control = brightness=200" has it applied when the camera opens (read back
 # through /api/cams/v/controls). ops, same boot: a --device camera takes the
 # control lines of the [camera] naming its device; SIGHUP with a changed
-# control line reopens the camera and applies it; zero config with no
+# control line reopens the camera and applies it while a client keeps
+# streaming through the reopen; zero config with no
 # device (vivid unloaded) serves the test pattern, then vivid loaded while
 # running is picked up by the hotplug watch, served, and the test pattern
 # makes way. Prints "wire.<check>: OK|FAIL why".
@@ -50,10 +51,16 @@ if [ "${1:-}" = "--guest" ]; then
 	$VCAPD --config "$out/r.conf" >"$out/reload.log" 2>&1 &
 	vp=$!
 	if up 18982 $vp; then
-		sleep 1
+		# a client streams across the reopen (vivid: 5 fps)
+		curl -s -N --max-time 10 http://127.0.0.1:18982/stream -o "$out/reload.bin" &
+		cp=$!
+		sleep 4
+		grep -ac 'Content-Type: image/jpeg' "$out/reload.bin" >"$out/reload.parts"
 		cp "$out/c2.conf" "$out/r.conf"
 		kill -HUP $vp
-		sleep 2
+		wait $cp
+		echo $? >>"$out/reload.parts"
+		grep -ac 'Content-Type: image/jpeg' "$out/reload.bin" >>"$out/reload.parts"
 		curl -s --max-time 10 http://127.0.0.1:18982/api/cams/v/controls >"$out/reload.json"
 	fi
 	kill $vp; wait $vp
@@ -105,10 +112,12 @@ echo "$b" | grep -q '"value":180' && grep -q 'device /dev/video1: control lines 
 if [ $? = 0 ]; then echo "wire.device_flag_controls: OK"; else
 	echo "wire.device_flag_controls: FAIL brightness entry '$b': $(tail -6 "$work/dev.log" | tr '\n' ' ')"; fi
 b=$(tr '{' '\n' <"$work/reload.json" 2>/dev/null | grep '"key":"brightness"')
+# parts: before the HUP, curl's exit status (28 = ran to --max-time), total
+set -- $(cat "$work/reload.parts" 2>/dev/null) 0 0 0
 echo "$b" | grep -q '"value":60' && grep -q 'reload: camera v changed: reopening' "$work/reload.log" &&
-	grep -q 'control brightness = 60' "$work/reload.log"
-if [ $? = 0 ]; then echo "wire.reload_control_reopen: OK"; else
-	echo "wire.reload_control_reopen: FAIL brightness entry '$b': $(tail -6 "$work/reload.log" | tr '\n' ' ')"; fi
+	grep -q 'control brightness = 60' "$work/reload.log" && [ "$2" = 28 ] && [ $(($3 - $1)) -ge 10 ]
+if [ $? = 0 ]; then echo "wire.reload_control_reopen: OK${VERBOSE:+ (parts before HUP $1, after $(($3 - $1)))}"; else
+	echo "wire.reload_control_reopen: FAIL brightness entry '$b'; stream parts before HUP $1, curl rc $2, total $3: $(tail -6 "$work/reload.log" | tr '\n' ' ')"; fi
 magic=$(head -c 2 "$work/hp.jpg" 2>/dev/null | od -An -tx1 | tr -d ' ')
 [ ! -s "$work/nodes0" ] && grep -q '"path":"test"' "$work/hp0.json" &&
 	grep -q '"path":"/dev/video0"' "$work/hp1.json" && ! grep -q '"path":"test"' "$work/hp1.json" &&
