@@ -70,6 +70,14 @@
 	.layout = VC_LAYOUT_BAYER, .mem_planes = 1, .color_planes = 1,        \
 	.group_px = px, .group_bytes = { bytes, 0, 0 }, .depth = dp,          \
 	.packing = pack, .cfa = order, NO_OFFS
+/* Bayer rows by packing: each packing's group (pixels, bytes, depth) stated
+ * once, so the four CFA orders of a packing cannot disagree. */
+#define BAYER8(fcc, nm, ds, order) BAYER(fcc, nm, ds, 1, 1, 8, VC_PACK_NONE, order)
+/* dp significant bits in a 16-bit little-endian word */
+#define BAYER16(fcc, nm, ds, dp, order) BAYER(fcc, nm, ds, 1, 2, dp, VC_PACK_16, order)
+/* MIPI packed (bit layouts beside their rows) */
+#define BAYER10P(fcc, nm, ds, order) BAYER(fcc, nm, ds, 4, 5, 10, VC_PACK_MIPI10, order)
+#define BAYER12P(fcc, nm, ds, order) BAYER(fcc, nm, ds, 2, 3, 12, VC_PACK_MIPI12, order)
 
 #define COMPRESSED(fcc, nm, ds, yuv)                                          \
 	.fourcc = fcc, .name = nm, .desc = ds, .family = VC_FAM_COMPRESSED,   \
@@ -226,60 +234,36 @@ static const struct vc_fmt table[] = {
 	       0) },
 
 	/* ---- Bayer; the CFA order names the first two lines ---- */
-	{ BAYER(V4L2_PIX_FMT_SBGGR8, "SBGGR8", "Bayer BGGR 8-bit", 1, 1, 8, VC_PACK_NONE, VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG8, "SGBRG8", "Bayer GBRG 8-bit", 1, 1, 8, VC_PACK_NONE, VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG8, "SGRBG8", "Bayer GRBG 8-bit", 1, 1, 8, VC_PACK_NONE, VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB8, "SRGGB8", "Bayer RGGB 8-bit", 1, 1, 8, VC_PACK_NONE, VC_CFA_RGGB) },
-	{ BAYER(V4L2_PIX_FMT_SBGGR10, "SBGGR10", "Bayer BGGR 10-bit in 16-bit LE", 1, 2, 10, VC_PACK_16,
-		VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG10, "SGBRG10", "Bayer GBRG 10-bit in 16-bit LE", 1, 2, 10, VC_PACK_16,
-		VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG10, "SGRBG10", "Bayer GRBG 10-bit in 16-bit LE", 1, 2, 10, VC_PACK_16,
-		VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB10, "SRGGB10", "Bayer RGGB 10-bit in 16-bit LE", 1, 2, 10, VC_PACK_16,
-		VC_CFA_RGGB) },
-	{ BAYER(V4L2_PIX_FMT_SBGGR12, "SBGGR12", "Bayer BGGR 12-bit in 16-bit LE", 1, 2, 12, VC_PACK_16,
-		VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG12, "SGBRG12", "Bayer GBRG 12-bit in 16-bit LE", 1, 2, 12, VC_PACK_16,
-		VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG12, "SGRBG12", "Bayer GRBG 12-bit in 16-bit LE", 1, 2, 12, VC_PACK_16,
-		VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB12, "SRGGB12", "Bayer RGGB 12-bit in 16-bit LE", 1, 2, 12, VC_PACK_16,
-		VC_CFA_RGGB) },
-	{ BAYER(V4L2_PIX_FMT_SBGGR14, "SBGGR14", "Bayer BGGR 14-bit in 16-bit LE", 1, 2, 14, VC_PACK_16,
-		VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG14, "SGBRG14", "Bayer GBRG 14-bit in 16-bit LE", 1, 2, 14, VC_PACK_16,
-		VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG14, "SGRBG14", "Bayer GRBG 14-bit in 16-bit LE", 1, 2, 14, VC_PACK_16,
-		VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB14, "SRGGB14", "Bayer RGGB 14-bit in 16-bit LE", 1, 2, 14, VC_PACK_16,
-		VC_CFA_RGGB) },
-	{ BAYER(V4L2_PIX_FMT_SBGGR16, "SBGGR16", "Bayer BGGR 16-bit LE", 1, 2, 16, VC_PACK_16,
-		VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG16, "SGBRG16", "Bayer GBRG 16-bit LE", 1, 2, 16, VC_PACK_16,
-		VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG16, "SGRBG16", "Bayer GRBG 16-bit LE", 1, 2, 16, VC_PACK_16,
-		VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB16, "SRGGB16", "Bayer RGGB 16-bit LE", 1, 2, 16, VC_PACK_16,
-		VC_CFA_RGGB) },
+	{ BAYER8(V4L2_PIX_FMT_SBGGR8, "SBGGR8", "Bayer BGGR 8-bit", VC_CFA_BGGR) },
+	{ BAYER8(V4L2_PIX_FMT_SGBRG8, "SGBRG8", "Bayer GBRG 8-bit", VC_CFA_GBRG) },
+	{ BAYER8(V4L2_PIX_FMT_SGRBG8, "SGRBG8", "Bayer GRBG 8-bit", VC_CFA_GRBG) },
+	{ BAYER8(V4L2_PIX_FMT_SRGGB8, "SRGGB8", "Bayer RGGB 8-bit", VC_CFA_RGGB) },
+	{ BAYER16(V4L2_PIX_FMT_SBGGR10, "SBGGR10", "Bayer BGGR 10-bit in 16-bit LE", 10, VC_CFA_BGGR) },
+	{ BAYER16(V4L2_PIX_FMT_SGBRG10, "SGBRG10", "Bayer GBRG 10-bit in 16-bit LE", 10, VC_CFA_GBRG) },
+	{ BAYER16(V4L2_PIX_FMT_SGRBG10, "SGRBG10", "Bayer GRBG 10-bit in 16-bit LE", 10, VC_CFA_GRBG) },
+	{ BAYER16(V4L2_PIX_FMT_SRGGB10, "SRGGB10", "Bayer RGGB 10-bit in 16-bit LE", 10, VC_CFA_RGGB) },
+	{ BAYER16(V4L2_PIX_FMT_SBGGR12, "SBGGR12", "Bayer BGGR 12-bit in 16-bit LE", 12, VC_CFA_BGGR) },
+	{ BAYER16(V4L2_PIX_FMT_SGBRG12, "SGBRG12", "Bayer GBRG 12-bit in 16-bit LE", 12, VC_CFA_GBRG) },
+	{ BAYER16(V4L2_PIX_FMT_SGRBG12, "SGRBG12", "Bayer GRBG 12-bit in 16-bit LE", 12, VC_CFA_GRBG) },
+	{ BAYER16(V4L2_PIX_FMT_SRGGB12, "SRGGB12", "Bayer RGGB 12-bit in 16-bit LE", 12, VC_CFA_RGGB) },
+	{ BAYER16(V4L2_PIX_FMT_SBGGR14, "SBGGR14", "Bayer BGGR 14-bit in 16-bit LE", 14, VC_CFA_BGGR) },
+	{ BAYER16(V4L2_PIX_FMT_SGBRG14, "SGBRG14", "Bayer GBRG 14-bit in 16-bit LE", 14, VC_CFA_GBRG) },
+	{ BAYER16(V4L2_PIX_FMT_SGRBG14, "SGRBG14", "Bayer GRBG 14-bit in 16-bit LE", 14, VC_CFA_GRBG) },
+	{ BAYER16(V4L2_PIX_FMT_SRGGB14, "SRGGB14", "Bayer RGGB 14-bit in 16-bit LE", 14, VC_CFA_RGGB) },
+	{ BAYER16(V4L2_PIX_FMT_SBGGR16, "SBGGR16", "Bayer BGGR 16-bit LE", 16, VC_CFA_BGGR) },
+	{ BAYER16(V4L2_PIX_FMT_SGBRG16, "SGBRG16", "Bayer GBRG 16-bit LE", 16, VC_CFA_GBRG) },
+	{ BAYER16(V4L2_PIX_FMT_SGRBG16, "SGRBG16", "Bayer GRBG 16-bit LE", 16, VC_CFA_GRBG) },
+	{ BAYER16(V4L2_PIX_FMT_SRGGB16, "SRGGB16", "Bayer RGGB 16-bit LE", 16, VC_CFA_RGGB) },
 	/* MIPI RAW10: P0[9:2] P1[9:2] P2[9:2] P3[9:2] P3[1:0]P2[1:0]P1[1:0]P0[1:0] */
-	{ BAYER(V4L2_PIX_FMT_SBGGR10P, "SBGGR10P", "Bayer BGGR 10-bit MIPI packed", 4, 5, 10,
-		VC_PACK_MIPI10, VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG10P, "SGBRG10P", "Bayer GBRG 10-bit MIPI packed", 4, 5, 10,
-		VC_PACK_MIPI10, VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG10P, "SGRBG10P", "Bayer GRBG 10-bit MIPI packed", 4, 5, 10,
-		VC_PACK_MIPI10, VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB10P, "SRGGB10P", "Bayer RGGB 10-bit MIPI packed", 4, 5, 10,
-		VC_PACK_MIPI10, VC_CFA_RGGB) },
+	{ BAYER10P(V4L2_PIX_FMT_SBGGR10P, "SBGGR10P", "Bayer BGGR 10-bit MIPI packed", VC_CFA_BGGR) },
+	{ BAYER10P(V4L2_PIX_FMT_SGBRG10P, "SGBRG10P", "Bayer GBRG 10-bit MIPI packed", VC_CFA_GBRG) },
+	{ BAYER10P(V4L2_PIX_FMT_SGRBG10P, "SGRBG10P", "Bayer GRBG 10-bit MIPI packed", VC_CFA_GRBG) },
+	{ BAYER10P(V4L2_PIX_FMT_SRGGB10P, "SRGGB10P", "Bayer RGGB 10-bit MIPI packed", VC_CFA_RGGB) },
 	/* MIPI RAW12: P0[11:4] P1[11:4] P1[3:0]P0[3:0] */
-	{ BAYER(V4L2_PIX_FMT_SBGGR12P, "SBGGR12P", "Bayer BGGR 12-bit MIPI packed", 2, 3, 12,
-		VC_PACK_MIPI12, VC_CFA_BGGR) },
-	{ BAYER(V4L2_PIX_FMT_SGBRG12P, "SGBRG12P", "Bayer GBRG 12-bit MIPI packed", 2, 3, 12,
-		VC_PACK_MIPI12, VC_CFA_GBRG) },
-	{ BAYER(V4L2_PIX_FMT_SGRBG12P, "SGRBG12P", "Bayer GRBG 12-bit MIPI packed", 2, 3, 12,
-		VC_PACK_MIPI12, VC_CFA_GRBG) },
-	{ BAYER(V4L2_PIX_FMT_SRGGB12P, "SRGGB12P", "Bayer RGGB 12-bit MIPI packed", 2, 3, 12,
-		VC_PACK_MIPI12, VC_CFA_RGGB) },
+	{ BAYER12P(V4L2_PIX_FMT_SBGGR12P, "SBGGR12P", "Bayer BGGR 12-bit MIPI packed", VC_CFA_BGGR) },
+	{ BAYER12P(V4L2_PIX_FMT_SGBRG12P, "SGBRG12P", "Bayer GBRG 12-bit MIPI packed", VC_CFA_GBRG) },
+	{ BAYER12P(V4L2_PIX_FMT_SGRBG12P, "SGRBG12P", "Bayer GRBG 12-bit MIPI packed", VC_CFA_GRBG) },
+	{ BAYER12P(V4L2_PIX_FMT_SRGGB12P, "SRGGB12P", "Bayer RGGB 12-bit MIPI packed", VC_CFA_RGGB) },
 
 	/* ---- compressed ---- */
 	{ COMPRESSED(V4L2_PIX_FMT_MJPEG, "MJPEG", "Motion-JPEG", FOURCC_MJPG) },
