@@ -58,10 +58,7 @@ const char *vc_webroot_ctype(const char *name)
 	return "application/octet-stream";
 }
 
-/* Opens url (already percent-decoded by MHD) below the root; returns an fd
- * of a regular file and its size, or -errno (-ENOENT, -EACCES for refused
- * names). A directory serves its index.html. */
-static int open_in_root(const struct webroot *w, const char *url, const char **name, off_t *size)
+int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size)
 {
 	char buf[MAX_PATH_LEN + sizeof("index.html")];
 	char *comps[MAX_DEPTH + 1];
@@ -88,7 +85,7 @@ static int open_in_root(const struct webroot *w, const char *url, const char **n
 			return -ENOENT;
 		comps[n++] = s;
 	}
-	int dfd = dup(w->dirfd);
+	int dfd = dup(dirfd);
 	if (dfd < 0)
 		return -errno;
 	static char index_name[] = "index.html";
@@ -119,7 +116,8 @@ static int open_in_root(const struct webroot *w, const char *url, const char **n
 			close(fd);
 			return -ENOENT;
 		}
-		*name = c;
+		/* the type now: c points into this function's buffer */
+		*ctype = vc_webroot_ctype(c);
 		*size = st.st_size;
 		return fd;
 	}
@@ -128,12 +126,12 @@ static int open_in_root(const struct webroot *w, const char *url, const char **n
 static enum MHD_Result h_file(void *opaque, struct vc_http_req *r)
 {
 	const struct webroot *w = opaque;
-	const char *name = NULL;
+	const char *ctype = NULL;
 	off_t size = 0;
 
 	if (w->dirfd < 0)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no page at %s (no web root)", r->url);
-	int fd = open_in_root(w, r->url, &name, &size);
+	int fd = vc_webroot_open(w->dirfd, r->url, &ctype, &size);
 	/* Refused names (.., hidden files, symlinks) answer like missing ones:
 	 * a client learns nothing about what lies outside the served tree. */
 	if (fd < 0)
@@ -146,7 +144,7 @@ static enum MHD_Result h_file(void *opaque, struct vc_http_req *r)
 		close(fd);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, vc_webroot_ctype(name));
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	/* the page changes with the binary; a short cache keeps reloads fresh */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");

@@ -8,6 +8,7 @@
 #define VC_WEBROOT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct vc_http;
 
@@ -16,6 +17,13 @@ struct vc_http;
  * beside an installed <prefix>/bin/vcapd. A missing root is logged and the
  * page answers 404; it is not an error. 0 or -errno. */
 int vc_webroot_routes(struct vc_http *http, const char *root);
+
+/* Opens url (percent-decoded, starting with '/') below the directory dirfd:
+ * returns an fd of a regular file (for a directory: its index.html), its
+ * size and its Content-Type, or -ENOENT (missing, not a regular file, too
+ * deep) / -EACCES (refused: "..", ".", hidden names, "//", backslashes,
+ * any symlink on the way). Exposed for tests. */
+int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size);
 
 /* The Content-Type for a file name (by extension); octet-stream otherwise. */
 const char *vc_webroot_ctype(const char *name);
