@@ -5,6 +5,7 @@
 #ifndef VC_TEST_CHECK_H
 #define VC_TEST_CHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,21 @@ static inline int canary_intact(const unsigned char *buf, size_t used)
 		if (buf[used + i] != CANARY_BYTE)
 			return 0;
 	return 1;
+}
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One xorshift32 step: reproducible pseudo-random test data. Each test keeps
+ * its own state (its seed, never 0), so adding draws to one test does not
+ * change another's data. */
+static inline uint32_t check_xorshift(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *state = x;
 }
 
 #endif

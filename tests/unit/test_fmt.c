@@ -19,7 +19,6 @@
 #include "tests/unit/check.h"
 
 #define N VC_NONE
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static uint8_t rnd8(void);
 
@@ -773,8 +772,7 @@ static void fourcc_text(void)
 static uint32_t rng = 2463534242u;
 static uint8_t rnd8(void)
 {
-	rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
-	return (uint8_t)rng;
+	return (uint8_t)check_xorshift(&rng);
 }
 
 /* RGB rows: decode random pixels through libyuv (ConvertToARGB with the

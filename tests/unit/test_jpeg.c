@@ -1050,10 +1050,7 @@ static void transform(void)
 static uint32_t rng_state = 0x12345678;
 static uint32_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
+	return check_xorshift(&rng_state);
 }
 
 /* Truncated, empty, corrupt and random input: parse/decode/add_dht/transform

@@ -14,13 +14,10 @@
 #include "tests/unit/check.h"
 #include "tests/unit/testbuf.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 static uint32_t rng = 88172645u;
 static uint8_t rnd8(void)
 {
-	rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
-	return (uint8_t)rng;
+	return (uint8_t)check_xorshift(&rng);
 }
 
 static void fill_random(struct buf *b)
