@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/transform.h"
 #include "common/negotiate.h"
-#include "server/stream_work.h"
+#include "common/pipeline.h"
 #include "server/workers.h"
 
 #define BOUNDARY "vcapdframe"
@@ -74,6 +74,8 @@ struct output {
 	uint64_t busy_drops;
 	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
+	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
+	uint64_t pipe_gen;         /* hub generation pipe was made for */
 	struct vc_frame *pending;  /* newest capture frame waiting for the job to end */
 	double process_ms, fps;
 	int64_t last_us, idle_since_us;
@@ -103,8 +105,6 @@ struct vc_streams {
 	size_t n_hubs, cap_hubs;
 	struct hub *dying;         /* removed cameras' hubs with clients or jobs left */
 	struct vc_workers *workers;
-	struct vc_swork **works;   /* one per worker thread */
-	unsigned n_works;
 	int freeing;
 	struct event *gc;
 	int stopping;
@@ -375,6 +375,7 @@ static void output_free(struct output *o)
 		o->next->prev = o->prev;
 	vc_frame_unref(o->latest);
 	vc_frame_unref(o->pending);
+	vc_pipeline_free(o->pipe);
 	free(o);
 }
 
@@ -481,8 +482,8 @@ static void output_publish(struct output *o, struct vc_frame *res)
 /* One convert/encode on the worker pool. */
 struct job {
 	struct output *o;
-	struct vc_plan plan;      /* copied: the loop may re-plan meanwhile */
-	uint64_t gen;             /* hub generation the plan belongs to */
+	struct vc_pipeline *pipe; /* the output's; not replaced while the job runs */
+	uint64_t gen;             /* hub generation the pipeline belongs to */
 	struct vc_frame *src, *res;
 	int ret;
 	int64_t t0, t_work;
@@ -493,10 +494,10 @@ static void output_submit(struct output *o, struct vc_frame *f);
 static void job_work(void *arg, unsigned worker)
 {
 	struct job *j = arg;
-	struct vc_streams *s = j->o->hub->s;
 	int64_t t = now_us();
 
-	j->ret = vc_swork_run(s->works[worker], &j->plan, j->src, &j->res);
+	(void)worker; /* pipelines belong to outputs, not to worker threads */
+	j->ret = vc_pipeline_run(j->pipe, j->src, &j->res);
 	j->t_work = now_us() - t;
 }
 
@@ -550,8 +551,18 @@ static void output_submit(struct output *o, struct vc_frame *f)
 	struct job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return;
+	/* the pipeline is rebuilt only here, between jobs (o is not busy) */
+	if (!o->pipe || o->pipe_gen != o->hub->gen) {
+		vc_pipeline_free(o->pipe);
+		o->pipe = vc_pipeline_new(&o->hub->target, &o->plan);
+		o->pipe_gen = o->hub->gen;
+		if (!o->pipe) {
+			free(j);
+			return;
+		}
+	}
 	j->o = o;
-	j->plan = o->plan;
+	j->pipe = o->pipe;
 	j->gen = o->hub->gen;
 	j->src = vc_frame_ref(f);
 	if (vc_workers_submit(s->workers, job_work, job_done, j) < 0) {
@@ -598,7 +609,7 @@ static struct vc_frame *jpeg_sendable(struct output *o, struct vc_frame *f)
 /* f is of the hub's target mode (on_frame checked). */
 static void output_frame(struct output *o, struct vc_frame *f)
 {
-	if (vc_swork_sendable(f, &o->plan.out)) {
+	if (vc_pipeline_zero_copy(&o->plan, f)) {
 		struct vc_frame *res = f->fmt->layout == VC_LAYOUT_COMPRESSED ? jpeg_sendable(o, f)
 									    : vc_frame_ref(f);
 		if (res)
@@ -1141,15 +1152,6 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 		vc_streams_free(s);
 		return ret < 0 ? ret : -ENOMEM;
 	}
-	s->n_works = vc_workers_count(s->workers);
-	s->works = calloc(s->n_works, sizeof(*s->works));
-	for (unsigned i = 0; s->works && i < s->n_works; i++)
-		if (!(s->works[i] = vc_swork_new()))
-			break;
-	if (!s->works || !s->works[s->n_works - 1]) {
-		vc_streams_free(s);
-		return -ENOMEM;
-	}
 	struct timeval tv = { 1, 0 };
 	event_add(s->gc, &tv);
 	for (size_t i = 0; i < n; i++) {
@@ -1301,9 +1303,6 @@ void vc_streams_free(struct vc_streams *s)
 	}
 	if (s->gc)
 		event_free(s->gc);
-	for (unsigned i = 0; s->works && i < s->n_works; i++)
-		vc_swork_free(s->works[i]);
-	free(s->works);
 	free(s->hubs);
 	free(s);
 }
