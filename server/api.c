@@ -465,29 +465,21 @@ static enum MHD_Result h_cam_put(void *opaque, struct vc_http_req *r)
 static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct vc_request req;
+	struct vc_params p;
 	struct vc_cam *cam;
 	struct vc_plan plan;
 	struct vc_mode mode;
-	char err[160];
+	enum MHD_Result res;
 	const char *ep = vc_http_arg(r, "endpoint");
-	int raw = ep && (strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
-			 strcmp(ep, "/raw/stream") == 0);
+	/* without an endpoint the format decides (JPEG when none) */
+	int raw = !ep ? -1 : strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
+				     strcmp(ep, "/raw/stream") == 0;
 
-	/* the format decides the endpoint when none is given */
-	const char *fv = vc_http_arg(r, "format");
-	if (!ep && fv) {
-		const struct vc_fmt *f = vc_fmt_find(fv);
-
-		raw = f && f->layout != VC_LAYOUT_COMPRESSED;
-	}
-	int ret = vc_streams_parse(a->s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err,
-				   sizeof(err));
-	if (ret == -ENOENT)
-		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
-	if (ret < 0)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
-	ret = vc_streams_try(a->s, cam, &req, &plan, &mode);
+	if (vc_streams_request(a->s, r, raw, &p, &cam, &res) < 0)
+		return res;
+	struct vc_request req = p.req;
+	raw = req.fourcc != V4L2_PIX_FMT_MJPEG;
+	int ret = vc_streams_try(a->s, cam, &req, &plan, &mode);
 	if (ret == -ENODEV)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
 				     vc_cam_id(cam));

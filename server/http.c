@@ -465,6 +465,73 @@ const char *vc_http_arg(const struct vc_http_req *r, const char *key)
 	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+struct query_buf {
+	char *p;
+	size_t len, cap;
+	int full;
+};
+
+static void query_put(struct query_buf *q, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *c = (const unsigned char *)s; *c && !q->full; c++) {
+		int plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			    (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.' ||
+			    *c == '~';
+		size_t need = plain ? 1 : 3;
+
+		if (q->len + need >= q->cap) {
+			q->full = 1;
+			break;
+		}
+		if (plain) {
+			q->p[q->len++] = (char)*c;
+		} else {
+			q->p[q->len++] = '%';
+			q->p[q->len++] = hex[*c >> 4];
+			q->p[q->len++] = hex[*c & 15];
+		}
+	}
+}
+
+static void query_sep(struct query_buf *q, char c)
+{
+	if (q->len + 1 < q->cap)
+		q->p[q->len++] = c;
+	else
+		q->full = 1;
+}
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct query_buf *q = cls;
+
+	(void)kind;
+	if (q->len)
+		query_sep(q, '&');
+	query_put(q, key);
+	if (value) {
+		query_sep(q, '=');
+		query_put(q, value);
+	}
+	return q->full ? MHD_NO : MHD_YES;
+}
+
+int vc_http_query(const struct vc_http_req *r, char *buf, size_t len)
+{
+	struct query_buf q = { buf, 0, len, len == 0 };
+
+	if (len)
+		buf[0] = 0;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.full)
+		return -E2BIG;
+	buf[q.len] = 0;
+	return (int)q.len;
+}
+
 const char *vc_http_header(const struct vc_http_req *r, const char *key)
 {
 	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/transform.h"
 #include "common/negotiate.h"
+#include "common/params.h"
 #include "common/pipeline.h"
 #include "server/workers.h"
 
@@ -896,15 +897,13 @@ static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_
 
 static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r, int raw)
 {
-	struct vc_request req;
+	struct vc_params p;
 	struct vc_cam *cam;
-	char err[160];
-	int ret = vc_streams_parse(s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err, sizeof(err));
+	enum MHD_Result res;
 
-	if (ret == -ENOENT)
-		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
-	if (ret < 0)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
+	if (vc_streams_request(s, r, raw, &p, &cam, &res) < 0)
+		return res;
+	struct vc_request req = p.req;
 	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return refuse_unavailable(s, r, cam);
 	struct hub *h = hub_for(s, cam);
@@ -1075,31 +1074,21 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 		return ret;
 	}
 
-	struct vc_request req;
+	struct vc_params p;
 	struct vc_cam *cam;
-	char err[160];
-	int ret = vc_streams_parse(s, r, raw ? 0 : V4L2_PIX_FMT_MJPEG, &req, &cam, err, sizeof(err));
-	if (ret == -ENOENT)
-		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "%s", err);
-	if (ret < 0)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "%s", err);
-	long max_age = -1;
-	const char *ma = vc_http_arg(r, "max_age_ms");
-	if (ma) {
-		char *end;
+	enum MHD_Result res;
 
-		max_age = strtol(ma, &end, 10);
-		if (!*ma || *end || max_age < 0 || max_age > 86400000)
-			return vc_http_error(r, MHD_HTTP_BAD_REQUEST,
-					     "max_age_ms must be 0..86400000, not '%s'", ma);
-	}
+	if (vc_streams_request(s, r, raw, &p, &cam, &res) < 0)
+		return res;
+	struct vc_request req = p.req;
 	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return refuse_unavailable(s, r, cam);
 	struct hub *h = hub_for(s, cam);
 	struct output *o = output_get(h ? h : s->hubs[0], &req);
 	if (!o)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
-	if (o->latest && max_age >= 0 && now_us() - o->latest->ts_us <= max_age * 1000)
+	if (o->latest && (p.given & VC_PARAM_MAX_AGE) &&
+	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
 		return send_frame(r, o, o->latest, raw);
 
 	w = calloc(1, sizeof(*w));
@@ -1406,120 +1395,74 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 
 /* ---- request parameters ---- */
 
-static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, int raw,
+		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen)
 {
-	char *end;
-	unsigned long x;
+	char q[VC_PARAMS_MAX_QUERY + 1];
+	int ret;
 
-	if (!v || !*v || *v == '-' || *v == '+')
+	*cam = NULL;
+	if (vc_http_query(r, q, sizeof(q)) < 0) {
+		memset(p, 0, sizeof(*p));
+		snprintf(err, errlen, "query string longer than %d bytes", VC_PARAMS_MAX_QUERY);
 		return -EINVAL;
-	x = strtoul(v, &end, 10);
-	if (*end || x < lo || x > hi)
-		return -EINVAL;
-	*out = (uint32_t)x;
-	return 0;
-}
-
-int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r,
-		     uint32_t def_fourcc, struct vc_request *req, struct vc_cam **cam,
-		     char *err, size_t errlen)
-{
-	const char *v;
-	uint32_t x;
-
-	memset(req, 0, sizeof(*req));
-	v = vc_http_arg(r, "cam");
-	*cam = vc_streams_find(s, v);
+	}
+	ret = vc_params_parse(q, p, err, errlen);
+	if (ret < 0)
+		return ret;
+	*cam = vc_streams_find(s, p->cam);
 	if (!*cam) {
-		snprintf(err, errlen, "unknown cam '%s'", v ? v : "");
+		snprintf(err, errlen, "unknown cam '%.63s'", p->cam);
 		return -ENOENT;
 	}
-	req->fourcc = def_fourcc;
-	v = vc_http_arg(r, "format");
-	if (v) {
-		const struct vc_fmt *f = vc_fmt_find(v);
-
-		if (!f || !vc_fmt_is_raw(f)) {
-			snprintf(err, errlen, "unknown or unsendable format '%.40s'", v);
-			return -EINVAL;
-		}
-		/* the endpoint fixes the family: /stream and /snapshot are JPEG,
-		 * /raw and /raw/stream are raw pixels */
-		int jpeg = f->layout == VC_LAYOUT_COMPRESSED;
-		if (jpeg != (def_fourcc != 0)) {
-			snprintf(err, errlen, "format '%.40s' not served here (%s)", v,
-				 def_fourcc ? "use /raw for raw pixels" : "use /snapshot or /stream for JPEG");
-			return -EINVAL;
-		}
-		req->fourcc = jpeg ? V4L2_PIX_FMT_MJPEG : f->fourcc;
+	/* serving rules on top of the parser: a value outside what the API
+	 * documents is refused rather than silently changed */
+	if (p->flags & VC_PARAMS_QUALITY_CLAMPED) {
+		snprintf(err, errlen, "quality must be 1..100");
+		return -EINVAL;
 	}
-	if (!req->fourcc) { /* /raw default: the device's format when raw, else YUYV */
+	if ((p->given & VC_PARAM_FPS) && !p->req.fps) {
+		snprintf(err, errlen, "fps must be 1..1000 (leave it out for the device's rate)");
+		return -EINVAL;
+	}
+	if (p->req.rotate % 90) {
+		snprintf(err, errlen, "rotate must be 0, 90, 180 or 270, not %u", p->req.rotate);
+		return -EINVAL;
+	}
+	const struct vc_fmt *f = vc_fmt_by_fourcc(p->req.fourcc);
+	int jpeg = f && f->layout == VC_LAYOUT_COMPRESSED;
+	if (raw < 0) /* /api/try: the format decides the endpoint, JPEG by default */
+		raw = f && !jpeg;
+	/* the endpoint fixes the family: /stream and /snapshot are JPEG, /raw
+	 * and /raw/stream raw pixels */
+	if (f && jpeg == raw) {
+		char fcc[16];
+
+		snprintf(err, errlen, "format %s not served here (%s)", vc_fourcc_str(f->fourcc, fcc),
+			 raw ? "use /snapshot or /stream for JPEG" : "use /raw for raw pixels");
+		return -EINVAL;
+	}
+	if (!raw) {
+		p->req.fourcc = V4L2_PIX_FMT_MJPEG;
+	} else if (!p->req.fourcc) { /* the device's format when raw, else YUYV */
 		struct vc_mode m;
 		struct vc_geom g;
-		const struct vc_fmt *f;
 
 		vc_cam_get_mode(*cam, &m, &g);
 		f = vc_fmt_by_fourcc(m.fourcc);
-		req->fourcc = f && f->layout != VC_LAYOUT_COMPRESSED ? m.fourcc : V4L2_PIX_FMT_YUYV;
-	}
-	v = vc_http_arg(r, "size");
-	if (v) {
-		unsigned w, h;
-		char c;
-
-		if (sscanf(v, "%5ux%5u%c", &w, &h, &c) != 2 || !w || !h || w > 16384 || h > 16384) {
-			snprintf(err, errlen, "size must be WxH (1..16384), not '%.40s'", v);
-			return -EINVAL;
-		}
-		req->width = w;
-		req->height = h;
-	}
-	static const struct {
-		const char *key;
-		uint32_t lo, hi;
-		size_t off;
-	} nums[] = {
-		{ "width", 1, 16384, offsetof(struct vc_request, width) },
-		{ "height", 1, 16384, offsetof(struct vc_request, height) },
-		{ "fps", 1, 1000, offsetof(struct vc_request, fps) },
-	};
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		v = vc_http_arg(r, nums[i].key);
-		if (!v)
-			continue;
-		if (parse_u32(v, nums[i].lo, nums[i].hi, &x) < 0) {
-			snprintf(err, errlen, "%s must be %u..%u, not '%.40s'", nums[i].key, nums[i].lo,
-				 nums[i].hi, v);
-			return -EINVAL;
-		}
-		memcpy((char *)req + nums[i].off, &x, sizeof(x));
-	}
-	v = vc_http_arg(r, "quality");
-	if (v) {
-		if (parse_u32(v, 1, 100, &x) < 0) {
-			snprintf(err, errlen, "quality must be 1..100, not '%.40s'", v);
-			return -EINVAL;
-		}
-		req->quality = (uint8_t)x;
-	}
-	struct vc_transform t = { 0, 0 };
-	v = vc_http_arg(r, "rotate");
-	if (v && (vc_transform_parse(v, &t) < 0 || t.flip)) {
-		snprintf(err, errlen, "rotate must be 0, 90, 180 or 270, not '%.40s'", v);
-		return -EINVAL;
-	}
-	req->rotate = t.rotate;
-	v = vc_http_arg(r, "flip");
-	if (v) {
-		char buf[48];
-		struct vc_transform ft;
-
-		snprintf(buf, sizeof(buf), "flip=%.40s", v);
-		if (vc_transform_parse(buf, &ft) < 0) {
-			snprintf(err, errlen, "flip must be h, v, hv or none, not '%.40s'", v);
-			return -EINVAL;
-		}
-		req->flip = ft.flip;
+		p->req.fourcc = f && f->layout != VC_LAYOUT_COMPRESSED ? m.fourcc : V4L2_PIX_FMT_YUYV;
 	}
 	return 0;
+}
+
+int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int raw,
+		       struct vc_params *p, struct vc_cam **cam, enum MHD_Result *res)
+{
+	char err[192];
+	int ret = vc_streams_parse(s, r, raw, p, cam, err, sizeof(err));
+
+	if (ret == 0)
+		return 0;
+	*res = vc_http_error(r, ret == -ENOENT ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST, "%s", err);
+	return -1;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/negotiate.h"
+#include "common/params.h"
 #include "server/capture.h"
 #include "server/http.h"
 
@@ -78,13 +79,20 @@ typedef void (*vc_client_info_cb)(void *opaque, const struct vc_client_info *ci)
 void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_cb cb, void *opaque);
 void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_cb cb, void *opaque);
 
-/* The request parameters of an HTTP request (cam, format, width, height,
- * size, fps, quality, rotate, flip) into *req and the camera; `def_fourcc`
- * is the endpoint's format default. On a bad value returns -EINVAL with a
- * message in err, -ENOENT for an unknown cam. */
-int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r,
-		     uint32_t def_fourcc, struct vc_request *req, struct vc_cam **cam,
-		     char *err, size_t errlen);
+/* The request parameters of an HTTP request (common/params.h: cam, format,
+ * width, height, size, fps, quality, rotate, flip, max_age_ms; unknown ones
+ * ignored) for an endpoint: raw 0 = JPEG (/stream, /snapshot; req.fourcc =
+ * MJPEG), 1 = raw pixels (/raw...; default: the device's raw format, else
+ * YUYV), -1 = decided by the format (/api/try; JPEG when none). Serving rules
+ * on top of the parser: the format must be of the endpoint's family, and a
+ * quality outside 1..100, fps=0 or a rotation not a multiple of 90 are
+ * refused. 0, -EINVAL with a message in err, or -ENOENT for an unknown cam. */
+int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, int raw,
+		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen);
+/* The same, answering a failure itself (404 unknown cam, 400 bad value):
+ * 0, or -1 with *res what the handler returns. */
+int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int raw,
+		       struct vc_params *p, struct vc_cam **cam, enum MHD_Result *res);
 
 /* The plan a request would get now, and the device mode it would lead to
  * (for /api/try). 0, -EINVAL (unservable), -ENODEV (camera absent). */
