@@ -49,6 +49,14 @@ seq_ok() {
 		END { printf "%d %d\n", n, gap * 1000; exit (bad || gap >= 1.0 || n < 2) }'
 }
 
+# taken() PORT: another process (a parallel run of this script) answers there
+taken() {
+	if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/"; then
+		fail setup "port $1 is already taken by another process"
+		exit 1
+	fi
+}
+taken $P; taken $((P + 2)); taken $((P + 3))
 conf "$TMP/c.conf" $P "$A"
 "$NL" "$TMP/notify.sock" 60 >"$TMP/notify.log" 2>&1 &
 NLPID=$!; PIDS="$PIDS $NLPID"
@@ -116,7 +124,7 @@ st=$(grep '^STATUS=' "$TMP/notify.log")
 echo "$st" | grep -Eq '^STATUS=1 cam \(1 streaming\), 1 client, (1[5-9]|2[0-5])\.[0-9] fps$' &&
 	echo "$st" | tail -1 | grep -Eq '^STATUS=1 cam \(1 streaming\), 0 clients, ' &&
 	echo "$st" | grep -Eq '^STATUS=2 cams \(2 streaming\), ' && [ "$(echo "$st" | wc -l)" -lt 40 ]
-check status_fps_clients $? "$(echo "$st" | tail -8 | tr '\n' '|')"
+check status_fps_clients $? "$(echo "$st" | tail -14 | tr '\n' '|')"
 
 # 5. Restart-only keys: a changed listen address is logged, the old one keeps serving.
 conf "$TMP/c.conf" $((P + 1)) "$A2"
