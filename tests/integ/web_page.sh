@@ -203,6 +203,29 @@ async function run() {
 	card.querySelector('button[type=submit]').click();
 	await until(() => card.querySelector('.answer.error'), 3000);
 	lines.push('refused ' + (card.querySelector('.answer.error') ? 'yes' : 'no') + ' ' + img.getAttribute('src'));
+	// the snapshot link downloads the applied choice, then a raw format's frame
+	const snap = card.querySelector('a.snap');
+	let r = await fetch(snap.href);
+	let body = await r.arrayBuffer();
+	lines.push('snap ' + r.status + ' ' + r.headers.get('content-type') + ' ' + r.headers.get('x-size') +
+		' ' + snap.download + ' ' + (new Uint8Array(body)[0] === 0xff ? 'jpeg' : 'nojpeg'));
+	card.querySelector('select[name=format]').value = 'YUYV';
+	sel.value = '160x120';
+	card.querySelector('button[type=submit]').click();
+	await until(() => /^delivered YUYV/.test(card.querySelector('.answer').textContent), 3000);
+	r = await fetch(snap.href);
+	body = await r.arrayBuffer();
+	lines.push('raw ' + r.status + ' ' + r.headers.get('x-format') + ' ' + r.headers.get('x-width') + 'x' +
+		r.headers.get('x-height') + ' ' + body.byteLength + ' ' + snap.download + ' ' + snap.textContent);
+	// live stats from /api/status (polled every 2 s of page time; real time
+	// passes while snapshots are fetched)
+	const stats = card.querySelector('.stats');
+	const filled = t => /capture [1-9]/.test(t) && (/snapshot polling/.test(t) || /[1-9][0-9]* clients, sent [1-9]/.test(t));
+	for (let i = 0; i < 40 && !filled(stats.textContent); i++) {
+		await (await fetch('/snapshot?cam=1&max_age_ms=0&t=' + i)).arrayBuffer();
+		await sleep(500);
+	}
+	lines.push('stats ' + stats.textContent);
 	// snapshot polling (iOS): count the pictures that arrive in 1.5 s
 	let loads = 0;
 	img.addEventListener('load', () => loads++);
@@ -251,6 +274,12 @@ echo "$R" | grep -q '^answer delivered MJPEG 160x120' &&
 check picker_takes_effect $? "$(echo "$R" | grep -E '^(answer|after)' | tr '\n' ';')"
 echo "$R" | grep -q '^refused yes /stream?cam=0&size=160x120$'
 check picker_refusal_keeps_view $? "$(echo "$R" | grep '^refused')"
+echo "$R" | grep -q '^snap 200 image/jpeg 160x120 cam0.jpg jpeg$'
+check snapshot_link $? "$(echo "$R" | grep '^snap' || echo none)"
+echo "$R" | grep -q '^raw 200 YUYV 160x120 38400 cam0.yuyv Raw frame$'
+check raw_format_link $? "$(echo "$R" | grep '^raw' || echo none)"
+echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, [1-9][0-9]* clients, sent [0-9.]+ [KM]iB$'
+check live_stats $? "$(echo "$R" | grep '^stats' || echo none)"
 err=$(console "$TMP/drive.err")
 [ -z "$err" ]
 check driver_no_console_errors $? "$err"
