@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/videodev2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,85 @@ static int c_input(struct pstate *st, int line, const char *v)
 	return 0;
 }
 
+/* TV standard names as V4L2 spells them (v4l2-ctl --list-standards). */
+static const struct {
+	const char *name;
+	uint64_t id;
+} std_names[] = {
+	{ "NTSC", V4L2_STD_NTSC }, { "NTSC-M", V4L2_STD_NTSC_M },
+	{ "NTSC-M-JP", V4L2_STD_NTSC_M_JP }, { "NTSC-M-KR", V4L2_STD_NTSC_M_KR },
+	{ "NTSC-443", V4L2_STD_NTSC_443 }, { "PAL", V4L2_STD_PAL },
+	{ "PAL-BG", V4L2_STD_PAL_BG }, { "PAL-B", V4L2_STD_PAL_B }, { "PAL-G", V4L2_STD_PAL_G },
+	{ "PAL-H", V4L2_STD_PAL_H }, { "PAL-I", V4L2_STD_PAL_I }, { "PAL-DK", V4L2_STD_PAL_DK },
+	{ "PAL-D", V4L2_STD_PAL_D }, { "PAL-K", V4L2_STD_PAL_K }, { "PAL-M", V4L2_STD_PAL_M },
+	{ "PAL-N", V4L2_STD_PAL_N }, { "PAL-Nc", V4L2_STD_PAL_Nc }, { "PAL-60", V4L2_STD_PAL_60 },
+	{ "SECAM", V4L2_STD_SECAM }, { "SECAM-B", V4L2_STD_SECAM_B },
+	{ "SECAM-G", V4L2_STD_SECAM_G }, { "SECAM-H", V4L2_STD_SECAM_H },
+	{ "SECAM-DK", V4L2_STD_SECAM_DK }, { "SECAM-L", V4L2_STD_SECAM_L },
+	{ "SECAM-LC", V4L2_STD_SECAM_LC },
+};
+
+const char *vc_conf_std_name(uint64_t std)
+{
+	for (size_t i = 0; i < sizeof(std_names) / sizeof(std_names[0]); i++)
+		if (std_names[i].id == std)
+			return std_names[i].name;
+	return NULL;
+}
+
+static int c_std(struct pstate *st, int line, const char *v)
+{
+	for (size_t i = 0; i < sizeof(std_names) / sizeof(std_names[0]); i++)
+		if (strcasecmp(std_names[i].name, v) == 0) {
+			st->cam->std = std_names[i].id;
+			return 0;
+		}
+	return BAD("std: '%s' is not a TV standard (PAL, NTSC, SECAM, PAL-BG, NTSC-M, ...)", v);
+}
+
+/* "detect" or WxH, 'p' or 'i', a rate with up to 3 decimals: 1920x1080p59.94. */
+static int c_dv_timings(struct pstate *st, int line, const char *v)
+{
+	struct vc_conf_dv dv = { 0 };
+	unsigned long w, h, fps, milli = 0, scale = 100;
+	const char *arg = v;
+	char *end;
+
+	if (strcmp(v, "detect") == 0) {
+		st->cam->dv = dv;
+		return 0;
+	}
+	errno = 0;
+	w = strtoul(v, &end, 10);
+	if (errno || end == v || *end != 'x' || v[0] == '-')
+		goto bad;
+	v = end + 1;
+	h = strtoul(v, &end, 10);
+	if (errno || end == v || (*end != 'p' && *end != 'i') || v[0] == '-')
+		goto bad;
+	dv.interlaced = *end == 'i';
+	v = end + 1;
+	fps = strtoul(v, &end, 10);
+	if (errno || end == v || v[0] == '-')
+		goto bad;
+	if (*end == '.') {
+		for (end++; *end >= '0' && *end <= '9' && scale; end++, scale /= 10)
+			milli += (unsigned long)(*end - '0') * scale;
+		if (end[-1] == '.')
+			goto bad;
+	}
+	if (*end || !w || !h || w > 16384 || h > 16384 || !fps || fps > 1000)
+		goto bad;
+	dv.width = (uint32_t)w;
+	dv.height = (uint32_t)h;
+	dv.fps_milli = (uint32_t)(fps * 1000 + milli);
+	st->cam->dv = dv;
+	return 0;
+bad:
+	return BAD("dv_timings: '%s' is not 'detect' or timings like 1280x720p60, 1920x1080i59.94",
+		   arg);
+}
+
 static int c_buffers(struct pstate *st, int line, const char *v)
 {
 	long x;
@@ -543,6 +623,8 @@ static const struct key cam_keys[] = {
 	{ "height", c_height, 0 },
 	{ "fps", c_fps, 0 },
 	{ "input", c_input, 0 },
+	{ "std", c_std, 0 },
+	{ "dv_timings", c_dv_timings, 0 },
 	{ "buffers", c_buffers, 0 },
 	{ "idle_stop_ms", c_idle_stop_ms, 0 },
 	{ "stall_timeout_ms", c_stall_timeout_ms, 0 },
@@ -835,7 +917,8 @@ int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
 	if (!str_eq(a->name, b->name) || !str_eq(a->device, b->device) ||
 	    a->mode.fourcc != b->mode.fourcc || a->mode.width != b->mode.width ||
 	    a->mode.height != b->mode.height || a->mode.ival.num != b->mode.ival.num ||
-	    a->mode.ival.den != b->mode.ival.den || a->input != b->input ||
+	    a->mode.ival.den != b->mode.ival.den || a->input != b->input || a->std != b->std ||
+	    memcmp(&a->dv, &b->dv, sizeof(a->dv)) != 0 ||
 	    a->buffers != b->buffers || a->idle_stop_ms != b->idle_stop_ms ||
 	    a->stall_timeout_ms != b->stall_timeout_ms || a->n_ctrls != b->n_ctrls)
 		return 0;
@@ -900,6 +983,12 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		}
 		if (cam->input >= 0)
 			fprintf(f, "input = %d\n", cam->input);
+		if (cam->std)
+			fprintf(f, "std = %s\n", vc_conf_std_name(cam->std));
+		if (cam->dv.width)
+			fprintf(f, "dv_timings = %ux%u%c%u.%03u\n", cam->dv.width, cam->dv.height,
+				cam->dv.interlaced ? 'i' : 'p', cam->dv.fps_milli / 1000,
+				cam->dv.fps_milli % 1000);
 		if (cam->buffers)
 			fprintf(f, "buffers = %u\n", cam->buffers);
 		if (cam->idle_stop_ms == -1)

@@ -47,6 +47,12 @@ struct vc_conf_cam {
 	char *device;          /* path, by-id path, or a test source spec */
 	struct vc_mode mode;   /* preferred mode; zero fields = choose */
 	int input;             /* -1 = leave */
+	uint64_t std;          /* TV standard, V4L2_STD_* bits ("std = PAL"); 0 = leave */
+	struct vc_conf_dv {    /* DV timings ("dv_timings = 1280x720p60"); width 0 = detect */
+		uint32_t width, height;
+		uint32_t fps_milli;  /* frames (fields when interlaced) per 1000 s */
+		int interlaced;
+	} dv;
 	unsigned buffers;      /* 0 = default */
 	int idle_stop_ms;      /* -2 = unset (capture default), -1 = never */
 	int stall_timeout_ms;  /* 0 = default */
@@ -105,6 +111,9 @@ int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b);
 /* Splits "host:port", "[v6]:port" or ":port" (host "" = any). host gets at
  * most hostlen-1 bytes. Returns 0 or -EINVAL. */
 int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port);
+
+/* The name "std =" takes for V4L2_STD_* bits ("PAL", "NTSC-M"), or NULL. */
+const char *vc_conf_std_name(uint64_t std);
 
 /* Text of a policy bitmask ("none", "basic", "token", "basic,token"). */
 const char *vc_conf_auth_name(unsigned policy);

@@ -24,6 +24,7 @@
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
 #include "server/stream.h"
+#include "server/v4l2src.h"
 #include "server/webroot.h"
 
 #define VCAPD_VERSION "0.1"
@@ -433,7 +434,8 @@ static void reload_cams(struct app *a, const struct vc_conf *nc)
 			cam_remove(a, i);
 		} else if (!ko || !vc_conf_cam_equal(ko, kn)) {
 			log_info("reload: camera %s changed: reopening it", id);
-			cam_replace(a, i, &ccs[kn - nc->cams]);
+			if (cam_replace(a, i, &ccs[kn - nc->cams]) == 0)
+				vc_v4l2_cam_conf(a->cams[i], kn); /* std, dv_timings */
 		}
 	}
 	if (n && a->zeroconf) {
@@ -450,8 +452,10 @@ static void reload_cams(struct app *a, const struct vc_conf *nc)
 			i++;
 		if (i < a->n_cams)
 			continue;
-		if (cam_add(a, &ccs[j], CAM_CONF) == 0)
+		if (cam_add(a, &ccs[j], CAM_CONF) == 0) {
+			vc_v4l2_cam_conf(a->cams[a->n_cams - 1], &nc->cams[j]); /* std, dv_timings */
 			log_info("reload: camera %s added (%s)", ccs[j].id, ccs[j].path);
+		}
 	}
 	if (!n && !a->zeroconf) {
 		a->zeroconf = 1;
@@ -707,10 +711,15 @@ int main(int argc, char **argv)
 		snprintf(id, sizeof(id), "%zu", i);
 		if (cam_add(&a, &cc, CAM_FLAG) < 0)
 			goto out;
+		const struct vc_conf_cam *k = cam_section(&a, a.n_cams - 1);
+		if (k)
+			vc_v4l2_cam_conf(a.cams[a.n_cams - 1], k); /* std, dv_timings */
 	}
-	for (size_t i = 0; i < n_ccs; i++)
+	for (size_t i = 0; i < n_ccs; i++) {
 		if (cam_add(&a, &ccs[i], CAM_CONF) < 0)
 			goto out;
+		vc_v4l2_cam_conf(a.cams[a.n_cams - 1], &a.conf->cams[i]); /* std, dv_timings */
+	}
 	if (!o.n_devices && !n_ccs) {
 		a.zeroconf = 1;
 		discover_add(&a, "no --device or [camera]");

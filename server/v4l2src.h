@@ -66,7 +66,15 @@ int vc_v4l2_dv_set(struct vc_src *s, const struct vc_v4l2_dv *dv);
  * kind replaces the earlier one. Chosen DV timings win over the ones the
  * input detects. 0 or -errno as vc_cam_reconfigure_keep(). */
 struct vc_cam;
+#define VC_V4L2_ANY_INPUT UINT32_MAX /* whichever input has standards / DV timings */
 int vc_v4l2_cam_std(struct vc_cam *cam, uint32_t input, uint64_t std);
 int vc_v4l2_cam_dv(struct vc_cam *cam, uint32_t input, const struct vc_v4l2_dv *dv);
+
+/* The std and dv_timings lines of a [camera] section (common/conf.h) for
+ * cam, kept like the two above on the section's input (any input when it
+ * has none); dv_timings are looked up by size, scan and rate on each open.
+ * Errors are logged; 0 or the first -errno. */
+struct vc_conf_cam;
+int vc_v4l2_cam_conf(struct vc_cam *cam, const struct vc_conf_cam *k);
 
 #endif

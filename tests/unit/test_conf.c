@@ -2,6 +2,7 @@
  * printer's round trip (print -> parse -> print is a fixed point), and the
  * shipped example conf/vcapd.conf. */
 #include <errno.h>
+#include <linux/videodev2.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ static void good_full(void)
 		 "height = 720\n"
 		 "fps = 30000/1001\n"
 		 "input = 1\n"
+		 "std = pal-bg\n"
+		 "dv_timings = 1920x1080i59.94\n"
 		 "buffers = 6\n"
 		 "idle_stop_ms = never\n"
 		 "stall_timeout_ms = 2500\n"
@@ -96,8 +99,13 @@ static void good_full(void)
 	      "cam ints");
 	CHECK(f && f->n_ctrls == 2 && strcmp(f->ctrls[1].name, "power_line_frequency") == 0 &&
 	      strcmp(f->ctrls[1].value, "50 Hz") == 0, "controls");
+	CHECK(f && f->std == V4L2_STD_PAL_BG, "std");
+	CHECK(f && f->dv.width == 1920 && f->dv.height == 1080 && f->dv.interlaced &&
+	      f->dv.fps_milli == 59940, "dv_timings %ux%u %d %u", f ? f->dv.width : 0,
+	      f ? f->dv.height : 0, f ? f->dv.interlaced : 0, f ? f->dv.fps_milli : 0);
 	const struct vc_conf_cam *b = vc_conf_find_cam(c, "back-2");
 	CHECK(b && b->idle_stop_ms == 0 && b->input == -1 && b->mode.fourcc == 0, "defaults in back-2");
+	CHECK(b && b->std == 0 && b->dv.width == 0, "std/dv_timings default: leave, detect");
 	CHECK(!vc_conf_find_cam(c, "nope"), "find unknown");
 	vc_conf_free(c);
 }
@@ -180,6 +188,12 @@ static const struct bad bads[] = {
 	{ __LINE__, "[camera a]\ndevice = x\nfps = 30fps\n", 3, "fps: '30fps'" },
 	{ __LINE__, "[camera a]\ndevice = x\ninput = -1\n", 3, "input: '-1'" },
 	{ __LINE__, "[camera a]\ndevice = x\nbuffers = 1\n", 3, "buffers: '1'" },
+	{ __LINE__, "[camera a]\ndevice = x\nstd = PALX\n", 3, "std: 'PALX' is not a TV standard" },
+	{ __LINE__, "[camera a]\ndevice = x\ndv_timings = 1280x720\n", 3, "dv_timings: '1280x720'" },
+	{ __LINE__, "[camera a]\ndevice = x\ndv_timings = 1280x720p\n", 3, "dv_timings: '1280x720p'" },
+	{ __LINE__, "[camera a]\ndevice = x\ndv_timings = 1280x720p60.\n", 3, "dv_timings: '1280x720p60.'" },
+	{ __LINE__, "[camera a]\ndevice = x\ndv_timings = 1280x720p59.9401\n", 3, "dv_timings: '1280x720p59.9401'" },
+	{ __LINE__, "[camera a]\ndevice = x\ndv_timings = 0x720p60\n", 3, "dv_timings: '0x720p60'" },
 	{ __LINE__, "[camera a]\ndevice = x\nidle_stop_ms = soon\n", 3, "idle_stop_ms: 'soon'" },
 	{ __LINE__, "[camera a]\ndevice = x\nstall_timeout_ms = 5\n", 3, "stall_timeout_ms: '5'" },
 	{ __LINE__, "[camera a]\ndevice = x\ncontrol = brightness\n", 3, "control: 'brightness' is not NAME=VALUE" },
@@ -257,6 +271,7 @@ static void roundtrip(void)
 		 "auth_control = token\nmax_clients = 3\ncors_origin = *\nlog_level = warn\n"
 		 "tls_key = %s\ntls_cert = %s\n"
 		 "[camera y]\ndevice = test\nfps = 60000/1001\ninput = 0\nbuffers = 2\nstall_timeout_ms = 100\n"
+		 "std = NTSC\ndv_timings = 1280x720p60\n"
 		 "idle_stop_ms = never\n",
 		 key, cert);
 	struct vc_conf *c = parse_ok(__LINE__, text);
@@ -272,6 +287,7 @@ static void roundtrip(void)
 		CHECK(vc_conf_cam_equal(&c->cams[i], &c2->cams[i]), "cam %zu equal after round trip", i);
 	CHECK(p1 && strstr(p1, "format = YUV420\n") && strstr(p1, "fps = 60000/1001\n") &&
 	      strstr(p1, "control = gain=7\n") && strstr(p1, "idle_stop_ms = never\n") &&
+	      strstr(p1, "std = NTSC\n") && strstr(p1, "dv_timings = 1280x720p60.000\n") &&
 	      strstr(p1, "auth_view = none\nauth_control = token\nauth_status = none\n"),
 	      "printed values:\n%s", p1 ? p1 : "");
 	char *pr = print_str(c, 1);
@@ -286,6 +302,12 @@ static void roundtrip(void)
 		free(z->ctrls[1].value);
 		z->ctrls[1].value = strdup("8");
 		CHECK(!vc_conf_cam_equal(&c->cams[0], z), "control change seen");
+		struct vc_conf_cam *y = &c2->cams[1];
+		y->std = V4L2_STD_PAL;
+		CHECK(!vc_conf_cam_equal(&c->cams[1], y), "std change seen");
+		y->std = V4L2_STD_NTSC;
+		y->dv.fps_milli = 59940;
+		CHECK(!vc_conf_cam_equal(&c->cams[1], y), "dv_timings change seen");
 		CHECK(!vc_conf_cam_equal(&c->cams[0], &c2->cams[1]), "different cams");
 	}
 	free(p1);

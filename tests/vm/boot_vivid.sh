@@ -106,6 +106,26 @@ if [ "${1:-}" = "--guest" ]; then
 		wait $vp
 		echo $? >"$d/exit"
 	} >"$out/d.log" 2>"$out/d.err"
+	# A [camera] section's std line on vivid's TV input (video4, free again):
+	# the device starts on NTSC (480 lines), the daemon must serve PAL.
+	{
+		d=$out/std
+		mkdir -p "$d"
+		U=http://127.0.0.1:18402
+		v4l2-ctl -d /dev/video4 -i 1 -s ntsc >"$d/ctl.log" 2>&1
+		printf '[server]\nlisten = 127.0.0.1:18402\n[camera tv]\ndevice = /dev/video4\ninput = 1\nstd = PAL\n' \
+			>"$d/vcapd.conf"
+		$VCAPD --config "$d/vcapd.conf" >"$d/vcapd.log" 2>&1 &
+		vp=$!
+		up=$(wait_up "$U" $vp)
+		echo $up >"$d/up"
+		if [ $up = 1 ]; then
+			curl -s -D "$d/raw.h" -o "$d/raw.bin" "$U/raw?cam=tv&format=YUYV"
+			v4l2-ctl -d /dev/video4 --get-standard >"$d/std.txt" 2>&1
+		fi
+		kill -TERM $vp 2>/dev/null
+		wait $vp
+	} >"$out/s.log" 2>"$out/s.err"
 	# The daemon (ASan build when there is one) through vivid's faults while
 	# a client streams: error-flagged buffers, a fatal streaming error, drops,
 	# a failing STREAMON on the restart, an unplug (disconnect; vivid
@@ -231,6 +251,17 @@ else
 fi
 [ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
 dres sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
+
+# The config's std line.
+d=$work/std
+if [ "$(cat "$d/up" 2>/dev/null)" != 1 ]; then
+	dres conf_std 1 "$VCAPD --config did not answer: $(tail -5 "$d/vcapd.log" 2>/dev/null | tr '\n' ' ')"
+else
+	h=$(hdr "$d/raw.h" X-Height); w=$(hdr "$d/raw.h" X-Width); n=$(wc -c <"$d/raw.bin")
+	[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && grep -q PAL "$d/std.txt"
+	dres conf_std $? "NTSC before, std = PAL: /raw ${w}x$h $n bytes, $(tr '\n' ' ' <"$d/std.txt" | head -c 200) $(head -c 200 "$d/ctl.log")" \
+		"std = PAL on the TV input: /raw ${w}x$h"
+fi
 
 # Faults (vivid's error injection) under the ASan daemon.
 d=$work/faults
