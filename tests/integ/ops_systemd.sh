@@ -2,7 +2,8 @@
 # systemd units: `systemd-analyze verify` passes on vcapd.service and an
 # instance of vcapd@.service (ExecStart pointed at the built binary), fails on
 # a broken copy (so the check can fail), and `make install` lays out the
-# binary, units (with PREFIX substituted), config example and web files.
+# binary, units (with PREFIX substituted), config example and web files,
+# and the installed binary serves the installed page at /.
 cd "$(dirname "$0")/../.." || exit 2
 VCAPD=${VCAPD:-build/vcapd}
 T=$(mktemp -d /tmp/ops_systemd.XXXXXX)
@@ -60,4 +61,21 @@ if make --no-print-directory -s -o "$VCAPD" install BUILD="$(dirname "$VCAPD")" 
 	echo "ops_systemd.make_install: OK"
 else
 	echo "ops_systemd.make_install: FAIL $(tail -5 "$T/install.log" | tr '\n' ' ')"
+fi
+
+# The installed binary finds the installed web files beside it (no web_root
+# set) and serves the page at / (port 18944, ops_reload's range).
+PW=18944
+if [ -x "$T/root/usr/bin/vcapd" ] && [ -f "$T/root/usr/share/vcapd/web/index.html" ]; then
+	"$T/root/usr/bin/vcapd" --listen 127.0.0.1:$PW --device test >"$T/inst.log" 2>&1 &
+	ip=$!
+	trap 'kill $ip 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+	for i in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PW/api/status" && break; sleep 0.1; done
+	c=$(curl -s -o "$T/page.html" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PW/")
+	kill $ip; wait $ip 2>/dev/null
+	[ "$c" = 200 ] && cmp -s "$T/page.html" web/index.html && grep -q "web root $T/root/usr/share/vcapd/web$" "$T/inst.log"
+	if [ $? = 0 ]; then echo "ops_systemd.installed_serves_page: OK"; else
+		echo "ops_systemd.installed_serves_page: FAIL / = $c: $(tr '\n' ' ' <"$T/inst.log" | head -c 400)"; fi
+else
+	echo "ops_systemd.installed_serves_page: FAIL web files not installed: $(ls -R "$T/root/usr/share" 2>&1 | head -5 | tr '\n' ' ')"
 fi
