@@ -119,10 +119,21 @@ static inline uint8_t lin1(struct lin l, uint8_t in)
 	return (uint8_t)(v >> 7);
 }
 
-VECTORIZE static void lin_row(uint8_t *row, int w, struct lin l)
+/* dst may be src (in place). */
+VECTORIZE static void lin_row(const uint8_t *src, uint8_t *dst, int w, struct lin l)
 {
 	for (int i = 0; i < w; i++)
-		row[i] = lin1(l, row[i]);
+		dst[i] = lin1(l, src[i]);
+}
+
+/* Semi-planar chroma: n pairs C0 C1 split into two rows. */
+VECTORIZE static void lin_split(const uint8_t *restrict s, uint8_t *restrict c0,
+				uint8_t *restrict c1, int n, struct lin l)
+{
+	for (int i = 0; i < n; i++) {
+		c0[i] = lin1(l, s[2 * i]);
+		c1[i] = lin1(l, s[2 * i + 1]);
+	}
 }
 
 /* clamp(((in - in_off) * k + out_off * 4096 + 2048) >> 12) as a Q7 lin (the
@@ -156,7 +167,7 @@ static void scale_row(uint8_t *row, int w, int in_off, int k, int out_off)
 	int bias = out_off * 4096 + 2048 - in_off * k;
 
 	if (lin_of(in_off, k, out_off, &l) == 0) {
-		lin_row(row, w, l);
+		lin_row(row, row, w, l);
 		return;
 	}
 	for (int i = 0; i < w; i++)
@@ -189,7 +200,7 @@ VECTORIZE static void packed_cycy(const uint8_t *restrict s, uint8_t *restrict y
 	}
 }
 
-int vc_jpeg_packed_ok(const struct ycc_xf *x)
+int vc_jpeg_onepass_ok(const struct ycc_xf *x)
 {
 	struct lin l;
 
@@ -206,7 +217,7 @@ void vc_jpeg_packed_apply(const struct ycc_xf *x, const uint8_t *src, int chroma
 
 	if (lin_of(x->y_in_off, x->m[0][0], x->y_out_off, &ly) < 0 ||
 	    lin_of(128, x->m[1][1], 128, &lc) < 0)
-		return; /* not after vc_jpeg_packed_ok() */
+		return; /* not after vc_jpeg_onepass_ok() */
 	if (chroma_first)
 		packed_cycy(src, y, c0, c1, n, ly, lc);
 	else
@@ -263,4 +274,23 @@ void vc_jpeg_ycc_apply(const struct ycc_xf *x, uint8_t **y, int n_y, int w,
 			v[i] = clamp_q12(b * x->m[2][1] + rr * x->m[2][2] + br);
 		}
 	}
+}
+
+void vc_jpeg_range_row(const struct ycc_xf *x, int chroma, const uint8_t *src, uint8_t *dst, int w)
+{
+	struct lin l;
+	int r = chroma ? lin_of(128, x->m[1][1], 128, &l)
+		       : lin_of(x->y_in_off, x->m[0][0], x->y_out_off, &l);
+
+	if (r == 0) /* else not after vc_jpeg_onepass_ok() */
+		lin_row(src, dst, w, l);
+}
+
+void vc_jpeg_range_split(const struct ycc_xf *x, const uint8_t *src, uint8_t *c0, uint8_t *c1,
+			 int n)
+{
+	struct lin l;
+
+	if (lin_of(128, x->m[1][1], 128, &l) == 0) /* else not after vc_jpeg_onepass_ok() */
+		lin_split(src, c0, c1, n, l);
 }

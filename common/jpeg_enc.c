@@ -246,7 +246,7 @@ struct strip {
 	int w, h, pw, cw, pcw, ch_src;
 	int mcu_h;
 	int direct_y, direct_c;
-	int fused; /* packed source deinterleaved and range-converted in one pass */
+	int fused; /* range converted while copying/splitting/deinterleaving */
 	uint8_t *ys, *cs[2], *as[2]; /* scratch: luma rows, JPEG chroma rows, source chroma rows */
 	JSAMPROW yr[16], cr[2][16];
 	JSAMPARRAY planes[3]; /* yr, cr[0], cr[1] for jpeg_write_raw_data */
@@ -267,11 +267,13 @@ static void src_chroma(struct strip *t, int c0, int n, const uint8_t **rows[2])
 			rows[1][i] = row_at(s, t->p->ci[1], (uint32_t)y);
 		} else if (t->p->kind == K_SEMI) {
 			uint8_t *u = t->as[0] + (size_t)i * t->pcw, *v = t->as[1] + (size_t)i * t->pcw;
+			uint8_t *first = s->fmt->swap_uv ? v : u, *second = s->fmt->swap_uv ? u : v;
 
-			if (s->fmt->swap_uv)
-				SplitUVPlane(row_at(s, 1, (uint32_t)y), 0, v, 0, u, 0, t->cw, 1);
+			if (t->fused)
+				vc_jpeg_range_split(&t->p->xf, row_at(s, 1, (uint32_t)y), first, second,
+						    t->cw);
 			else
-				SplitUVPlane(row_at(s, 1, (uint32_t)y), 0, u, 0, v, 0, t->cw, 1);
+				SplitUVPlane(row_at(s, 1, (uint32_t)y), 0, first, 0, second, 0, t->cw, 1);
 			rows[0][i] = u;
 			rows[1][i] = v;
 		} else {
@@ -312,6 +314,9 @@ static void fill_strip(struct strip *t, int y0)
 
 			if (t->direct_y) {
 				t->yr[i] = (JSAMPROW)(uintptr_t)r; /* libjpeg only reads raw rows */
+			} else if (t->fused) {
+				t->yr[i] = t->ys + (size_t)i * t->pw;
+				vc_jpeg_range_row(&p->xf, 0, r, t->yr[i], t->w);
 			} else {
 				t->yr[i] = t->ys + (size_t)i * t->pw;
 				memcpy(t->yr[i], r, (size_t)t->w);
@@ -352,6 +357,8 @@ static void fill_strip(struct strip *t, int y0)
 					/* split or deinterleaved into our scratch already:
 					 * pad and convert it there, no copy */
 					d = t->as[k] + (size_t)i * t->pcw;
+				} else if (t->fused) {
+					vc_jpeg_range_row(&p->xf, 1, srows[k][i], d, t->cw);
 				} else {
 					memcpy(d, srows[k][i], (size_t)t->cw);
 				}
@@ -408,11 +415,10 @@ static int enc_raw(struct vc_jpeg *j, const struct vc_image *s, const struct pla
 	 * libjpeg's reads (padded to whole blocks) stay inside the row. */
 	t.direct_y = p->kind != K_PACKED && p->xf.identity && t.pw == t.w;
 	t.direct_c = p->kind == K_PLANAR && p->xf.identity && t.pcw == t.cw && p->jvs == p->vs;
-	/* Limited-range packed 4:2:2 kept at 4:2:2 (the V4L2 default for
-	 * YUYV/UYVY cameras): one pass over the source instead of libyuv's
-	 * deinterleave plus a range pass per plane. */
-	t.fused = p->kind == K_PACKED && p->ncomp == 3 && p->jvs == p->vs &&
-		  vc_jpeg_packed_ok(&p->xf);
+	/* Limited range (the V4L2 default for YUV) without a change of chroma
+	 * lines: the source is read once, converted while it is copied, split or
+	 * deinterleaved into the strip, instead of copied and then converted. */
+	t.fused = (p->ncomp == 1 || p->jvs == p->vs) && vc_jpeg_onepass_ok(&p->xf);
 	need = (size_t)t.pw * 16 + (size_t)t.pcw * (2 * 8 + 2 * 16);
 	sc = vc_jpeg_scratch(j, need);
 	if (!sc)

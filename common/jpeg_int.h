@@ -74,14 +74,21 @@ void vc_jpeg_ycc_xf(int enc_in, int full_in, int enc_out, int full_out, struct y
  * converted first from the untouched chroma, then chroma. */
 void vc_jpeg_ycc_apply(const struct ycc_xf *x, uint8_t **y, int n_y, int w,
 		       uint8_t **cb, uint8_t **cr, int n_c, int cw, int hs, int vs);
-/* Whether x is a range conversion vc_jpeg_packed_apply() can do (scale-only,
- * the same factor for Cb and Cr). */
-int vc_jpeg_packed_ok(const struct ycc_xf *x);
+/* Whether x is a range conversion the one-pass functions below can do
+ * (scale-only, the same factor for Cb and Cr). They read the source once and
+ * write the converted samples into the strip, instead of a copy (or libyuv
+ * deinterleave/split) and then a conversion pass in place; they give the
+ * same samples as that. */
+int vc_jpeg_onepass_ok(const struct ycc_xf *x);
+/* One row of w luma (chroma = 0) or chroma samples; dst may be src. */
+void vc_jpeg_range_row(const struct ycc_xf *x, int chroma, const uint8_t *src, uint8_t *dst,
+		       int w);
+/* One semi-planar chroma row of n C0 C1 pairs split into c0 and c1. */
+void vc_jpeg_range_split(const struct ycc_xf *x, const uint8_t *src, uint8_t *c0, uint8_t *c1,
+			 int n);
 /* One packed 4:2:2 row of w pixels (4-byte groups Y C0 Y C1, or C0 Y C1 Y
  * when chroma_first) deinterleaved into y (w samples), c0 and c1
- * ((w + 1) / 2 each) with x applied on the way: one pass over the source
- * instead of a deinterleave and a conversion pass per plane. Gives the same
- * samples as deinterleaving and then vc_jpeg_ycc_apply(). */
+ * ((w + 1) / 2 each) with x applied on the way. */
 void vc_jpeg_packed_apply(const struct ycc_xf *x, const uint8_t *src, int chroma_first, int w,
 			  uint8_t *y, uint8_t *c0, uint8_t *c1);
 /* Grey plane only (Y of a GREY picture, or luma of a grey JPEG). */

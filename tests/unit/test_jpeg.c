@@ -604,22 +604,65 @@ static void color_range(void)
 	vc_jpeg_free(j);
 }
 
-/* Packed 4:2:2 (YUYV, UYVY, YVYU, VYUY) in limited range is deinterleaved
- * and range-converted in one pass; the planar 4:2:2 path deinterleaves
- * nothing and converts separately. The same samples (random bytes, so the
- * clamps below 16 and above 235/240 are hit) must give byte-identical JPEGs,
- * at odd widths and padded strides, for 4:2:2 and 4:2:0 output and for full
- * range too. */
-static void packed_range_exact(void)
+/* Writes sample (x, y) of a YUV/grey picture of any 8-bit layout of the
+ * table: luma, and the chroma of the position's chroma sample. */
+static void put_yuv(struct vc_image *im, uint32_t x, uint32_t y, uint8_t Y, uint8_t cb, uint8_t cr)
 {
-	static const char *const fmts[] = { "YUYV", "UYVY", "YVYU", "VYUY" };
+	const struct vc_fmt *f = im->fmt;
+	uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
+
+	if (f->layout == VC_LAYOUT_PACKED_YUV) {
+		uint8_t *g = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
+
+		g[f->y_off[x & 1]] = Y;
+		g[f->u_off[0]] = cb;
+		g[f->v_off[0]] = cr;
+		return;
+	}
+	im->plane[0][(size_t)y * im->stride[0] + x] = Y;
+	if (f->layout == VC_LAYOUT_SEMIPLANAR) {
+		uint8_t *c = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
+
+		c[f->swap_uv] = cb;
+		c[!f->swap_uv] = cr;
+	} else if (f->layout == VC_LAYOUT_PLANAR_YUV) {
+		im->plane[1 + f->swap_uv][(size_t)cy * im->stride[1 + f->swap_uv] + cx] = cb;
+		im->plane[2 - f->swap_uv][(size_t)cy * im->stride[2 - f->swap_uv] + cx] = cr;
+	}
+}
+
+/* The encoder's limited -> full range mapping, in its documented fixed
+ * point (Q7 of 255/219 and 255/224, rounded), clamped. */
+static uint8_t full_y(uint8_t v)
+{
+	int o = v * 149 - 16 * 149 + 64;
+
+	o = o < 0 ? 0 : o >> 7;
+	return (uint8_t)(o > 255 ? 255 : o);
+}
+
+static uint8_t full_c(uint8_t v)
+{
+	int o = v * 146 - 128 * 146 + 64 + (128 << 7);
+
+	o = o < 0 ? 0 : o >> 7;
+	return (uint8_t)(o > 255 ? 255 : o);
+}
+
+/* Limited-range YUV is converted while the source is read into the strip
+ * (one pass: packed 4:2:2 deinterleaved, semi-planar chroma split, planar
+ * rows copied). Every 8-bit YUV/grey layout, filled with random bytes (so
+ * the clamps below 16 and above 235/240 are hit), must give the very JPEG
+ * of a full-range planar picture holding the mapped samples, which goes
+ * in untouched; at odd sizes, 1 pixel wide and with padded strides. Also
+ * packed 4:2:2 limited -> 4:2:0 and full range against planar 4:2:2 (the
+ * libyuv deinterleave paths): byte-identical. */
+static void range_onepass_exact(void)
+{
+	static const char *const fmts[] = { "YUYV", "UYVY", "YVYU", "VYUY", "NV16", "NV61", "422P",
+					    "NM16", "NV12", "NV21", "YU12", "YV12", "NM21", "GREY" };
 	static const struct { uint32_t w, h, pad; } sizes[] = {
 		{ 64, 48, 0 }, { 33, 17, 0 }, { 161, 97, 40 }, { 640, 480, 64 }, { 1, 9, 0 },
-	};
-	static const struct { int quant, ss; } modes[] = {
-		{ V4L2_QUANTIZATION_LIM_RANGE, VC_JPEG_SS_AUTO },
-		{ V4L2_QUANTIZATION_LIM_RANGE, VC_JPEG_SS_420 },
-		{ V4L2_QUANTIZATION_FULL_RANGE, VC_JPEG_SS_AUTO },
 	};
 	struct vc_jpeg *j = vc_jpeg_new();
 	uint32_t seed = 7;
@@ -628,52 +671,79 @@ static void packed_range_exact(void)
 	for (size_t fi = 0; fi < sizeof(fmts) / sizeof(fmts[0]); fi++)
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 			const struct vc_fmt *f = F(fmts[fi]);
+			const char *rn = f->family == VC_FAM_GREY ? "GREY"
+					 : f->log2_chroma_h ? "YU12" : "422P";
 			uint32_t w = sizes[si].w, h = sizes[si].h;
-			struct pic pk, pl;
+			struct pic src, ref, lim;
 
-			if (pic_alloc(&pk, f, w, h, sizes[si].pad) < 0 ||
-			    pic_alloc_sep(&pl, F("422P"), w, h, sizes[si].pad) < 0) {
+			if (pic_alloc(&src, f, w, h, sizes[si].pad) < 0 ||
+			    pic_alloc_sep(&ref, F(rn), w, h, sizes[si].pad) < 0 ||
+			    pic_alloc_sep(&lim, F(rn), w, h, sizes[si].pad) < 0) {
 				CHECK(0, "%s %ux%u: no geometry", fmts[fi], w, h);
 				continue;
 			}
+			/* random picture in planar layout (a chroma sample keeps the last
+			 * value written to it), then copied into the source's layout and,
+			 * mapped to full range, into the reference */
 			for (uint32_t y = 0; y < h; y++)
-				for (uint32_t x = 0; x < (w + 1) / 2; x++) {
-					uint8_t *g = pk.img.plane[0] + (size_t)y * pk.img.stride[0] + 4 * x;
-					uint8_t *py = pl.img.plane[0] + (size_t)y * pl.img.stride[0];
-					uint8_t v[4];
+				for (uint32_t x = 0; x < w; x++) {
+					uint8_t v[3];
 
-					for (int k = 0; k < 4; k++) {
-						seed = seed * 1103515245 + 12345;
-						v[k] = (uint8_t)(seed >> 23);
-					}
-					g[f->y_off[0]] = py[2 * x] = v[0];
-					if (2 * x + 1 < w)
-						py[2 * x + 1] = v[1];
-					g[f->y_off[1]] = v[1];
-					g[f->u_off[0]] = pl.img.plane[1][(size_t)y * pl.img.stride[1] + x] = v[2];
-					g[f->v_off[0]] = pl.img.plane[2][(size_t)y * pl.img.stride[2] + x] = v[3];
+					for (int k = 0; k < 3; k++)
+						v[k] = (uint8_t)(check_xorshift(&seed) >> 24);
+					put_yuv(&lim.img, x, y, v[0], v[1], v[2]);
 				}
-			for (size_t mi = 0; mi < sizeof(modes) / sizeof(modes[0]); mi++) {
-				size_t la = 0, lb = 0;
-				int ea, eb;
+			for (uint32_t y = 0; y < h; y++)
+				for (uint32_t x = 0; x < w; x++) {
+					const struct vc_image *l = &lim.img;
+					uint32_t cx = x >> l->fmt->log2_chroma_w, cy = y >> l->fmt->log2_chroma_h;
+					uint8_t Y = l->plane[0][(size_t)y * l->stride[0] + x], cb = 128, cr = 128;
 
-				pk.img.color.quantization = (uint8_t)modes[mi].quant;
-				pl.img.color.quantization = (uint8_t)modes[mi].quant;
-				uint8_t *a = enc(j, &pk.img, 90, modes[mi].ss, &la, &ea);
-				uint8_t *b = enc(j, &pl.img, 90, modes[mi].ss, &lb, &eb);
+					if (l->fmt->color_planes == 3) {
+						cb = l->plane[1][(size_t)cy * l->stride[1] + cx];
+						cr = l->plane[2][(size_t)cy * l->stride[2] + cx];
+					}
+					put_yuv(&src.img, x, y, Y, cb, cr);
+					put_yuv(&ref.img, x, y, full_y(Y), full_c(cb), full_c(cr));
+				}
+			src.img.color.quantization = V4L2_QUANTIZATION_LIM_RANGE;
+			lim.img.color.quantization = V4L2_QUANTIZATION_LIM_RANGE;
+			ref.img.color.quantization = V4L2_QUANTIZATION_FULL_RANGE;
 
-				CHECK(a && b && la == lb && !memcmp(a, b, la),
-				      "%s %ux%u quant %d ss %d: %d/%d, %zu vs %zu bytes", fmts[fi], w, h,
-				      modes[mi].quant, modes[mi].ss, ea, eb, la, lb);
-				compared += a && b;
-				free(a);
-				free(b);
+			size_t la = 0, lb = 0;
+			int ea, eb;
+			uint8_t *a = enc(j, &src.img, 90, VC_JPEG_SS_AUTO, &la, &ea);
+			uint8_t *b = enc(j, &ref.img, 90, VC_JPEG_SS_AUTO, &lb, &eb);
+
+			CHECK(a && b && la == lb && !memcmp(a, b, la),
+			      "%s %ux%u limited vs mapped full %s: %d/%d, %zu vs %zu bytes", fmts[fi], w,
+			      h, rn, ea, eb, la, lb);
+			compared += a && b;
+			free(a);
+			free(b);
+			if (f->layout == VC_LAYOUT_PACKED_YUV) { /* the libyuv paths */
+				uint8_t *c = enc(j, &src.img, 90, VC_JPEG_SS_420, &la, &ea);
+				uint8_t *d = enc(j, &lim.img, 90, VC_JPEG_SS_420, &lb, &eb);
+
+				CHECK(c && d && la == lb && !memcmp(c, d, la),
+				      "%s %ux%u limited ->4:2:0: %d/%d", fmts[fi], w, h, ea, eb);
+				free(c);
+				free(d);
+				src.img.color.quantization = V4L2_QUANTIZATION_FULL_RANGE;
+				lim.img.color.quantization = V4L2_QUANTIZATION_FULL_RANGE;
+				c = enc(j, &src.img, 90, VC_JPEG_SS_AUTO, &la, &ea);
+				d = enc(j, &lim.img, 90, VC_JPEG_SS_AUTO, &lb, &eb);
+				CHECK(c && d && la == lb && !memcmp(c, d, la), "%s %ux%u full: %d/%d",
+				      fmts[fi], w, h, ea, eb);
+				free(c);
+				free(d);
 			}
-			CHECK(pic_canaries(&pk) && pic_canaries(&pl), "%s: source canaries", fmts[fi]);
-			pic_free(&pk);
-			pic_free(&pl);
+			CHECK(pic_canaries(&src) && pic_canaries(&ref), "%s: canaries", fmts[fi]);
+			pic_free(&src);
+			pic_free(&ref);
+			pic_free(&lim);
 		}
-	CHECK(compared == 4 * 5 * 3, "only %d pairs compared", compared);
+	CHECK(compared == 14 * 5, "only %d layouts/sizes compared", compared);
 	vc_jpeg_free(j);
 }
 
@@ -1280,7 +1350,7 @@ int main(void)
 	RUN("jpeg", encode_errors);
 	RUN("jpeg", encode_subsampling);
 	RUN("jpeg", color_range);
-	RUN("jpeg", packed_range_exact);
+	RUN("jpeg", range_onepass_exact);
 	RUN("jpeg", color_bars);
 	RUN("jpeg", decode_destinations);
 	RUN("jpeg", decode_scaled);
