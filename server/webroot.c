@@ -63,6 +63,8 @@ int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size)
 	char buf[MAX_PATH_LEN + sizeof("index.html")];
 	char *comps[MAX_DEPTH + 1];
 	size_t n = 0, len = strlen(url);
+	/* a trailing '/': the last component must be a directory */
+	int dir_only = len > 1 && url[len - 1] == '/';
 
 	if (url[0] != '/' || len > MAX_PATH_LEN)
 		return -EACCES;
@@ -92,9 +94,16 @@ int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size)
 	size_t i = 0;
 	for (;;) {
 		const char *c = i < n ? comps[i] : index_name;
+		struct stat st;
+
+		/* look before opening: a FIFO or device node is never opened */
+		if (fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+			close(dfd);
+			return -ENOENT;
+		}
 		int fd = openat(dfd, c, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		int err = errno;
-		struct stat st;
 
 		close(dfd);
 		if (fd < 0)
@@ -112,7 +121,7 @@ int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size)
 			i++;
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || i + 1 < n) {
+		if (!S_ISREG(st.st_mode) || i + 1 < n || (dir_only && i + 1 == n)) {
 			close(fd);
 			return -ENOENT;
 		}

@@ -20,7 +20,8 @@ int vc_webroot_routes(struct vc_http *http, const char *root);
 
 /* Opens url (percent-decoded, starting with '/') below the directory dirfd:
  * returns an fd of a regular file (for a directory: its index.html), its
- * size and its Content-Type, or -ENOENT (missing, not a regular file, too
+ * size and its Content-Type, or -ENOENT (missing, not a regular file (never
+ * opened: FIFOs, devices), a file named with a trailing "/", too
  * deep) / -EACCES (refused: "..", ".", hidden names, "//", backslashes,
  * any symlink on the way). Exposed for tests. */
 int vc_webroot_open(int dirfd, const char *url, const char **ctype, off_t *size);
