@@ -553,11 +553,61 @@ static const struct vc_fract ivals[] = { { 1, 60 }, { 1, 30 }, { 1, 25 }, { 1, 1
 static const uint32_t sizes[][2] = { { 160, 120 },  { 320, 240 },   { 640, 480 },
 				     { 800, 600 },  { 1280, 720 },  { 1920, 1080 } };
 
+/* The standard rates plus the configured one (test:WxH@FPS) in order,
+ * fastest first, so negotiation can choose exactly what was configured. */
+static size_t rates_with(struct vc_fract want, struct vc_fract out[VC_CAPS_MAX_IVALS])
+{
+	size_t n = 0, nstd = sizeof(ivals) / sizeof(ivals[0]);
+	int added = 0;
+
+	for (size_t i = 0; i < nstd; i++) {
+		/* ivals[i] compared with want: num/den cross products */
+		uint64_t a = (uint64_t)ivals[i].num * want.den, b = (uint64_t)want.num * ivals[i].den;
+		if (a == b)
+			added = 1;
+		else if (!added && a > b) {
+			out[n++] = want;
+			added = 1;
+		}
+		out[n++] = ivals[i];
+	}
+	if (!added)
+		out[n++] = want;
+	return n;
+}
+
+/* The standard sizes plus the configured one, smallest first. */
+static size_t sizes_with(uint32_t w, uint32_t h, uint32_t out[][2])
+{
+	size_t n = 0, nstd = sizeof(sizes) / sizeof(sizes[0]);
+	int added = 0;
+
+	for (size_t i = 0; i < nstd; i++) {
+		uint64_t a = (uint64_t)sizes[i][0] * sizes[i][1], b = (uint64_t)w * h;
+		if (sizes[i][0] == w && sizes[i][1] == h)
+			added = 1;
+		else if (!added && a > b) {
+			out[n][0] = w;
+			out[n++][1] = h;
+			added = 1;
+		}
+		out[n][0] = sizes[i][0];
+		out[n++][1] = sizes[i][1];
+	}
+	if (!added) {
+		out[n][0] = w;
+		out[n++][1] = h;
+	}
+	return n;
+}
+
 static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
 {
-	size_t n = 0;
+	const struct vc_mode *cm = &ts_of(s)->opts.mode;
+	struct vc_fract rates[VC_CAPS_MAX_IVALS];
+	uint32_t szs[sizeof(sizes) / sizeof(sizes[0]) + 1][2];
+	size_t n = 0, n_rates = rates_with(cm->ival, rates), n_szs = sizes_with(cm->width, cm->height, szs);
 
-	(void)s;
 	memset(caps, 0, sizeof(*caps));
 	for (size_t i = 0; i < vc_fmt_count(); i++)
 		n += producible(vc_fmt_at(i));
@@ -574,17 +624,17 @@ static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
 		cf->min_w = cf->min_h = MIN_DIM;
 		cf->max_w = cf->max_h = MAX_DIM;
 		cf->step_w = cf->step_h = 2;
-		cf->n_sizes = sizeof(sizes) / sizeof(sizes[0]);
+		cf->n_sizes = n_szs;
 		cf->sizes = calloc(cf->n_sizes, sizeof(*cf->sizes));
 		if (!cf->sizes) {
 			vc_caps_clear(caps);
 			return -ENOMEM;
 		}
 		for (size_t k = 0; k < cf->n_sizes; k++) {
-			cf->sizes[k].width = sizes[k][0];
-			cf->sizes[k].height = sizes[k][1];
-			cf->sizes[k].n_ivals = sizeof(ivals) / sizeof(ivals[0]);
-			memcpy(cf->sizes[k].ival, ivals, sizeof(ivals));
+			cf->sizes[k].width = szs[k][0];
+			cf->sizes[k].height = szs[k][1];
+			cf->sizes[k].n_ivals = n_rates;
+			memcpy(cf->sizes[k].ival, rates, n_rates * sizeof(rates[0]));
 		}
 	}
 	return 0;

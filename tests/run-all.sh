@@ -45,9 +45,9 @@ for s in $suites; do
 	echo "=== suite $s"
 	case $s in
 	unit) unit "$BUILD" ;;
-	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
+	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
 	integ) integ "$BUILD" ;;
-	integ-asan) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
+	integ-asan) ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
 	vm) # one script per guest boot: tests/vm/boot_*.sh (each boots vivid-vm once)
 		for t in tests/vm/boot_*.sh; do
 			[ -f "$t" ] || continue

@@ -65,6 +65,37 @@ static void caps(void)
 	CHECK(f && f->n_sizes > 0 && f->sizes[0].n_ivals > 0, "no sizes/intervals");
 	vc_caps_clear(&c);
 	vc_src_test.close(s);
+
+	/* The configured size and rate are listed (in order) beside the standard
+	 * ones, so negotiation can pick exactly them; nothing is listed twice. */
+	static const struct { const char *path; uint32_t w, h, fps; } conf[] = {
+		{ "test:328x246@20", 328, 246, 20 }, { "test:640x480@30", 640, 480, 30 },
+		{ "test:4000x3000@2", 4000, 3000, 2 }, { "test:16x16@240", 16, 16, 240 },
+	};
+	for (size_t k = 0; k < sizeof(conf) / sizeof(conf[0]); k++) {
+		unsigned hits = 0, sorted = 1;
+
+		CHECK(vc_src_test.open(conf[k].path, &s) == 0 && vc_src_test.get_caps(s, &c) == 0,
+		      "%s", conf[k].path);
+		f = vc_caps_find(&c, V4L2_PIX_FMT_MJPEG);
+		for (size_t i = 0; f && i < f->n_sizes; i++) {
+			const struct vc_caps_size *z = &f->sizes[i];
+			if (i && (uint64_t)z->width * z->height <=
+					 (uint64_t)f->sizes[i - 1].width * f->sizes[i - 1].height)
+				sorted = 0;
+			for (size_t r = 0; r < z->n_ivals; r++) {
+				if (r && (uint64_t)z->ival[r].num * z->ival[r - 1].den <=
+						 (uint64_t)z->ival[r - 1].num * z->ival[r].den)
+					sorted = 0;
+				hits += z->width == conf[k].w && z->height == conf[k].h &&
+					z->ival[r].num == 1 && z->ival[r].den == conf[k].fps;
+			}
+		}
+		CHECK(hits == 1 && sorted, "%s: listed %u times, sorted %d", conf[k].path, hits,
+		      sorted);
+		vc_caps_clear(&c);
+		vc_src_test.close(s);
+	}
 }
 
 /* Every format the caps list renders at an odd-ish size, and two frame
