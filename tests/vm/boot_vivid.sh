@@ -113,6 +113,7 @@ if [ "${1:-}" = "--guest" ]; then
 		mkdir -p "$d"
 		U=http://127.0.0.1:18402
 		v4l2-ctl -d /dev/video4 -i 1 -s ntsc >"$d/ctl.log" 2>&1
+		v4l2-ctl -d /dev/video4 --get-standard >"$d/before.txt" 2>&1
 		printf '[server]\nlisten = 127.0.0.1:18402\n[camera tv]\ndevice = /dev/video4\ninput = 1\nstd = PAL\n' \
 			>"$d/vcapd.conf"
 		$VCAPD --config "$d/vcapd.conf" >"$d/vcapd.log" 2>&1 &
@@ -258,8 +259,10 @@ if [ "$(cat "$d/up" 2>/dev/null)" != 1 ]; then
 	dres conf_std 1 "$VCAPD --config did not answer: $(tail -5 "$d/vcapd.log" 2>/dev/null | tr '\n' ' ')"
 else
 	h=$(hdr "$d/raw.h" X-Height); w=$(hdr "$d/raw.h" X-Width); n=$(wc -c <"$d/raw.bin")
-	[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && grep -q PAL "$d/std.txt"
-	dres conf_std $? "NTSC before, std = PAL: /raw ${w}x$h $n bytes, $(tr '\n' ' ' <"$d/std.txt" | head -c 200) $(head -c 200 "$d/ctl.log")" \
+	# the device really was on NTSC before (else PAL proves nothing)
+	grep -q NTSC "$d/before.txt" && ! grep -q PAL "$d/before.txt" &&
+		[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && grep -q PAL "$d/std.txt"
+	dres conf_std $? "before: $(tr '\n' ' ' <"$d/before.txt" | head -c 120); std = PAL: /raw ${w}x$h $n bytes, $(tr '\n' ' ' <"$d/std.txt" | head -c 200) $(head -c 200 "$d/ctl.log")" \
 		"std = PAL on the TV input: /raw ${w}x$h"
 fi
 
