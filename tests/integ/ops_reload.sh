@@ -4,7 +4,8 @@
 # connected; an unchanged one keeps streaming through it (frame sequence
 # never restarts, no gap); a removed one ends its clients' streams cleanly
 # and answers 404; control lines apply to reopened cameras and to --device
-# cameras named by a [camera]; restart-only keys (listen) are logged; zero
+# cameras named by a [camera] (again on reload); restart-only keys (listen)
+# are logged; zero
 # config gives way to [camera] sections and comes back; systemd STATUS=
 # follows cameras, clients and fps. Ports 18940-18949.
 cd "$(dirname "$0")/../.." || exit 2
@@ -145,6 +146,12 @@ sleep 0.5
 grep -q 'device test:160x120@10:YUYV: control lines of \[camera z\]' "$TMP/d.log" &&
 	grep -q "\[camera z\]: control 'nosuch_z': no such control" "$TMP/d.log" && ! grep -q nosuch_y "$TMP/d.log"
 check device_flag_controls $? "$(grep -i control "$TMP/d.log" | tr '\n' ' ')"
+# a reload applies the section's new lines to the running --device camera
+sed -i 's/nosuch_z=1/nosuch_z2=1/' "$TMP/d.conf"
+kill -HUP "$VPID"
+for i in $(seq 30); do grep -q 'nosuch_z2' "$TMP/d.log" && break; sleep 0.1; done
+grep -q "\[camera z\]: control 'nosuch_z2': no such control" "$TMP/d.log" && ! grep -q 'camera .* changed' "$TMP/d.log"
+check device_flag_controls_reload $? "$(grep -i 'control\|reload' "$TMP/d.log" | tail -4 | tr '\n' ' ')"
 stop_vcapd
 
 # 7. Zero config (no [camera]) gives way to a [camera] on reload, and back.
