@@ -41,19 +41,37 @@ static void scratch_free(struct scratch *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* A writable picture of fmt/w/h, reusing the previous one when it matches. */
-static int scratch_get(struct scratch *s, const struct vc_fmt *fmt, uint32_t w, uint32_t h)
+/* A writable picture of fmt/w/h in colorimetry `color`, reusing the
+ * previous one when it matches. */
+static int scratch_get(struct scratch *s, const struct vc_fmt *fmt, uint32_t w, uint32_t h,
+		       const struct vc_colorimetry *color)
 {
-	if (s->f && s->f->fmt == fmt && s->f->geom.width == w && s->f->geom.height == h)
-		return 0;
-	scratch_free(s);
-	s->f = vc_frame_new_fmt(fmt, w, h);
-	if (!s->f)
-		return -ENOMEM;
-	uint8_t *mem[3] = { NULL, NULL, NULL };
-	for (int i = 0; i < s->f->geom.mem_planes; i++)
-		mem[i] = vc_frame_data(s->f, i);
-	vc_image_from_geom(fmt, &s->f->geom, mem, &s->img);
+	if (!s->f || s->f->fmt != fmt || s->f->geom.width != w || s->f->geom.height != h) {
+		scratch_free(s);
+		s->f = vc_frame_new_fmt(fmt, w, h);
+		if (!s->f)
+			return -ENOMEM;
+		uint8_t *mem[3] = { NULL, NULL, NULL };
+		for (int i = 0; i < s->f->geom.mem_planes; i++)
+			mem[i] = vc_frame_data(s->f, i);
+		vc_image_from_geom(fmt, &s->f->geom, mem, &s->img);
+	}
+	s->img.color = *color;
+	return 0;
+}
+
+/* Converts/scales *cur into scratch s (fmt, w x h); *cur then is s's picture. */
+static int convert_into(struct vc_conv *conv, struct scratch *s, const struct vc_fmt *fmt,
+			uint32_t w, uint32_t h, const struct vc_colorimetry *color,
+			const struct vc_image **cur)
+{
+	int rc = scratch_get(s, fmt, w, h, color);
+	if (rc < 0)
+		return rc;
+	rc = vc_conv_run(conv, *cur, &s->img);
+	if (rc < 0)
+		return rc;
+	*cur = &s->img;
 	return 0;
 }
 
@@ -260,10 +278,9 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 			target = &dst; /* straight into the output */
 		} else {
 			const struct vc_fmt *df = rotate && dw == pw && dh == ph ? rfmt : p->hub;
-			rc = scratch_get(&p->s[0], df, dw, dh);
+			rc = scratch_get(&p->s[0], df, dw, dh, &color);
 			if (rc < 0)
 				goto fail;
-			p->s[0].img.color = color;
 			target = &p->s[0].img;
 		}
 		rc = vc_jpeg_decode(p->jpeg, in->mem[0], info.size, pl->decode_denom, target);
@@ -277,24 +294,18 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	/* stage 2: convert/scale */
 	if (rotate) {
 		if (cur->fmt != rfmt || cur->width != pw || cur->height != ph) {
-			rc = scratch_get(&p->s[1], rfmt, pw, ph);
+			rc = convert_into(p->conv, &p->s[1], rfmt, pw, ph, &color, &cur);
 			if (rc < 0)
 				goto fail;
-			p->s[1].img.color = color;
-			rc = vc_conv_run(p->conv, cur, &p->s[1].img);
-			if (rc < 0)
-				goto fail;
-			cur = &p->s[1].img;
 		}
 		/* stage 3: rotate, into the output when the format is right */
 		const struct vc_image *rt;
 		if (!encode && rfmt == p->out_fmt) {
 			rt = &dst;
 		} else {
-			rc = scratch_get(&p->s[2], rfmt, ow, oh);
+			rc = scratch_get(&p->s[2], rfmt, ow, oh, &color);
 			if (rc < 0)
 				goto fail;
-			p->s[2].img.color = color;
 			rt = &p->s[2].img;
 		}
 		rc = vc_transform_run(cur, rt, p->t);
@@ -316,14 +327,9 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 		goto done;
 	} else if (cur->width != ow || cur->height != oh) {
 		/* scale before encoding, in the hub format */
-		rc = scratch_get(&p->s[1], p->hub, ow, oh);
+		rc = convert_into(p->conv, &p->s[1], p->hub, ow, oh, &color, &cur);
 		if (rc < 0)
 			goto fail;
-		p->s[1].img.color = color;
-		rc = vc_conv_run(p->conv, cur, &p->s[1].img);
-		if (rc < 0)
-			goto fail;
-		cur = &p->s[1].img;
 	}
 
 	/* stage 4: encode */

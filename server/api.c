@@ -549,6 +549,21 @@ static void prom_client_cb(void *opaque, const struct vc_client_info *ci)
 	bprintf(p->b, "vcapd_client_fps{%s} %.2f\n", lbl, ci->fps);
 }
 
+/* One metric family block: its HELP/TYPE lines, then the outputs (clients
+ * = 0) or the clients of every camera. */
+static void prom_per_cam(struct vc_api *a, struct buf *b, int clients, const char *head)
+{
+	bprintf(b, "%s", head);
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
+		struct prom_ctx p = { b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
+
+		if (clients)
+			vc_streams_clients(a->s, i, prom_client_cb, &p);
+		else
+			vc_streams_outputs(a->s, i, prom_output_cb, &p);
+	}
+}
+
 static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
@@ -584,24 +599,15 @@ static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
 			bprintf(&b, "vcapd_capture_state{cam=\"%s\",state=\"%s\"} %d\n", id,
 				vc_cam_state_name((enum vc_cam_state)s), (int)vc_cam_get_state(cam) == s);
 	}
-	bprintf(&b, "# HELP vcapd_output_process_seconds Average convert/encode time per frame.\n"
-		    "# TYPE vcapd_output_process_seconds gauge\n"
-		    "# TYPE vcapd_output_clients gauge\n# TYPE vcapd_output_frames_total counter\n"
-		    "# TYPE vcapd_output_fps gauge\n");
-	for (size_t i = 0; i < n; i++) {
-		struct prom_ctx p = { &b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
-
-		vc_streams_outputs(a->s, i, prom_output_cb, &p);
-	}
-	bprintf(&b, "# HELP vcapd_client_skipped_frames_total Frames a slow client did not get.\n"
-		    "# TYPE vcapd_client_frames_total counter\n"
-		    "# TYPE vcapd_client_skipped_frames_total counter\n"
-		    "# TYPE vcapd_client_bytes_total counter\n# TYPE vcapd_client_fps gauge\n");
-	for (size_t i = 0; i < n; i++) {
-		struct prom_ctx p = { &b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
-
-		vc_streams_clients(a->s, i, prom_client_cb, &p);
-	}
+	prom_per_cam(a, &b, 0, "# HELP vcapd_output_process_seconds Average convert/encode time per frame.\n"
+			       "# TYPE vcapd_output_process_seconds gauge\n"
+			       "# TYPE vcapd_output_clients gauge\n"
+			       "# TYPE vcapd_output_frames_total counter\n"
+			       "# TYPE vcapd_output_fps gauge\n");
+	prom_per_cam(a, &b, 1, "# HELP vcapd_client_skipped_frames_total Frames a slow client did not get.\n"
+			       "# TYPE vcapd_client_frames_total counter\n"
+			       "# TYPE vcapd_client_skipped_frames_total counter\n"
+			       "# TYPE vcapd_client_bytes_total counter\n# TYPE vcapd_client_fps gauge\n");
 	return send_buf(r, &b, "text/plain; version=0.0.4");
 }
 
@@ -625,13 +631,11 @@ void vc_api_free(struct vc_api *a)
 
 int vc_api_routes(struct vc_api *a, struct vc_http *http)
 {
-	int ret = 0;
+	static const struct vc_http_route_def t[] = {
+		{ "GET", "/api/cams", 0, h_cams },   { "GET", "/api/cams/", 1, h_cam },
+		{ "PUT", "/api/cams/", 1, h_cam_put }, { "GET", "/api/try", 0, h_try },
+		{ "GET", "/api/status", 0, h_status }, { "GET", "/metrics", 0, h_metrics },
+	};
 
-	ret |= vc_http_route(http, "GET", "/api/cams", 0, h_cams, a);
-	ret |= vc_http_route(http, "GET", "/api/cams/", 1, h_cam, a);
-	ret |= vc_http_route(http, "PUT", "/api/cams/", 1, h_cam_put, a);
-	ret |= vc_http_route(http, "GET", "/api/try", 0, h_try, a);
-	ret |= vc_http_route(http, "GET", "/api/status", 0, h_status, a);
-	ret |= vc_http_route(http, "GET", "/metrics", 0, h_metrics, a);
-	return ret ? -ENOSPC : 0;
+	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), a);
 }

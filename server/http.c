@@ -408,6 +408,14 @@ void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
 	h->gate_opaque = opaque;
 }
 
+int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t n, void *opaque)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vc_http_route(h, t[i].method, t[i].path, t[i].prefix, t[i].fn, opaque) < 0)
+			return -ENOSPC;
+	return 0;
+}
+
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
 		  vc_http_fn fn, void *opaque)
 {

@@ -61,6 +61,13 @@ int vc_http_listen(struct vc_http *h, const char *addr);
  * Routes are tried in order; the first match wins. Strings must outlive h. */
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
 		  vc_http_fn fn, void *opaque);
+/* A table of routes sharing one opaque, added in order: 0 or -ENOSPC. */
+struct vc_http_route_def {
+	const char *method, *path;
+	int prefix;
+	vc_http_fn fn;
+};
+int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t n, void *opaque);
 
 /* The handler routed for an exact GET path, so an alias (compatibility URLs)
  * can delegate to it. 0 or -ENOENT. (ops) */

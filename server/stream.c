@@ -203,56 +203,36 @@ static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mo
 	*prefp = h->preferred.fourcc ? &h->preferred : NULL;
 }
 
-static void client_link(struct output *o, struct client *c)
-{
-	c->out = o;
-	c->prev = NULL;
-	c->next = o->clients;
-	if (o->clients)
-		o->clients->prev = c;
-	o->clients = c;
-	o->n_clients++;
-}
-
-static void client_unlink(struct client *c)
-{
-	struct output *o = c->out;
-
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		o->clients = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	o->n_clients--;
-}
-
-static void waiter_link(struct output *o, struct waiter *w)
-{
-	w->out = o;
-	w->prev = NULL;
-	w->next = o->waiters;
-	if (o->waiters)
-		o->waiters->prev = w;
-	o->waiters = w;
-	o->n_waiters++;
-}
-
-/* Takes w off its output's list (w->out stays set). */
-static void waiter_unlink_from(struct waiter *w)
-{
-	struct output *o = w->out;
-
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		o->waiters = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
-	o->n_waiters--;
-}
+/* Doubly linked lists of clients, waiters and outputs (each has next/prev):
+ * push at the head, unlink anywhere. Statements only, no hidden control flow. */
+#define DLIST_PUSH(head, n)                     \
+	do {                                    \
+		(n)->prev = NULL;               \
+		(n)->next = (head);             \
+		if (head)                       \
+			(head)->prev = (n);     \
+		(head) = (n);                   \
+	} while (0)
+#define DLIST_UNLINK(head, n)                           \
+	do {                                            \
+		if ((n)->prev)                          \
+			(n)->prev->next = (n)->next;    \
+		else                                    \
+			(head) = (n)->next;             \
+		if ((n)->next)                          \
+			(n)->next->prev = (n)->prev;    \
+	} while (0)
 
 static void output_free(struct output *o);
+
+/* Drops the frames an output made or holds from the previous mode. */
+static void output_drop_frames(struct output *o)
+{
+	vc_frame_unref(o->latest);
+	o->latest = NULL;
+	vc_frame_unref(o->pending);
+	o->pending = NULL;
+}
 
 /* Outputs that re-planned to the same picture become one: every client and
  * waiting snapshot of `from` moves to `to`, so one encode serves them all.
@@ -263,16 +243,21 @@ static void output_merge(struct output *to, struct output *from)
 	while (from->clients) {
 		struct client *c = from->clients;
 
-		client_unlink(c);
-		client_link(to, c);
+		DLIST_UNLINK(from->clients, c);
+		DLIST_PUSH(to->clients, c);
+		c->out = to;
 		c->sent_n = to->latest_n; /* next part: to's next frame */
 	}
 	while (from->waiters) {
 		struct waiter *w = from->waiters;
 
-		waiter_unlink_from(w);
-		waiter_link(to, w);
+		DLIST_UNLINK(from->waiters, w);
+		DLIST_PUSH(to->waiters, w);
+		w->out = to;
 	}
+	to->n_clients += from->n_clients;
+	to->n_waiters += from->n_waiters;
+	from->n_clients = from->n_waiters = 0;
 	if (from->busy)
 		from->merged = 1;
 	else
@@ -293,10 +278,7 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 		struct vc_plan p;
 
 		next = o->next;
-		vc_frame_unref(o->latest);
-		o->latest = NULL;
-		vc_frame_unref(o->pending);
-		o->pending = NULL;
+		output_drop_frames(o);
 		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0)
 			o->plan = p;
 		if (o->merged)
@@ -366,14 +348,7 @@ static void hub_acquire(struct hub *h)
 
 static void output_free(struct output *o)
 {
-	struct hub *h = o->hub;
-
-	if (o->prev)
-		o->prev->next = o->next;
-	else
-		h->outputs = o->next;
-	if (o->next)
-		o->next->prev = o->prev;
+	DLIST_UNLINK(o->hub->outputs, o);
 	vc_frame_unref(o->latest);
 	vc_frame_unref(o->pending);
 	vc_pipeline_free(o->pipe);
@@ -437,10 +412,7 @@ static struct output *output_get(struct hub *h, const struct vc_request *req)
 	o->req = *req;
 	o->plan = plan;
 	o->idle_since_us = now_us();
-	o->next = h->outputs;
-	if (h->outputs)
-		h->outputs->prev = o;
-	h->outputs = o;
+	DLIST_PUSH(h->outputs, o);
 	return o;
 }
 
@@ -716,7 +688,8 @@ static void client_free(void *cls)
 
 	log_debug("client %s: stream ended after %" PRIu64 " frames, %" PRIu64 " skipped",
 		  c->peer, c->frames, c->skipped);
-	client_unlink(c);
+	DLIST_UNLINK(c->out->clients, c);
+	c->out->n_clients--;
 	output_unused(c->out);
 	vc_frame_unref(c->cur);
 	free(c);
@@ -895,21 +868,36 @@ static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_
 	return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent", vc_cam_id(cam));
 }
 
+/* The output serving the parameters of r (parsed, camera present, mode
+ * updated): NULL with *res the answer (404, 400, 503) when there is none. */
+static struct output *request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
+				     struct vc_params *p, enum MHD_Result *res)
+{
+	struct vc_cam *cam;
+
+	if (vc_streams_request(s, r, raw, p, &cam, res) < 0)
+		return NULL;
+	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT) {
+		*res = refuse_unavailable(s, r, cam);
+		return NULL;
+	}
+	struct hub *h = hub_for(s, cam);
+	struct output *o = h ? output_get(h, &p->req) : NULL;
+	if (!o)
+		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+	return o;
+}
+
 static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r, int raw)
 {
 	struct vc_params p;
-	struct vc_cam *cam;
 	enum MHD_Result res;
+	struct output *o = request_output(s, r, raw, &p, &res);
 
-	if (vc_streams_request(s, r, raw, &p, &cam, &res) < 0)
-		return res;
-	struct vc_request req = p.req;
-	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
-		return refuse_unavailable(s, r, cam);
-	struct hub *h = hub_for(s, cam);
-	struct output *o = output_get(h ? h : s->hubs[0], &req);
 	if (!o)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+		return res;
+	struct hub *h = o->hub;
+	struct vc_request req = p.req;
 	if (raw && (!req.width || !req.height)) {
 		/* a raw stream has no per-frame header: pin the size it starts
 		 * with, so a later mode change (other clients) scales to it
@@ -938,7 +926,8 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 		return MHD_NO;
 	}
 	/* linked before queueing: client_free (called when resp dies) unlinks */
-	client_link(o, c);
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
 	hub_acquire(h);
 	if (raw)
 		raw_headers(resp, &o->plan.out, NULL);
@@ -949,7 +938,7 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
 	plan_headers(resp, &o->plan);
 	MHD_add_response_header(resp, "Pragma", "no-cache");
-	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(cam));
+	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
 }
 
@@ -971,7 +960,8 @@ static void waiter_unlink(struct waiter *w)
 
 	if (!o)
 		return;
-	waiter_unlink_from(w);
+	DLIST_UNLINK(o->waiters, w);
+	o->n_waiters--;
 	w->out = NULL;
 	output_unused(o);
 }
@@ -1075,18 +1065,11 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 	}
 
 	struct vc_params p;
-	struct vc_cam *cam;
 	enum MHD_Result res;
+	struct output *o = request_output(s, r, raw, &p, &res);
 
-	if (vc_streams_request(s, r, raw, &p, &cam, &res) < 0)
-		return res;
-	struct vc_request req = p.req;
-	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT)
-		return refuse_unavailable(s, r, cam);
-	struct hub *h = hub_for(s, cam);
-	struct output *o = output_get(h ? h : s->hubs[0], &req);
 	if (!o)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
+		return res;
 	if (o->latest && (p.given & VC_PARAM_MAX_AGE) &&
 	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
 		return send_frame(r, o, o->latest, raw);
@@ -1098,18 +1081,19 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 	w->out = o;
 	w->conn = r->conn;
 	w->raw = raw;
-	w->req = req;
+	w->req = p.req;
 	w->timer = evtimer_new(s->base, on_waiter_timeout, w);
 	if (!w->timer) {
 		free(w);
 		return MHD_NO;
 	}
-	waiter_link(o, w);
+	DLIST_PUSH(o->waiters, w);
+	o->n_waiters++;
 	r->state = w;
 	r->state_free = waiter_free;
 	struct timeval tv = { SNAPSHOT_TIMEOUT_MS / 1000, (SNAPSHOT_TIMEOUT_MS % 1000) * 1000 };
 	evtimer_add(w->timer, &tv);
-	hub_acquire(h);
+	hub_acquire(o->hub);
 	MHD_suspend_connection(r->conn);
 	return MHD_YES;
 }
@@ -1185,21 +1169,10 @@ static void hub_detach(struct hub *h)
 	}
 }
 
-int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam)
+/* Every stream of h ends after the part being sent; every waiting snapshot
+ * wakes up without a frame (503). */
+static void hub_end_users(struct hub *h)
 {
-	struct hub *h = hub_for(s, cam);
-	size_t i = 0;
-
-	if (!h)
-		return -ENOENT;
-	while (s->hubs[i] != h)
-		i++;
-	memmove(&s->hubs[i], &s->hubs[i + 1], (s->n_hubs - i - 1) * sizeof(*s->hubs));
-	s->n_hubs--;
-	hub_detach(h);
-	h->cam = NULL;
-	h->gen++; /* results of jobs in flight are dropped */
-	/* streams end after the part being sent; waiting snapshots answer 503 */
 	for (struct output *o = h->outputs; o; o = o->next) {
 		for (struct client *c = o->clients; c; c = c->next) {
 			c->ending = 1;
@@ -1215,6 +1188,23 @@ int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam)
 			}
 		}
 	}
+}
+
+int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam)
+{
+	struct hub *h = hub_for(s, cam);
+	size_t i = 0;
+
+	if (!h)
+		return -ENOENT;
+	while (s->hubs[i] != h)
+		i++;
+	memmove(&s->hubs[i], &s->hubs[i + 1], (s->n_hubs - i - 1) * sizeof(*s->hubs));
+	s->n_hubs--;
+	hub_detach(h);
+	h->cam = NULL;
+	h->gen++; /* results of jobs in flight are dropped */
+	hub_end_users(h);
 	/* freed by on_gc once no client, snapshot or job points at it */
 	h->next_dying = s->dying;
 	s->dying = h;
@@ -1238,12 +1228,8 @@ int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_c
 	memset(&h->preferred, 0, sizeof(h->preferred));
 	h->switching = 0;
 	h->gen++;
-	for (struct output *o = h->outputs; o; o = o->next) {
-		vc_frame_unref(o->latest);
-		o->latest = NULL;
-		vc_frame_unref(o->pending);
-		o->pending = NULL;
-	}
+	for (struct output *o = h->outputs; o; o = o->next)
+		output_drop_frames(o);
 	vc_cam_set_callbacks(cam, on_frame, on_event, h);
 	if (acquired)
 		hub_acquire(h);
@@ -1253,23 +1239,8 @@ int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_c
 void vc_streams_shutdown(struct vc_streams *s)
 {
 	s->stopping = 1;
-	for (size_t i = 0; i < s->n_hubs; i++) {
-		for (struct output *o = s->hubs[i]->outputs; o; o = o->next) {
-			for (struct client *c = o->clients; c; c = c->next) {
-				c->ending = 1;
-				if (c->suspended) {
-					c->suspended = 0;
-					MHD_resume_connection(c->conn);
-				}
-			}
-			for (struct waiter *w = o->waiters; w; w = w->next) {
-				if (!w->resumed) {
-					w->resumed = 1;
-					MHD_resume_connection(w->conn);
-				}
-			}
-		}
-	}
+	for (size_t i = 0; i < s->n_hubs; i++)
+		hub_end_users(s->hubs[i]);
 	vc_http_wake(s->http);
 }
 
@@ -1298,13 +1269,12 @@ void vc_streams_free(struct vc_streams *s)
 
 int vc_streams_routes(struct vc_streams *s, struct vc_http *http)
 {
-	int ret = 0;
+	static const struct vc_http_route_def t[] = {
+		{ "GET", "/stream", 0, h_stream }, { "GET", "/snapshot", 0, h_snapshot },
+		{ "GET", "/raw", 0, h_raw },       { "GET", "/raw/stream", 0, h_raw_stream },
+	};
 
-	ret |= vc_http_route(http, "GET", "/stream", 0, h_stream, s);
-	ret |= vc_http_route(http, "GET", "/snapshot", 0, h_snapshot, s);
-	ret |= vc_http_route(http, "GET", "/raw", 0, h_raw, s);
-	ret |= vc_http_route(http, "GET", "/raw/stream", 0, h_raw_stream, s);
-	return ret ? -ENOSPC : 0;
+	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), s);
 }
 
 size_t vc_streams_n_cams(const struct vc_streams *s)
