@@ -23,6 +23,7 @@
 #include "common/fmt.h"
 #include "common/image.h"
 #include "common/jpeg.h"
+#include "tests/unit/yuvput.h"
 
 /* This thread's CPU time, not wall time: on a host shared with other jobs
  * the time this thread waits for a core is not the encoder's cost (cache
@@ -86,49 +87,11 @@ static int make_src(const char *name, uint32_t w, uint32_t h, const uint8_t *Y, 
 				for (int k = 0; k < 3; k++)
 					d[off[k]] = (uint8_t)(c[k] < 0 ? 0 : c[k] > 255 ? 255 : c[k]);
 			} else if (limited) { /* the same picture, limited range */
-				uint8_t y8 = (uint8_t)(16 + (Y[i] * 219 + 127) / 255);
-				uint8_t u8 = (uint8_t)(128 + ((U[i] - 128) * 224) / 255);
-				uint8_t v8 = (uint8_t)(128 + ((V[i] - 128) * 224) / 255);
-				uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
-
-				if (f->layout == VC_LAYOUT_PACKED_YUV) {
-					uint8_t *d = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
-
-					d[f->y_off[x & 1]] = y8;
-					d[f->u_off[0]] = u8;
-					d[f->v_off[0]] = v8;
-					continue;
-				}
-				im->plane[0][(size_t)y * im->stride[0] + x] = y8;
-				if (f->layout == VC_LAYOUT_SEMIPLANAR) {
-					uint8_t *d = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
-
-					d[f->swap_uv] = u8;
-					d[!f->swap_uv] = v8;
-				} else if (f->layout == VC_LAYOUT_PLANAR_YUV) {
-					im->plane[1][(size_t)cy * im->stride[1] + cx] = u8;
-					im->plane[2][(size_t)cy * im->stride[2] + cx] = v8;
-				}
-			} else if (f->layout == VC_LAYOUT_PACKED_YUV) {
-				uint8_t *d = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
-
-				d[f->y_off[x & 1]] = Y[i];
-				d[f->u_off[0]] = U[i];
-				d[f->v_off[0]] = V[i];
+				yuv_put(im, x, y, (uint8_t)(16 + (Y[i] * 219 + 127) / 255),
+					(uint8_t)(128 + ((U[i] - 128) * 224) / 255),
+					(uint8_t)(128 + ((V[i] - 128) * 224) / 255));
 			} else {
-				im->plane[0][(size_t)y * im->stride[0] + x] = Y[i];
-				if (f->layout == VC_LAYOUT_GREY)
-					continue;
-				uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
-				if (f->layout == VC_LAYOUT_SEMIPLANAR) {
-					uint8_t *d = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
-
-					d[f->swap_uv] = U[i];
-					d[!f->swap_uv] = V[i];
-				} else {
-					im->plane[1][(size_t)cy * im->stride[1] + cx] = U[i];
-					im->plane[2][(size_t)cy * im->stride[2] + cx] = V[i];
-				}
+				yuv_put(im, x, y, Y[i], U[i], V[i]);
 			}
 		}
 	return 0;

@@ -19,6 +19,7 @@
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "tests/unit/check.h"
+#include "tests/unit/yuvput.h"
 
 /* ---- pictures */
 
@@ -604,33 +605,6 @@ static void color_range(void)
 	vc_jpeg_free(j);
 }
 
-/* Writes sample (x, y) of a YUV/grey picture of any 8-bit layout of the
- * table: luma, and the chroma of the position's chroma sample. */
-static void put_yuv(struct vc_image *im, uint32_t x, uint32_t y, uint8_t Y, uint8_t cb, uint8_t cr)
-{
-	const struct vc_fmt *f = im->fmt;
-	uint32_t cx = x >> f->log2_chroma_w, cy = y >> f->log2_chroma_h;
-
-	if (f->layout == VC_LAYOUT_PACKED_YUV) {
-		uint8_t *g = im->plane[0] + (size_t)y * im->stride[0] + 4 * (x / 2);
-
-		g[f->y_off[x & 1]] = Y;
-		g[f->u_off[0]] = cb;
-		g[f->v_off[0]] = cr;
-		return;
-	}
-	im->plane[0][(size_t)y * im->stride[0] + x] = Y;
-	if (f->layout == VC_LAYOUT_SEMIPLANAR) {
-		uint8_t *c = im->plane[1] + (size_t)cy * im->stride[1] + 2 * cx;
-
-		c[f->swap_uv] = cb;
-		c[!f->swap_uv] = cr;
-	} else if (f->layout == VC_LAYOUT_PLANAR_YUV) {
-		im->plane[1 + f->swap_uv][(size_t)cy * im->stride[1 + f->swap_uv] + cx] = cb;
-		im->plane[2 - f->swap_uv][(size_t)cy * im->stride[2 - f->swap_uv] + cx] = cr;
-	}
-}
-
 /* The encoder's limited -> full range mapping, in its documented fixed
  * point (Q7 of 255/219 and 255/224, rounded), clamped. */
 static uint8_t full_y(uint8_t v)
@@ -691,7 +665,7 @@ static void range_onepass_exact(void)
 
 					for (int k = 0; k < 3; k++)
 						v[k] = (uint8_t)(check_xorshift(&seed) >> 24);
-					put_yuv(&lim.img, x, y, v[0], v[1], v[2]);
+					yuv_put(&lim.img, x, y, v[0], v[1], v[2]);
 				}
 			for (uint32_t y = 0; y < h; y++)
 				for (uint32_t x = 0; x < w; x++) {
@@ -703,8 +677,8 @@ static void range_onepass_exact(void)
 						cb = l->plane[1][(size_t)cy * l->stride[1] + cx];
 						cr = l->plane[2][(size_t)cy * l->stride[2] + cx];
 					}
-					put_yuv(&src.img, x, y, Y, cb, cr);
-					put_yuv(&ref.img, x, y, full_y(Y), full_c(cb), full_c(cr));
+					yuv_put(&src.img, x, y, Y, cb, cr);
+					yuv_put(&ref.img, x, y, full_y(Y), full_c(cb), full_c(cr));
 				}
 			src.img.color.quantization = V4L2_QUANTIZATION_LIM_RANGE;
 			lim.img.color.quantization = V4L2_QUANTIZATION_LIM_RANGE;
