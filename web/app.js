@@ -15,9 +15,18 @@ const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_WRIT
 	FLAG_HAS_PAYLOAD = 0x100;
 
 const cards = new Map(); // cam id -> card state
+// A ?token= in the page's own URL (a shared link for a kiosk or a dashboard
+// that cannot send a password) goes with every request the page makes.
+const TOKEN = new URLSearchParams(location.search).get('token');
+
+function withToken(url) {
+	if (!TOKEN || /[?&]token=/.test(url))
+		return url;
+	return url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(TOKEN);
+}
 
 async function getJSON(url, opts) {
-	const r = await fetch(url, opts);
+	const r = await fetch(withToken(url), opts);
 	let body = null;
 	try { body = await r.json(); } catch (e) { body = null; }
 	if (!r.ok)
@@ -63,6 +72,8 @@ function modeInfo(cam) {
 function params(card) {
 	const f = card.form;
 	const p = new URLSearchParams({ cam: card.id });
+	if (TOKEN)
+		p.set('token', TOKEN);
 	if (f.size.value)
 		p.set('size', f.size.value);
 	if (f.fps.value)

@@ -7,7 +7,7 @@
 # in the page) and on screen (two screenshots), the iOS snapshot-polling
 # fallback, and no console errors. A driver page (drive.html, written here
 # into a test web root) works the real page in a same-origin frame.
-# Ports 18980-18981.
+# Ports 18980-18982.
 cd "$(dirname "$0")/../.." || exit 2
 T=web_page
 . tests/integ/lib/common.sh
@@ -331,4 +331,43 @@ n=$(curl -s "$B/api/status" | grep -o '"peer"' | wc -l)
 check browser_clients_released "$([ "$n" = 0 ]; echo $?)" "$n clients left"
 stop_vcapd
 check exit_clean_b $? "daemon B exit status not 0"
+
+# Daemon C: authentication on; the page opened with ?token= (a kiosk link)
+# passes the token on to the API, the stream and snapshots.
+if ! command -v openssl >/dev/null; then
+	skip token_page "openssl missing (DEPS_TEST)"; exit 0
+fi
+PC=18982 C=http://127.0.0.1:18982
+cat >"$TMP/c.conf" <<EOC
+[server]
+user = admin:$(openssl passwd -6 pw)
+token_secret = 0123456789abcdef-webpage
+auth_view = basic,token
+auth_status = basic,token
+auth_control = basic,token
+EOC
+TOK=$("$VCAPD" --config "$TMP/c.conf" --make-token view,status,control:600)
+# shellcheck disable=SC2086
+if [ -z "$TOK" ] || ! start_vcapd $PC --config "$TMP/c.conf" $CAMS; then
+	fail start_c "no token ('$TOK') or daemon did not answer on $PC"; exit 1
+fi
+# without the token the API and the stream are refused (a browser would
+# ask for a password: nothing to dump), so the page works only by passing it
+c1=$(code "$C/api/cams") c2=$(code --max-time 1 "$C/stream?cam=0") c3=$(code "$C/api/cams?token=$TOK")
+[ "$c1" = 401 ] && [ "$c2" = 401 ] && [ "$c3" = 200 ]
+check token_page_needs_auth $? "/api/cams $c1, /stream $c2 without a token; /api/cams $c3 with it"
+chrome "$TMP/t1.err" --virtual-time-budget=3000 --dump-dom "$C/?token=$TOK" | sed 's/></>\n</g' >"$TMP/t1.txt"
+[ "$(grep -c '<section class="cam" data-cam=' "$TMP/t1.txt")" = 2 ] &&
+	grep -q "src=\"/stream?cam=0&amp;token=$TOK\"" "$TMP/t1.txt" &&
+	grep -q '<span id="status">vcapd ' "$TMP/t1.txt" && ! grep -qE 'Cannot list|status: |controls: ' "$TMP/t1.txt"
+check token_page_works $? "with ?token=: $(grep -oE '<img class="live"[^>]*|Cannot list[^<]*|status: [^<]*|controls: [^<]*' "$TMP/t1.txt" | head -3 | tr '\n' ';')"
+sleep 0.3
+n=$(curl -s -u admin:pw "$C/api/status" | grep -o '"frames":[1-9]' | wc -l)
+[ "$n" -ge 1 ]
+check token_page_streamed $? "no camera delivered frames to the token page"
+err=$(console "$TMP/t1.err")
+[ -z "$err" ]
+check token_page_no_console_errors $? "$err"
+stop_vcapd
+check exit_clean_c $? "daemon C exit status not 0"
 exit 0
