@@ -341,35 +341,19 @@ void vc_json_raw(struct vc_json *j, const char *text)
 		put(j, text, strlen(text));
 }
 
-void vc_json_kstr(struct vc_json *j, const char *key, const char *v)
-{
-	vc_json_key(j, key);
-	vc_json_string(j, v);
-}
-
-void vc_json_kint(struct vc_json *j, const char *key, int64_t v)
-{
-	vc_json_key(j, key);
-	vc_json_int(j, v);
-}
-
-void vc_json_kuint(struct vc_json *j, const char *key, uint64_t v)
-{
-	vc_json_key(j, key);
-	vc_json_uint(j, v);
-}
-
-void vc_json_kdouble(struct vc_json *j, const char *key, double v)
-{
-	vc_json_key(j, key);
-	vc_json_double(j, v);
-}
-
-void vc_json_kbool(struct vc_json *j, const char *key, int v)
-{
-	vc_json_key(j, key);
-	vc_json_bool(j, v);
-}
+/* key + value in one call: one definition per value type */
+#define KEYED(name, type, value_fn)                                  \
+	void name(struct vc_json *j, const char *key, type v)        \
+	{                                                            \
+		vc_json_key(j, key);                                 \
+		value_fn(j, v);                                      \
+	}
+KEYED(vc_json_kstr, const char *, vc_json_string)
+KEYED(vc_json_kint, int64_t, vc_json_int)
+KEYED(vc_json_kuint, uint64_t, vc_json_uint)
+KEYED(vc_json_kdouble, double, vc_json_double)
+KEYED(vc_json_kbool, int, vc_json_bool)
+#undef KEYED
 
 /* ---------------------------------------------------------------- parser */
 
