@@ -97,9 +97,56 @@ static long find_frame(const struct frames *fr, const uint8_t *buf, size_t len, 
 	return -1;
 }
 
+/* Opens dev and queues its mmap'd buffers: 0, or -errno with nothing left
+ * open or mapped. */
+static int grab_setup(const char *dev, int *fdp, struct v4l2_requestbuffers *rb, void *map[8],
+		      size_t maplen[8])
+{
+	int fd = open(dev, O_RDWR), err = 0;
+	unsigned mapped = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(rb, 0, sizeof(*rb));
+	rb->count = 4;
+	rb->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	rb->memory = V4L2_MEMORY_MMAP;
+	if (ioctl(fd, VIDIOC_REQBUFS, rb) < 0 || rb->count < 1 || rb->count > 8)
+		err = errno ? -errno : -EINVAL;
+	for (unsigned i = 0; !err && i < rb->count; i++) {
+		struct v4l2_buffer b;
+
+		memset(&b, 0, sizeof(b));
+		b.type = rb->type;
+		b.memory = rb->memory;
+		b.index = i;
+		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0) {
+			err = -errno;
+			break;
+		}
+		maplen[i] = b.length;
+		map[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
+		if (map[i] == MAP_FAILED) {
+			err = -errno;
+			break;
+		}
+		mapped++;
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			err = -errno;
+	}
+	if (err) {
+		for (unsigned i = 0; i < mapped; i++)
+			munmap(map[i], maplen[i]);
+		close(fd);
+		return err;
+	}
+	*fdp = fd;
+	return 0;
+}
+
 static int grab(const struct frames *fr, const char *dev, long n, int strip, size_t maxsz)
 {
-	int fd = open(dev, O_RDWR);
+	int fd = -1, ret = -EINVAL;
 	struct v4l2_requestbuffers rb;
 	void *map[8];
 	size_t maplen[8];
@@ -108,35 +155,27 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	long long last_seq = -1;
 	double t_first = 0, t_last = 0;
 
-	if (fd < 0) {
-		perror(dev);
+	/* v4l2loopback's capture side refuses buffers (EINVAL) until its
+	 * producer has set a format and started: under emulation that can take
+	 * longer than the caller waited, so retry for up to 10 s. */
+	for (int tries = 0; tries < 50; tries++) {
+		ret = grab_setup(dev, &fd, &rb, map, maplen);
+		if (ret != -EINVAL)
+			break;
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: capture set-up: %s\n", dev, strerror(-ret));
+		free(tmp);
 		return 2;
 	}
-	memset(&rb, 0, sizeof(rb));
-	rb.count = 4;
-	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	rb.memory = V4L2_MEMORY_MMAP;
-	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || rb.count < 1 || rb.count > 8) {
-		perror("VIDIOC_REQBUFS");
+	size_t copy_len = 0;
+	for (unsigned i = 0; i < rb.count; i++)
+		copy_len = maplen[i] > copy_len ? maplen[i] : copy_len;
+	uint8_t *copy = malloc(copy_len ? copy_len : 1);
+	if (!copy || !tmp) {
+		fprintf(stderr, "grab: out of memory\n");
 		return 2;
-	}
-	for (unsigned i = 0; i < rb.count; i++) {
-		struct v4l2_buffer b;
-
-		memset(&b, 0, sizeof(b));
-		b.type = rb.type;
-		b.memory = rb.memory;
-		b.index = i;
-		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0) {
-			perror("VIDIOC_QUERYBUF");
-			return 2;
-		}
-		maplen[i] = b.length;
-		map[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
-		if (map[i] == MAP_FAILED || ioctl(fd, VIDIOC_QBUF, &b) < 0) {
-			perror("mmap/QBUF");
-			return 2;
-		}
 	}
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	if (ioctl(fd, VIDIOC_STREAMON, &type) < 0) {
@@ -168,8 +207,14 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 		if (!got)
 			t_first = ts;
 		t_last = ts;
-		const uint8_t *p = map[b.index];
+		/* v4l2loopback may write the next frames into a buffer we hold
+		 * (it does not wait for the reader): copy it out and give it back
+		 * at once, then look at the copy, so a slow (emulated) match does
+		 * not read a torn frame. */
+		uint8_t *p = copy;
 
+		memcpy(copy, map[b.index], used);
+		ioctl(fd, VIDIOC_QBUF, &b);
 		got++;
 		if (vc_jpeg_parse(p, used, &info) == 0) {
 			valid++;
@@ -179,7 +224,6 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 		} else {
 			invalid++;
 		}
-		ioctl(fd, VIDIOC_QBUF, &b);
 	}
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
 	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT; "
@@ -188,6 +232,7 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	for (unsigned i = 0; i < rb.count; i++)
 		munmap(map[i], maplen[i]);
 	close(fd);
+	free(copy);
 	free(tmp);
 	return got == n ? 0 : 2;
 }
