@@ -107,7 +107,8 @@ if [ "${1:-}" = "--guest" ]; then
 		echo $? >"$d/exit"
 	} >"$out/d.log" 2>"$out/d.err"
 	# A [camera] section's std line on vivid's TV input (video4, free again):
-	# the device starts on NTSC (480 lines), the daemon must serve PAL.
+	# the device starts on NTSC (480 lines), the daemon must serve PAL; a
+	# reload (SIGHUP) with std = NTSC reopens the camera on NTSC.
 	{
 		d=$out/std
 		mkdir -p "$d"
@@ -123,6 +124,13 @@ if [ "${1:-}" = "--guest" ]; then
 		if [ $up = 1 ]; then
 			curl -s -D "$d/raw.h" -o "$d/raw.bin" "$U/raw?cam=tv&format=YUYV"
 			v4l2-ctl -d /dev/video4 --get-standard >"$d/std.txt" 2>&1
+			sed -i 's/^std = PAL$/std = NTSC/' "$d/vcapd.conf"
+			kill -HUP $vp
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/raw2.h" -o "$d/raw2.bin" "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/raw2.h" | grep -qi '^X-Height: 480$' && break
+			done
 		fi
 		kill -TERM $vp 2>/dev/null
 		wait $vp
@@ -264,6 +272,10 @@ else
 		[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && grep -q PAL "$d/std.txt"
 	dres conf_std $? "before: $(tr '\n' ' ' <"$d/before.txt" | head -c 120); std = PAL: /raw ${w}x$h $n bytes, $(tr '\n' ' ' <"$d/std.txt" | head -c 200) $(head -c 200 "$d/ctl.log")" \
 		"std = PAL on the TV input: /raw ${w}x$h"
+	h=$(hdr "$d/raw2.h" X-Height); w=$(hdr "$d/raw2.h" X-Width); n=$(wc -c <"$d/raw2.bin")
+	[ "$w" = 720 ] && [ "$h" = 480 ] && [ "$n" = $((720 * 480 * 2)) ]
+	dres conf_std_reload $? "std = NTSC after SIGHUP: /raw ${w}x$h $n bytes; $(grep -i reload "$d/vcapd.log" | tail -2 | tr '\n' ' ')" \
+		"reload with std = NTSC: /raw ${w}x$h"
 fi
 
 # Faults (vivid's error injection) under the ASan daemon.
