@@ -19,6 +19,10 @@
 
 #include "common/log.h"
 
+/* Our response headers a cross-origin script may read (beyond the CORS
+ * safelisted ones). */
+#define CORS_EXPOSE "X-Steps, X-Size, X-Fourcc, X-Format, X-Width, X-Height, X-Bytesperline, " \
+	"X-Sizeimage, X-Colorspace, X-Colorimetry, X-Field, X-Timestamp, X-Frame-Seq, ETag, Retry-After"
 #define MAX_DAEMONS 16
 #define MAX_ROUTES 64
 
@@ -587,6 +591,8 @@ enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD
 			cors = origin;
 		}
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, cors);
+		/* scripts of the other origin may read what a picture is (/raw) */
+		MHD_add_response_header(resp, "Access-Control-Expose-Headers", CORS_EXPOSE);
 	}
 	enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
 	MHD_destroy_response(resp);

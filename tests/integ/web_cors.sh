@@ -59,6 +59,14 @@ U=http://127.0.0.1:$P1
 hd g -u admin:pw -H "Origin: $O" "$U/api/status"
 [ "$(status "$TMP/g.h")" = 200 ] && [ "$(acao g)" = "$O" ]
 check on_get_acao $? "GET: $(status "$TMP/g.h"), ACAO '$(acao g)'"
+hd r -H "Origin: $O" "$U/raw?format=YUYV"
+ex=$(hdr "$TMP/r.h" Access-Control-Expose-Headers)
+miss=""
+for x in X-Format X-Width X-Height X-Bytesperline X-Sizeimage X-Size; do
+	echo "$ex" | grep -q "\(^\|, \)$x\(,\|$\)" || miss="$miss $x"
+done
+[ "$(status "$TMP/r.h")" = 200 ] && [ -z "$miss" ]
+check on_expose_headers $? "/raw: $(status "$TMP/r.h"), not exposed:$miss (Access-Control-Expose-Headers '$ex')"
 hd e -u admin:pw -H "Origin: https://evil.example" "$U/api/status"
 [ "$(acao e)" = "$O" ]
 check on_other_origin_not_echoed $? "ACAO '$(acao e)' for another Origin"
@@ -102,7 +110,8 @@ const out = [];
 		['put', X + '/api/cams/0/controls', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{}' }]]) {
 		try {
 			const r = await fetch(url, opts);
-			out.push(name + '=' + r.status);
+			// a custom header is readable only when exposed
+			out.push(name + '=' + r.status + (r.headers.get('X-Size') ? '+xsize' : ''));
 		} catch (e) {
 			out.push(name + '=blocked');
 		}
@@ -137,7 +146,7 @@ hd h2 "$U/api/cams"
 check star_without_origin $? "ACAO '$(acao h2)' without an Origin"
 if [ -n "$CHROME" ]; then
 	r=$(browse b2)
-	echo "$r" | grep -qE '^get=200 put=[0-9]+$'
+	echo "$r" | grep -qE '^get=200\+xsize put=[0-9]+$'
 	check browser_star_allowed $? "fetch results: '$r'"
 	err=$(grep -E 'CONSOLE|Uncaught' "$TMP/b2.err" | head -2)
 	[ -z "$err" ]
