@@ -3,7 +3,8 @@
 # changed one is reopened with its new settings while its client stays
 # connected; an unchanged one keeps streaming through it (frame sequence
 # never restarts, no gap); a removed one ends its clients' streams cleanly
-# and answers 404; control lines apply to reopened cameras and to --device
+# and answers 404 (a waiting snapshot 503 at once); control lines apply to
+# reopened cameras and to --device
 # cameras named by a [camera] (again on reload); restart-only keys (listen)
 # are logged; zero
 # config gives way to [camera] sections and comes back; systemd STATUS=
@@ -116,6 +117,26 @@ whole=$?
 [ "$rcb" = 0 ] && [ "$ms" -lt 2000 ] && [ "$nb" -ge 5 ] && [ $whole = 0 ] && [ "$c1" = 404 ] && [ "$c2" = 404 ] &&
 	[ "$c3" = 404 ] && [ "$l" = '"id":"a" ' ] && grep -q 'reload: camera b removed' "$TMP/v.log"
 check removed_ends_streams $? "curl rc=$rcb (0 = clean end) after $ms ms, $nb parts, whole=$whole; /api/cams/b=$c1 snapshot=$c2 stream=$c3; cams: $l"
+# 3b. A snapshot waiting for the next frame of a camera that is removed
+#    answers 503 "camera removed" at once (not after its 5 s timeout). At
+#    1 fps the wait is ~1 s; an attempt whose request arrived after the
+#    removal (404) or got its frame first (200) is retried.
+S='[camera s]\ndevice = test:160x120@1:YUYV\n'
+res=""
+for attempt in 1 2 3; do
+	conf "$TMP/c.conf" $P "$A2" "$S"; hup
+	t0=$(date +%s%N)
+	curl -s -o "$TMP/snap.txt" -w '%{http_code}' --max-time 8 "$U/snapshot?cam=s" >"$TMP/snap.code" &
+	CS=$!
+	sleep 0.4
+	conf "$TMP/c.conf" $P "$A2"; hup
+	wait $CS; t1=$(date +%s%N)
+	sc=$(cat "$TMP/snap.code"); ms=$(( (t1 - t0) / 1000000 ))
+	res="$res attempt $attempt: $sc in $ms ms $(head -c 80 "$TMP/snap.txt");"
+	[ "$sc" = 404 ] || [ "$sc" = 200 ] || break
+done
+[ "$sc" = 503 ] && grep -q 'camera removed' "$TMP/snap.txt" && [ "$ms" -lt 3000 ]
+check removed_wakes_snapshot $? "$res"
 kill -0 "$VPID" 2>/dev/null; check alive_after_reloads $? "daemon exited: $(tail -5 "$TMP/v.log" | tr '\n' ' ')"
 
 # 4. systemd STATUS=: counts and fps while a client streams, then 0 clients.
