@@ -4,11 +4,10 @@
 # connected; an unchanged one keeps streaming through it (frame sequence
 # never restarts, no gap); a removed one ends its clients' streams cleanly
 # and answers 404 (a waiting snapshot 503 at once); control lines apply to
-# reopened cameras and to --device
-# cameras named by a [camera] (again on reload); restart-only keys (listen)
-# are logged; zero
-# config gives way to [camera] sections and comes back; systemd STATUS=
-# follows cameras, clients and fps. Ports 18940-18949.
+# reopened cameras and to --device cameras named by a [camera] (again on
+# reload); restart-only keys (listen) are logged; zero config gives way to
+# [camera] sections and comes back; systemd STATUS= follows cameras,
+# clients and fps. Ports 18940-18949.
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_reload
 . tests/integ/lib/common.sh
