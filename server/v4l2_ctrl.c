@@ -17,14 +17,10 @@ int v4l2_ctrl_query(struct vc_src *s, uint32_t id, struct vc_src_ctrl *c)
 {
 	struct v4l2src *d = (struct v4l2src *)s;
 	struct v4l2_query_ext_ctrl q;
-	memset(&q, 0, sizeof(q));
-	q.id = id;
-	int e = v4l2_xioctl(d, VIDIOC_QUERY_EXT_CTRL, &q);
+	int e = v4l2_query(d, VIDIOC_QUERY_EXT_CTRL, &q, sizeof(q), id);
 	if (e == -ENOTTY) { /* an old driver: QUERYCTRL, read as the extended answer */
 		struct v4l2_queryctrl o;
-		memset(&o, 0, sizeof(o));
-		o.id = id;
-		e = v4l2_xioctl(d, VIDIOC_QUERYCTRL, &o);
+		e = v4l2_query(d, VIDIOC_QUERYCTRL, &o, sizeof(o), id);
 		q.id = o.id;
 		q.type = o.type;
 		memcpy(q.name, o.name, sizeof(o.name));

@@ -20,9 +20,7 @@ int v4l2_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
 {
 	struct v4l2src *d = (struct v4l2src *)s;
 	struct v4l2_input vi;
-	memset(&vi, 0, sizeof(vi));
-	vi.index = index;
-	int e = v4l2_xioctl(d, VIDIOC_ENUMINPUT, &vi);
+	int e = v4l2_query(d, VIDIOC_ENUMINPUT, &vi, sizeof(vi), index);
 	if (e < 0)
 		return v4l2_gone(e);
 	memset(in, 0, sizeof(*in));
@@ -102,22 +100,18 @@ int v4l2_sync_signal(struct v4l2src *d)
 	if (d->streaming)
 		return -EBUSY;
 	v4l2_input_get(&d->base, &idx);
-	memset(&vi, 0, sizeof(vi));
-	vi.index = idx;
-	if (v4l2_xioctl(d, VIDIOC_ENUMINPUT, &vi) < 0)
+	if (v4l2_query(d, VIDIOC_ENUMINPUT, &vi, sizeof(vi), idx) < 0)
 		return 0;
 	if ((vi.capabilities & V4L2_IN_CAP_DV_TIMINGS) && d->dv_chosen) {
 		return 0; /* chosen timings win over what the input detects */
 	} else if (vi.capabilities & V4L2_IN_CAP_DV_TIMINGS) {
 		struct v4l2_dv_timings now, want;
-		memset(&now, 0, sizeof(now));
-		memset(&want, 0, sizeof(want));
-		e = v4l2_xioctl(d, VIDIOC_QUERY_DV_TIMINGS, &want);
+		e = v4l2_query(d, VIDIOC_QUERY_DV_TIMINGS, &want, sizeof(want), 0);
 		if (e < 0) {
 			log_debug("%s: input %u: no DV signal: %s", d->path, idx, strerror(-e));
 			return e;
 		}
-		if (v4l2_xioctl(d, VIDIOC_G_DV_TIMINGS, &now) == 0 &&
+		if (v4l2_query(d, VIDIOC_G_DV_TIMINGS, &now, sizeof(now), 0) == 0 &&
 		    memcmp(&now.bt, &want.bt, sizeof(want.bt)) == 0)
 			return 0;
 		e = v4l2_xioctl(d, VIDIOC_S_DV_TIMINGS, &want);
@@ -194,9 +188,7 @@ int vc_v4l2_std_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_std *out)
 	struct v4l2_standard st;
 	if (!d)
 		return -EINVAL;
-	memset(&st, 0, sizeof(st));
-	st.index = index;
-	int e = v4l2_xioctl(d, VIDIOC_ENUMSTD, &st);
+	int e = v4l2_query(d, VIDIOC_ENUMSTD, &st, sizeof(st), index);
 	if (e < 0)
 		return e == -ENODATA || e == -ENOTTY ? -EINVAL : v4l2_gone(e);
 	memset(out, 0, sizeof(*out));
@@ -236,10 +228,7 @@ int vc_v4l2_dv_enum(struct vc_src *s, uint32_t index, struct vc_v4l2_dv *out)
 	struct v4l2_enum_dv_timings t;
 	if (!d)
 		return -EINVAL;
-	memset(&t, 0, sizeof(t));
-	t.index = index;
-	t.pad = 0;
-	int e = v4l2_xioctl(d, VIDIOC_ENUM_DV_TIMINGS, &t);
+	int e = v4l2_query(d, VIDIOC_ENUM_DV_TIMINGS, &t, sizeof(t), index); /* pad 0 */
 	if (e < 0)
 		return e == -ENODATA || e == -ENOTTY ? -EINVAL : v4l2_gone(e);
 	dv_decode(&t.timings, out);
@@ -252,8 +241,7 @@ int vc_v4l2_dv_get(struct vc_src *s, struct vc_v4l2_dv *out)
 	struct v4l2_dv_timings t;
 	if (!d)
 		return -EINVAL;
-	memset(&t, 0, sizeof(t));
-	int e = v4l2_xioctl(d, VIDIOC_G_DV_TIMINGS, &t);
+	int e = v4l2_query(d, VIDIOC_G_DV_TIMINGS, &t, sizeof(t), 0);
 	if (e < 0)
 		return v4l2_gone(e);
 	dv_decode(&t, out);
@@ -266,8 +254,7 @@ int vc_v4l2_dv_query(struct vc_src *s, struct vc_v4l2_dv *out)
 	struct v4l2_dv_timings t;
 	if (!d)
 		return -EINVAL;
-	memset(&t, 0, sizeof(t));
-	int e = v4l2_xioctl(d, VIDIOC_QUERY_DV_TIMINGS, &t);
+	int e = v4l2_query(d, VIDIOC_QUERY_DV_TIMINGS, &t, sizeof(t), 0);
 	if (e < 0)
 		return v4l2_gone(e);
 	dv_decode(&t, out);

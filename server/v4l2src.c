@@ -120,20 +120,27 @@ int v4l2_parse_format(struct v4l2src *d, const struct v4l2_format *f,
 	return 0;
 }
 
-/* A G_ ioctl whose argument starts with the buffer type (v4l2_format,
- * v4l2_streamparm): zeroed, typed for this device, asked. */
-static int get_typed(struct v4l2src *d, unsigned long req, void *arg, size_t size)
+/* The structs v4l2_query() serves: each starts with the one field it sets. */
+_Static_assert(offsetof(struct v4l2_format, type) == 0, "type first");
+_Static_assert(offsetof(struct v4l2_streamparm, type) == 0, "type first");
+_Static_assert(offsetof(struct v4l2_query_ext_ctrl, id) == 0, "id first");
+_Static_assert(offsetof(struct v4l2_queryctrl, id) == 0, "id first");
+_Static_assert(offsetof(struct v4l2_input, index) == 0, "index first");
+_Static_assert(offsetof(struct v4l2_standard, index) == 0, "index first");
+_Static_assert(offsetof(struct v4l2_enum_dv_timings, index) == 0, "index first");
+_Static_assert(offsetof(struct v4l2_dv_timings, type) == 0, "type first");
+
+int v4l2_query(struct v4l2src *d, unsigned long req, void *arg, size_t size, uint32_t first)
 {
 	memset(arg, 0, size);
-	memcpy(arg, &d->type, sizeof(d->type));
+	memcpy(arg, &first, sizeof(first));
 	return v4l2_xioctl(d, req, arg);
 }
 
 static int read_parm(struct v4l2src *d, struct vc_fract *ival)
 {
 	struct v4l2_streamparm p;
-	_Static_assert(offsetof(struct v4l2_streamparm, type) == 0, "type first");
-	int e = get_typed(d, VIDIOC_G_PARM, &p, sizeof(p));
+	int e = v4l2_query(d, VIDIOC_G_PARM, &p, sizeof(p), d->type);
 	if (e < 0) {
 		ival->num = ival->den = 0; /* unknown: not every driver has G_PARM */
 		return e;
@@ -148,8 +155,7 @@ static int read_parm(struct v4l2src *d, struct vc_fract *ival)
 static int read_format(struct v4l2src *d, struct vc_src_format *out)
 {
 	struct v4l2_format f;
-	_Static_assert(offsetof(struct v4l2_format, type) == 0, "type first");
-	int e = get_typed(d, VIDIOC_G_FMT, &f, sizeof(f));
+	int e = v4l2_query(d, VIDIOC_G_FMT, &f, sizeof(f), d->type);
 	if (e < 0) {
 		log_error("%s: VIDIOC_G_FMT: %s", d->path, strerror(-e));
 		return v4l2_gone(e);
@@ -189,7 +195,7 @@ static int v4l2src_set_mode(struct vc_src *s, const struct vc_mode *want, int tr
 		return -EBUSY;
 	if (!try_only)
 		v4l2_release_buffers(d); /* S_FMT is refused while buffers exist */
-	e = get_typed(d, VIDIOC_G_FMT, &f, sizeof(f));
+	e = v4l2_query(d, VIDIOC_G_FMT, &f, sizeof(f), d->type);
 	if (e < 0)
 		return v4l2_gone(e);
 	/* what is asked replaces the current mode; the driver chooses strides
