@@ -11,8 +11,8 @@ const POLL_ONLY = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
 	(/Safari\//.test(navigator.userAgent) && !/Chrome|Chromium|Android/.test(navigator.userAgent));
 const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER64: 5, CLASS: 6, STRING: 7,
 	BITMASK: 8, INTEGER_MENU: 9 };
-const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_WRITE_ONLY = 0x40,
-	FLAG_HAS_PAYLOAD = 0x100;
+const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_VOLATILE = 0x80,
+	FLAG_WRITE_ONLY = 0x40, FLAG_HAS_PAYLOAD = 0x100;
 
 const cards = new Map(); // cam id -> card state
 // A ?token= in the page's own URL (a shared link for a kiosk or a dashboard
@@ -137,8 +137,34 @@ async function apply(card) {
 	}
 }
 
+// Values the device changes by itself (volatile: auto gain/exposure;
+// read-only: status counters) are refreshed in place with the stats, so
+// nothing the user is touching is re-rendered.
+async function refreshControls(card) {
+	if (!card.changing)
+		return;
+	const r = await getJSON('/api/cams/' + encodeURIComponent(card.id) + '/controls');
+	for (const c of r.controls) {
+		if (!card.changing.has(c.key) || c.value === undefined)
+			continue;
+		const input = card.controls.querySelector('[data-key="' + CSS.escape(c.key) + '"]');
+		if (!input || input === document.activeElement)
+			continue;
+		if (input.type === 'checkbox')
+			input.checked = !!c.value;
+		else
+			input.value = c.value;
+		const out = input.nextElementSibling;
+		if (out && out.tagName === 'OUTPUT')
+			out.textContent = c.value;
+	}
+}
+
 function renderControls(card, list) {
 	const box = card.controls;
+	const changing = list.filter(c => (c.flags & (FLAG_VOLATILE | FLAG_READ_ONLY)) &&
+		!(c.flags & FLAG_WRITE_ONLY) && c.type !== CTRL.CLASS);
+	card.changing = changing.length ? new Set(changing.map(c => c.key)) : null;
 	box.replaceChildren();
 	if (!list.length) {
 		box.append(el('p', { textContent: 'No controls.' }));
@@ -256,6 +282,7 @@ async function pollStatus() {
 				m.height + ', capture ' + c.stats.fps.toFixed(1) + ' fps, dropped ' + c.stats.dropped +
 				', ' + (c.clients || []).length + ' clients, sent ' + fmtBytes(bytes) +
 				(card.polling ? ' (snapshot polling)' : '');
+			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
 		}
 	} catch (e) {
 		st.textContent = 'status: ' + e.message;

@@ -5,7 +5,8 @@
 # the device, every control of /api/cams/<id>/controls has its widget (slider,
 # checkbox, menu with all entries, button, number field; class headings;
 # read-only ones disabled), a slider, a checkbox and a menu changed in the
-# page reach the driver (read back through the API), the live picture moves,
+# page reach the driver (read back through the API), a value the driver
+# changes by itself follows in place, the live picture moves,
 # no console errors, and the daemon exits 0. Host port 18983.
 cd "$(dirname "$0")/../.." || exit 2
 VCAPD=${VCAPD:-${VCAP_BUILD:-build}/vcapd}
@@ -130,6 +131,18 @@ async function run() {
 	await change('brightness', e => { e.value = '200'; e.dispatchEvent(new Event('change')); });
 	await change('show_border', e => e.click());
 	await change('test_pattern', e => { e.value = '1'; e.dispatchEvent(new Event('change')); });
+	// a value the driver changes by itself (vivid counts in a read-only
+	// control) follows in place, without a re-render
+	const roKey = 'read_only_integer_32_bits';
+	const ro = card.querySelector('.controls [data-key="' + roKey + '"]');
+	const shown = () => ro ? ro.nextElementSibling.textContent : 'none';
+	const ro0 = shown();
+	for (let i = 0; i < 40 && ro && shown() === ro0; i++) {
+		await (await fetch('/snapshot?cam=v&max_age_ms=0&t=r' + i)).arrayBuffer();
+		await sleep(500);
+	}
+	lines.push('volatile ' + ro0 + ' ' + shown() + ' ' +
+		(ro && ro === card.querySelector('.controls [data-key="' + roKey + '"]') ? 'inplace' : 'rerendered'));
 	const err = card.querySelector('.answer.error');
 	lines.push('answer ' + (err ? err.textContent : 'ok'));
 }
@@ -175,6 +188,11 @@ echo "$R" | grep -qE '^set show_border (0 1|1 0)$'
 check checkbox_sets_show_border $? "$(echo "$R" | grep '^set show_border' || echo none)"
 echo "$R" | grep -qE '^set test_pattern [02-9][0-9]* 1$'
 check menu_sets_test_pattern $? "$(echo "$R" | grep '^set test_pattern' || echo none)"
+v=$(echo "$R" | sed -n 's/^volatile \(-*[0-9]*\) \(-*[0-9]*\) inplace$/\1 \2/p')
+# shellcheck disable=SC2086
+set -- $v
+[ $# = 2 ] && [ "$1" != "$2" ]
+check readonly_value_follows $? "$(echo "$R" | grep '^volatile' || echo none)"
 echo "$R" | grep -q '^answer ok$'
 check no_control_error $? "$(echo "$R" | grep '^answer')"
 nd=$(echo "$R" | sed -n 's/^moves \([0-9]*\) of \([0-9]*\)$/\1 \2/p')
