@@ -1,8 +1,8 @@
 #!/bin/sh
 # Benchmark (not a test; issue 6): vcapd CPU per served frame for an MJPEG
 # webcam (v4l2loopback fed by tests/tools/mjpeg_feed: passthrough) beside a
-# YUYV webcam (vivid: YUYV -> MJPEG encode), 640x480, with 1 and 20 /stream
-# clients, in one vivid-vm --loopback boot. Under TCG (no KVM here) absolute
+# YUYV webcam (vivid: YUYV -> MJPEG encode), 640x480 and 1280x720, with 1 and
+# 20 /stream clients, in one vivid-vm --loopback boot. Under TCG (no KVM here) absolute
 # CPU times are emulated and inflated; compare the ratio.
 # Usage: sh tests/vm/bench_mjpeg.sh [seconds per cell, default 10]
 cd "$(dirname "$0")/../.." || exit 2
@@ -37,24 +37,30 @@ if [ "${1:-}" = "--guest" ]; then
 			'BEGIN { if (f < 1) f = 1; printf "  %-30s %2d clients %6.1f fps %8.2f ms CPU/frame %5.1f %% CPU\n", l, n, f / s, 1000 * c / hz / f, 100 * c / hz / s }' |
 			tee -a "$work/cells"
 	}
-	$FEED -i "$work/in.mjpeg" -d /dev/video20 -r 15 -n 100000 >/dev/null 2>&1 &
-	fpid=$!
-	sleep 2
-	v4l2-ctl -d /dev/video0 -v width=640,height=480,pixelformat=YUYV -p 15 >/dev/null 2>&1
-	echo "vcapd CPU per captured frame, 640x480, $SECS s per cell (TCG: emulated CPU):"
-	for n in 1 20; do
-		cell "MJPEG passthrough (loopback)" $n --device /dev/video20
-		cell "YUYV -> MJPEG (vivid)" $n --device "/dev/video0"
+	echo "vcapd CPU per captured frame, $SECS s per cell (TCG: emulated CPU):"
+	for size in 640x480 1280x720; do
+		w=${size%x*} h=${size#*x}
+		$FEED -i "$work/in-$size.mjpeg" -d /dev/video20 -r 15 -n 100000 >/dev/null 2>&1 &
+		fpid=$!
+		sleep 2
+		v4l2-ctl -d /dev/video0 -v width=$w,height=$h,pixelformat=YUYV -p 15 >/dev/null 2>&1
+		for n in 1 20; do
+			cell "$size MJPEG passthrough (loopback)" $n --device /dev/video20
+			cell "$size YUYV -> MJPEG (vivid)" $n --device "/dev/video0"
+		done
+		kill $fpid 2>/dev/null
+		wait $fpid 2>/dev/null
 	done
-	kill $fpid 2>/dev/null
-	# ratio: encode CPU per frame / passthrough CPU per frame, per client count
-	awk '{ ms[NR] = $(NF - 5) } END { for (i = 1; i + 1 <= NR; i += 2)
-		printf "  ratio YUYV->MJPEG / passthrough, %s: %.1fx\n", (i == 1 ? "1 client" : "20 clients"), ms[i + 1] / ms[i] }' "$work/cells"
+	# ratio: encode CPU per frame / passthrough CPU per frame, per size and client count
+	awk '{ ms[NR] = $(NF - 5); l[NR] = $1 ", " $(NF - 9) } END { for (i = 1; i + 1 <= NR; i += 2)
+		printf "  ratio YUYV->MJPEG / passthrough, %s clients: %.1fx\n", l[i], ms[i + 1] / ms[i] }' "$work/cells"
 	exit 0
 fi
 [ -x "$FEED" ] && [ -x "$VCAPD" ] || { echo "bench_mjpeg: build first (make all)"; exit 2; }
 work=$(mktemp -d "$PWD/build/vm-bench.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
-ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=640x480:rate=15 -frames:v 45 \
-	-c:v mjpeg -huffman default -q:v 5 -f mjpeg "$work/in.mjpeg" || exit 2
+for size in 640x480 1280x720; do
+	ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=$size:rate=15 -frames:v 45 \
+		-c:v mjpeg -huffman default -q:v 5 -f mjpeg "$work/in-$size.mjpeg" || exit 2
+done
 ../shared/vm/vivid-vm --loopback --timeout 600 -- sh "$0" --guest "$work" "$SECS"
