@@ -43,7 +43,9 @@ struct client {
 	struct vc_request req;     /* what this client asked (mode choice) */
 	struct vc_frame *cur;      /* part being sent (one frame at most) */
 	char hdr[256];
-	size_t hdr_len, part_len, off;
+	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
+	unsigned n_pc;
+	size_t part_len, off;
 	uint64_t sent_n;           /* output frame number last sent */
 	int64_t next_due_us;
 	uint32_t fps_limit;
@@ -61,6 +63,7 @@ struct waiter {
 	struct MHD_Connection *conn;
 	struct vc_request req;     /* what this request asked (mode choice) */
 	struct vc_frame *frame;    /* set when woken with a frame */
+	size_t frame_dht;          /* its DHT insertion offset (see output.latest_dht) */
 	struct event *timer;
 	int done, timed_out, raw, resumed;
 };
@@ -71,6 +74,8 @@ struct output {
 	struct vc_request req;
 	struct vc_plan plan;
 	struct vc_frame *latest;
+	size_t latest_dht;         /* camera JPEG without Huffman tables: where the standard
+				    * ones go when sending (0 = none needed) */
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	uint64_t busy_drops;
 	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
@@ -230,6 +235,7 @@ static void output_drop_frames(struct output *o)
 {
 	vc_frame_unref(o->latest);
 	o->latest = NULL;
+	o->latest_dht = 0;
 	vc_frame_unref(o->pending);
 	o->pending = NULL;
 }
@@ -432,16 +438,19 @@ static void wake_clients(struct output *o, int64_t now)
 		if (w->resumed)
 			continue;
 		w->frame = vc_frame_ref(o->latest);
+		w->frame_dht = o->latest_dht;
 		w->resumed = 1;
 		MHD_resume_connection(w->conn);
 	}
 }
 
-/* Makes res the output's latest frame and wakes its clients. */
-static void output_publish(struct output *o, struct vc_frame *res)
+/* Makes res the output's latest frame (dht: see latest_dht) and wakes its
+ * clients. */
+static void output_publish(struct output *o, struct vc_frame *res, size_t dht)
 {
 	vc_frame_unref(o->latest);
 	o->latest = res;
+	o->latest_dht = dht;
 	o->latest_n++;
 	int64_t now = now_us();
 	if (o->last_us && now > o->last_us) {
@@ -490,7 +499,7 @@ static void job_done(void *arg, int status)
 		double ms = (double)j->t_work / 1000.0;
 
 		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
-		output_publish(o, j->res);
+		output_publish(o, j->res, 0);
 		vc_http_wake(s->http);
 	}
 	free(j);
@@ -546,47 +555,31 @@ static void output_submit(struct output *o, struct vc_frame *f)
 	o->busy = 1;
 }
 
-/* A camera's JPEG made safe to send: corrupt frames are dropped (NULL),
- * frames without Huffman tables (many USB webcams) get the standard ones
- * (a copy; TODO: a separate iovec piece instead), others pass by reference. */
-static struct vc_frame *jpeg_sendable(struct output *o, struct vc_frame *f)
+/* Whether a camera's JPEG can be sent: corrupt frames are dropped (-1);
+ * frames without Huffman tables (many USB webcams) are sent with the
+ * standard ones as a separate piece before the first SOS (*dht = its
+ * offset, frame_pieces), never copied. */
+static int jpeg_sendable(struct output *o, const struct vc_frame *f, size_t *dht)
 {
 	struct vc_jpeg_info info;
 
 	if (vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) < 0) {
 		o->bad_frames++;
-		return NULL;
+		return -1;
 	}
-	if (info.has_dht)
-		return vc_frame_ref(f);
-	size_t cap = info.size + VC_JPEG_DHT_BYTES, len;
-	struct vc_frame *c = vc_frame_new(cap);
-	if (!c)
-		return NULL;
-	if (vc_jpeg_add_dht(f->mem[0], info.size, vc_frame_data(c, 0), cap, &len) < 0) {
-		vc_frame_unref(c);
-		o->bad_frames++;
-		return NULL;
-	}
-	c->fmt = f->fmt;
-	c->geom = f->geom;
-	c->bytesused[0] = len;
-	c->seq = f->seq;
-	c->ts_us = f->ts_us;
-	c->ts_real_us = f->ts_real_us;
-	c->color = f->color;
-	c->field = f->field;
-	return c;
+	*dht = info.has_dht ? 0 : info.sos_off;
+	return 0;
 }
 
 /* f is of the hub's target mode (on_frame checked). */
 static void output_frame(struct output *o, struct vc_frame *f)
 {
 	if (vc_pipeline_zero_copy(&o->plan, f)) {
-		struct vc_frame *res = f->fmt->layout == VC_LAYOUT_COMPRESSED ? jpeg_sendable(o, f)
-									    : vc_frame_ref(f);
-		if (res)
-			output_publish(o, res); /* zero copy: the capture frame itself */
+		size_t dht = 0;
+
+		/* zero copy: the capture frame itself */
+		if (f->fmt->layout != VC_LAYOUT_COMPRESSED || jpeg_sendable(o, f, &dht) == 0)
+			output_publish(o, vc_frame_ref(f), dht);
 	} else {
 		output_submit(o, f); /* includes repacking padded strides */
 	}
@@ -695,81 +688,78 @@ static void client_free(void *cls)
 	free(c);
 }
 
-static size_t frame_payload(const struct vc_frame *f)
+/* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
+ * standard Huffman tables inserted at offset dht when nonzero) or the raw
+ * memory planes. Returns the count; *len = their total. */
+static unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len)
 {
-	if (f->fmt->layout == VC_LAYOUT_COMPRESSED)
-		return f->bytesused[0];
-	size_t n = 0;
-	for (int i = 0; i < f->geom.mem_planes; i++)
-		n += f->geom.mem_size[i];
+	unsigned n = 0;
+
+	if (f->fmt->layout == VC_LAYOUT_COMPRESSED && dht && dht < f->bytesused[0]) {
+		pc[n++] = (struct MHD_IoVec){ f->mem[0], dht };
+		pc[n++] = (struct MHD_IoVec){ vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
+		pc[n++] = (struct MHD_IoVec){ f->mem[0] + dht, f->bytesused[0] - dht };
+	} else if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		pc[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
+	} else {
+		for (int i = 0; i < f->geom.mem_planes && i < 3; i++)
+			pc[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
+	}
+	*len = 0;
+	for (unsigned i = 0; i < n; i++)
+		*len += pc[i].iov_len;
 	return n;
 }
 
-static void start_part(struct client *c, struct vc_frame *f, uint64_t n)
+static void start_part(struct client *c, struct vc_frame *f, uint64_t n, size_t dht)
 {
-	size_t len = frame_payload(f);
+	static const char crlf[] = "\r\n";
+	struct MHD_IoVec fp[3];
+	size_t len;
+	unsigned nf = frame_pieces(f, dht, fp, &len);
 
 	if (c->sent_n && n > c->sent_n + 1)
 		c->skipped += n - c->sent_n - 1;
 	c->sent_n = n;
 	c->cur = vc_frame_ref(f);
 	c->off = 0;
-	if (c->raw) {
-		c->hdr_len = 0;
-		c->part_len = len;
-	} else {
+	c->n_pc = 0;
+	if (!c->raw) {
 		int k = snprintf(c->hdr, sizeof(c->hdr),
 				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
 				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
 				 "\r\n\r\n",
 				 len, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
-		c->hdr_len = (size_t)k;
-		c->part_len = c->hdr_len + len + 2;
+		c->pc[c->n_pc++] = (struct MHD_IoVec){ c->hdr, (size_t)k };
 	}
+	for (unsigned i = 0; i < nf; i++)
+		c->pc[c->n_pc++] = fp[i];
+	if (!c->raw)
+		c->pc[c->n_pc++] = (struct MHD_IoVec){ crlf, 2 };
+	c->part_len = 0;
+	for (unsigned i = 0; i < c->n_pc; i++)
+		c->part_len += c->pc[i].iov_len;
 }
 
 /* Copies part bytes [off, off + max) into buf. */
 static size_t copy_part(struct client *c, char *buf, size_t max)
 {
-	const struct vc_frame *f = c->cur;
-	size_t done = 0;
+	size_t done = 0, base = 0;
 
-	while (done < max && c->off < c->part_len) {
-		size_t off = c->off, seg_off = 0;
-		const uint8_t *src = NULL;
-		size_t seg_len = 0;
+	for (unsigned i = 0; i < c->n_pc && done < max; i++) {
+		size_t sz = c->pc[i].iov_len;
 
-		if (off < c->hdr_len) {
-			src = (const uint8_t *)c->hdr + off;
-			seg_len = c->hdr_len - off;
-		} else {
-			size_t p = off - c->hdr_len, base = 0;
-			int compressed = f->fmt->layout == VC_LAYOUT_COMPRESSED;
-			int np = compressed ? 1 : f->geom.mem_planes;
+		if (c->off < base + sz) {
+			size_t k = base + sz - c->off;
 
-			for (int i = 0; i < np; i++) {
-				size_t sz = compressed ? f->bytesused[0] : f->geom.mem_size[i];
-
-				if (p < base + sz) {
-					src = f->mem[i] + (p - base);
-					seg_len = base + sz - p;
-					break;
-				}
-				base += sz;
-			}
-			if (!src) { /* the multipart trailer */
-				static const char crlf[] = "\r\n";
-
-				seg_off = p - base;
-				src = (const uint8_t *)crlf + seg_off;
-				seg_len = 2 - seg_off;
-			}
+			if (k > max - done)
+				k = max - done;
+			memcpy(buf + done, (const uint8_t *)c->pc[i].iov_base + (c->off - base), k);
+			done += k;
+			c->off += k;
 		}
-		if (seg_len > max - done)
-			seg_len = max - done;
-		memcpy(buf + done, src, seg_len);
-		done += seg_len;
-		c->off += seg_len;
+		base += sz;
 	}
 	return done;
 }
@@ -792,7 +782,7 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 			MHD_suspend_connection(c->conn);
 			return 0;
 		}
-		start_part(c, o->latest, o->latest_n);
+		start_part(c, o->latest, o->latest_n, o->latest_dht);
 		if (c->fps_limit) {
 			int64_t ival = 1000000 / c->fps_limit;
 			/* next due relative to the schedule, with 10% slack for jitter */
@@ -996,10 +986,10 @@ static void frame_free_cb(void *cls)
 	vc_frame_unref(cls);
 }
 
-/* Responds with frame f straight from its memory (no copy): the response's
- * free callback drops the reference. */
+/* Responds with frame f straight from its memory (no copy; dht: see
+ * output.latest_dht): the response's free callback drops the reference. */
 static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
-				  struct vc_frame *f, int raw)
+				  struct vc_frame *f, size_t dht, int raw)
 {
 	char etag[96], fcc[16], buf[64];
 	const char *inm = vc_http_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -1016,13 +1006,8 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 		return vc_http_queue(r, MHD_HTTP_NOT_MODIFIED, resp);
 	}
 	struct MHD_IoVec iov[3];
-	unsigned n = 0;
-	if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
-		iov[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
-	} else {
-		for (int i = 0; i < f->geom.mem_planes; i++)
-			iov[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
-	}
+	size_t len;
+	unsigned n = frame_pieces(f, dht, iov, &len);
 	vc_frame_ref(f);
 	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
 	if (!resp) {
@@ -1059,7 +1044,7 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 					     : o && !o->hub->cam ? "camera removed"
 					     : "no frame from the camera within %d ms",
 					     SNAPSHOT_TIMEOUT_MS);
-		enum MHD_Result ret = send_frame(r, o, f, raw);
+		enum MHD_Result ret = send_frame(r, o, f, w->frame_dht, raw);
 		waiter_unlink(w);
 		return ret;
 	}
@@ -1072,7 +1057,7 @@ static enum MHD_Result snapshot(struct vc_streams *s, struct vc_http_req *r, int
 		return res;
 	if (o->latest && (p.given & VC_PARAM_MAX_AGE) &&
 	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
-		return send_frame(r, o, o->latest, raw);
+		return send_frame(r, o, o->latest, o->latest_dht, raw);
 
 	w = calloc(1, sizeof(*w));
 	if (!w)

@@ -88,9 +88,12 @@ check psnr_discriminates "$(echo "$p2 $psnr" | awk -v a="$a" -v c="$s2nd" '{prin
 timeout 3 curl -s -o "$TMP/f5" "$U/stream?fps=5"
 n=$(grep -ac '^X-Frame-Seq' "$TMP/f5")
 check fps_limit_5 "$([ "$n" -ge 11 ] && [ "$n" -le 17 ]; echo $?)" "$n parts in 3 s at fps=5"
-timeout 3 curl -s -o "$TMP/f0" "$U/stream"
-n=$(grep -ac '^X-Frame-Seq' "$TMP/f0")
-check full_rate "$([ "$n" -ge 75 ]; echo $?)" "$n parts in 3 s at 30 fps"
+# Full rate: the fps=5 client just lowered the device to 5 fps, so this
+# client starts with a mode switch (a device restart, slow under ASan on a
+# loaded box); the rate is counted over 3 s of capture time from its first part.
+timeout 5 curl -s -o "$TMP/f0" "$U/stream"
+n=$(grep -a '^X-Timestamp: ' "$TMP/f0" | tr -d '\r' | awk '{ if (!f) f = $2; if ($2 - f < 3.0) n++ } END { print n + 0 }')
+check full_rate "$([ "$n" -ge 75 ]; echo $?)" "$n parts in 3 s (capture time) at 30 fps"
 
 stop_vcapd
 check exit_clean $? "exit status $?"
