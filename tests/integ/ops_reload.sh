@@ -153,6 +153,13 @@ hup
 c1=$(code "$U/api/status")
 grep -q 'warn.*reload: listen changed: restart vcapd to apply' "$TMP/v.log" && [ "$c1" = 200 ]
 check listen_change_logged $? "old port=$c1: $(grep 'restart' "$TMP/v.log" | tr '\n' ' ')"
+# An added camera whose device is missing is listed as absent and refused
+# with 503 (it is picked up when the node appears: wire_zeroconf, boot_wire).
+conf "$TMP/c.conf" $((P + 1)) "$A2" '[camera m]\ndevice = /dev/video299\n'
+hup
+cm=$(curl -s --max-time 5 "$U/api/cams/m"); c1=$(code "$U/snapshot?cam=m"); c2=$(code "$U/snapshot?cam=a")
+echo "$cm" | grep -q '"state":"absent"' && [ "$c1" = 503 ] && [ "$c2" = 200 ]
+check added_absent_device $? "/api/cams/m: $(echo "$cm" | head -c 120); snapshot m=$c1 a=$c2"
 stop_vcapd; rc=$?
 [ $rc = 0 ]; check stop_after_reloads $? "exit $rc"
 
