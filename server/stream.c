@@ -906,7 +906,9 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 	c->conn = r->conn;
 	c->raw = raw;
 	c->req = req;
-	c->fps_limit = o->plan.fps && req.fps ? o->plan.fps : req.fps;
+	/* this client's own maximum: the output's plan.fps comes from the
+	 * request that created the output (maybe another client's) */
+	c->fps_limit = req.fps;
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
 	struct MHD_Response *resp =
