@@ -58,12 +58,14 @@ static int apply_dv(struct vc_src *src, const void *arg)
 	return on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS) ? vc_v4l2_dv_set(src, &k.dv) : 0;
 }
 
-/* The offered timings of the wanted size and scan with the rate nearest to
- * the wanted one, within 0.05 fps (60 is not 59.94). */
+/* The offered timings of the wanted size and scan whose rate is nearest to
+ * the wanted one, within 1 fps: 60 picks 60.00 over 59.94, and finds VESA
+ * 800x600 at 60 (really 60.32 Hz). */
 static int apply_dv_want(struct vc_src *src, const void *arg)
 {
 	struct kept_dv_want k;
-	struct vc_v4l2_dv dv;
+	struct vc_v4l2_dv dv, best;
+	uint32_t best_d = 1001;
 	memcpy(&k, arg, sizeof(k));
 	if (!on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS))
 		return 0;
@@ -71,9 +73,13 @@ static int apply_dv_want(struct vc_src *src, const void *arg)
 		uint32_t d = dv.fps_milli > k.want.fps_milli ? dv.fps_milli - k.want.fps_milli :
 							       k.want.fps_milli - dv.fps_milli;
 		if (dv.width == k.want.width && dv.height == k.want.height &&
-		    dv.interlaced == k.want.interlaced && d <= 50)
-			return vc_v4l2_dv_set(src, &dv);
+		    dv.interlaced == k.want.interlaced && d < best_d) {
+			best = dv;
+			best_d = d;
+		}
 	}
+	if (best_d <= 1000)
+		return vc_v4l2_dv_set(src, &best);
 	log_warn("DV timings %ux%u%c%u.%03u: not offered by the input", k.want.width,
 		 k.want.height, k.want.interlaced ? 'i' : 'p', k.want.fps_milli / 1000,
 		 k.want.fps_milli % 1000);

@@ -108,7 +108,8 @@ if [ "${1:-}" = "--guest" ]; then
 	} >"$out/d.log" 2>"$out/d.err"
 	# A [camera] section's std line on vivid's TV input (video4, free again):
 	# the device starts on NTSC (480 lines), the daemon must serve PAL; a
-	# reload (SIGHUP) with std = NTSC reopens the camera on NTSC.
+	# reload (SIGHUP) with std = NTSC reopens the camera on NTSC; another one
+	# with input = 3 (HDMI) and dv_timings = 800x600p60 serves 800x600.
 	{
 		d=$out/std
 		mkdir -p "$d"
@@ -131,6 +132,15 @@ if [ "${1:-}" = "--guest" ]; then
 				curl -s -D "$d/raw2.h" -o "$d/raw2.bin" "$U/raw?cam=tv&format=YUYV"
 				tr -d '\r' <"$d/raw2.h" | grep -qi '^X-Height: 480$' && break
 			done
+			sed -i -e 's/^input = 1$/input = 3/' -e 's/^std = NTSC$/dv_timings = 800x600p60/' \
+				"$d/vcapd.conf"
+			kill -HUP $vp
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/raw3.h" -o "$d/raw3.bin" "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/raw3.h" | grep -qi '^X-Height: 600$' && break
+			done
+			v4l2-ctl -d /dev/video4 --get-dv-timings >"$d/dv.txt" 2>&1
 		fi
 		kill -TERM $vp 2>/dev/null
 		wait $vp
@@ -276,6 +286,10 @@ else
 	[ "$w" = 720 ] && [ "$h" = 480 ] && [ "$n" = $((720 * 480 * 2)) ]
 	dres conf_std_reload $? "std = NTSC after SIGHUP: /raw ${w}x$h $n bytes; $(grep -i reload "$d/vcapd.log" | tail -2 | tr '\n' ' ')" \
 		"reload with std = NTSC: /raw ${w}x$h"
+	h=$(hdr "$d/raw3.h" X-Height); w=$(hdr "$d/raw3.h" X-Width); n=$(wc -c <"$d/raw3.bin")
+	[ "$w" = 800 ] && [ "$h" = 600 ] && [ "$n" = $((800 * 600 * 2)) ] && grep -q 'Active width: 800' "$d/dv.txt"
+	dres conf_dv_timings $? "input 3, dv_timings = 800x600p60 after SIGHUP: /raw ${w}x$h $n bytes; $(tr '\n' ' ' <"$d/dv.txt" | head -c 200)" \
+		"input 3, dv_timings = 800x600p60: /raw ${w}x$h"
 fi
 
 # Faults (vivid's error injection) under the ASan daemon.
