@@ -5,11 +5,10 @@
 # (the configured origin, or the request's Origin echoed for "*"), OPTIONS
 # preflights answer 204 before authentication, SIGHUP switches it, and a
 # real cross-origin fetch in headless Chromium is blocked / allowed
-# accordingly. Ports 18985-18987.
+# accordingly. Ports: picked by the daemon (port 0).
 cd "$(dirname "$0")/../.." || exit 2
 T=web_cors
 . tests/integ/lib/common.sh
-P0=18985 P1=18986
 O=https://octopi.local
 # hd NAME CURL-ARGS...: headers of the answer to $TMP/NAME.h, body $TMP/NAME.b
 hd() { _n=$1; shift; curl -s --max-time 5 -D "$TMP/$_n.h" -o "$TMP/$_n.b" "$@"; }
@@ -17,10 +16,10 @@ acao() { hdr "$TMP/$1.h" Access-Control-Allow-Origin; }
 anyac() { tr -d '\r' <"$TMP/$1.h" | grep -ci '^access-control-'; }
 
 # --- off (no config) ----------------------------------------------------------
-if ! start_vcapd $P0 --device test:320x240@15:YUYV; then
-	fail start "daemon did not answer on $P0"; exit 1
+if ! start_vcapd_any --device test:320x240@15:YUYV; then
+	fail start "daemon did not start"; exit 1
 fi
-U=http://127.0.0.1:$P0
+U=http://127.0.0.1:$VPORT
 hd g -H "Origin: $O" "$U/api/status"
 [ "$(status "$TMP/g.h")" = 200 ] && [ "$(anyac g)" = 0 ]
 check off_get_no_acao $? "GET with Origin: $(status "$TMP/g.h"), $(anyac g) Access-Control headers"
@@ -52,9 +51,10 @@ EOC
 mkdir -p "$TMP/www"
 echo '<!doctype html><title>x</title>' >"$TMP/www/index.html"
 conf "cors_origin = $O"
-if ! start_vcapd $P1 --config "$TMP/v.conf" --device test:320x240@15:YUYV; then
-	fail start_on "daemon did not answer on $P1"; exit 1
+if ! start_vcapd_any --config "$TMP/v.conf" --device test:320x240@15:YUYV; then
+	fail start_on "daemon did not start"; exit 1
 fi
+P1=$VPORT
 U=http://127.0.0.1:$P1
 hd g -u admin:pw -H "Origin: $O" "$U/api/status"
 [ "$(status "$TMP/g.h")" = 200 ] && [ "$(acao g)" = "$O" ]

@@ -7,20 +7,19 @@
 # in the page) and on screen (two screenshots), the iOS snapshot-polling
 # fallback, and no console errors. A driver page (drive.html, written here
 # into a test web root) works the real page in a same-origin frame.
-# Ports 18980-18982.
+# Ports: picked by the daemon (port 0).
 cd "$(dirname "$0")/../.." || exit 2
 T=web_page
 . tests/integ/lib/common.sh
-PA=18980 PB=18981
-A=http://127.0.0.1:$PA B=http://127.0.0.1:$PB
 CAMS="--device test:640x480@30:YUYV --device test:320x240@15:MJPEG"
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 
 # Daemon A: the default web root (web/ beside the build tree).
 # shellcheck disable=SC2086
-if ! start_vcapd $PA $CAMS; then
-	fail start "daemon did not answer on $PA"; exit 1
+if ! start_vcapd_any $CAMS; then
+	fail start "daemon did not start"; exit 1
 fi
+A=http://127.0.0.1:$VPORT
 
 # --- static files: type, caching, exact bytes ---------------------------------
 for f in /:index.html:text/html /index.html:index.html:text/html \
@@ -239,11 +238,12 @@ run().catch(e => lines.push('exception ' + e)).finally(() => {
 </body></html>
 EOH
 # shellcheck disable=SC2086
-if ! start_vcapd $PB --config "$TMP/v.conf" $CAMS; then
-	fail start_b "daemon did not answer on $PB"; exit 1
+if ! start_vcapd_any --config "$TMP/v.conf" $CAMS; then
+	fail start_b "daemon did not start"; exit 1
 fi
-grep -q "web root $W" "$TMP/vcapd-$PB.log"
-check web_root_option $? "log does not name the configured web root: $(grep 'web' "$TMP/vcapd-$PB.log")"
+B=http://127.0.0.1:$VPORT
+grep -q "web root $W" "$VLOG"
+check web_root_option $? "log does not name the configured web root: $(grep 'web' "$VLOG")"
 # positive controls: a file in a subdirectory is served, the outside file exists
 [ "$(curl -s "$B/sub/in.txt")" = inside-sub ] && [ "$(code "$B/sub/in.txt")" = 200 ] && [ -s "$TMP/outside/out.txt" ]
 check subdir_served $? "/sub/in.txt: $(code "$B/sub/in.txt")"
@@ -337,7 +337,6 @@ check exit_clean_b $? "daemon B exit status not 0"
 if ! command -v openssl >/dev/null; then
 	skip token_page "openssl missing (DEPS_TEST)"; exit 0
 fi
-PC=18982 C=http://127.0.0.1:18982
 cat >"$TMP/c.conf" <<EOC
 [server]
 user = admin:$(openssl passwd -6 pw)
@@ -348,9 +347,10 @@ auth_control = basic,token
 EOC
 TOK=$("$VCAPD" --config "$TMP/c.conf" --make-token view,status,control:600)
 # shellcheck disable=SC2086
-if [ -z "$TOK" ] || ! start_vcapd $PC --config "$TMP/c.conf" $CAMS; then
-	fail start_c "no token ('$TOK') or daemon did not answer on $PC"; exit 1
+if [ -z "$TOK" ] || ! start_vcapd_any --config "$TMP/c.conf" $CAMS; then
+	fail start_c "no token ('$TOK') or daemon did not start"; exit 1
 fi
+C=http://127.0.0.1:$VPORT
 # without the token the API and the stream are refused (a browser would
 # ask for a password: nothing to dump), so the page works only by passing it
 c1=$(code "$C/api/cams") c2=$(code --max-time 1 "$C/stream?cam=0") c3=$(code "$C/api/cams?token=$TOK")

@@ -38,6 +38,24 @@ start_vcapd() {
 	return 1
 }
 
+# start_vcapd_any ARGS...: like start_vcapd, but on a port the daemon picks
+# itself (--listen 127.0.0.1:0, read back from its log), so two runs of one
+# test at the same moment cannot collide. Sets VPID, VPORT and VLOG.
+start_vcapd_any() {
+	VLOG=$(mktemp "$TMP/vcapd-any.XXXXXX")
+	"$VCAPD" --listen 127.0.0.1:0 "$@" >"$VLOG" 2>&1 &
+	VPID=$!
+	PIDS="$PIDS $VPID"
+	for _i in $(seq 50); do
+		VPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$VLOG" | head -1)
+		[ -n "$VPORT" ] && curl -s -o /dev/null "http://127.0.0.1:$VPORT/api/status" && return 0
+		kill -0 "$VPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$VLOG" >&2
+	return 1
+}
+
 # stop_vcapd: SIGTERM, returns the exit status (124 when it hangs > 3 s).
 stop_vcapd() {
 	kill -TERM "$VPID" 2>/dev/null
