@@ -61,19 +61,19 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 	}
 }
 
-/* A JSON string literal. */
+/* A JSON string literal, escaped by common/json (one escaper: control
+ * characters, and invalid UTF-8 from drivers' names becomes U+FFFD). */
 static void bstr(struct buf *b, const char *s)
 {
-	bprintf(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			bprintf(b, "\\%c", *p);
-		else if (*p < 0x20)
-			bprintf(b, "\\u%04x", *p);
-		else
-			bprintf(b, "%c", *p);
-	}
-	bprintf(b, "\"");
+	struct vc_json j;
+
+	vc_json_init(&j);
+	vc_json_string(&j, s ? s : "");
+	if (vc_json_error(&j))
+		b->oom = 1;
+	else
+		bprintf(b, "%s", vc_json_str_get(&j));
+	vc_json_free(&j);
 }
 
 static enum MHD_Result send_buf(struct vc_http_req *r, struct buf *b, const char *ctype)

@@ -191,6 +191,16 @@ if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
 else
 	skip listen_ipv6_and_ipv4 "no ::1 on lo"
 fi
+# JSON stays valid UTF-8 whatever bytes a name has (a device path, a driver's
+# control or input name): here an absent camera whose path has \377 and \001.
+if start_vcapd $((PORT + 3)) --device test --device "$(printf '/dev/video\377\001')"; then
+	curl -s "http://127.0.0.1:$((PORT + 3))/api/status" >"$TMP/u8"
+	iconv -f UTF-8 -t UTF-8 "$TMP/u8" >/dev/null 2>&1 && grep -q '"path":"/dev/video\\ufffd\\u0001"' "$TMP/u8"
+	check json_utf8_escaped $? "$(grep -ao '"path":"/dev/video[^"]*"' "$TMP/u8" | od -c | head -3 | tr -s ' ')"
+	kill "$VPID"
+else
+	fail json_utf8_escaped "daemon did not start on $((PORT + 3))"
+fi
 code=$("$VCAPD" --listen nonsense >/dev/null 2>&1; echo $?)
 check bad_listen_fails "$([ "$code" != 0 ]; echo $?)" "exit $code"
 "$VCAPD" --help | grep -q -- --listen
