@@ -256,6 +256,10 @@ int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 			p.out.quality = 100;
 			p.adjusted |= VC_ADJ_QUALITY;
 		}
+	} else if (req->quality && is_compressed(of)) {
+		/* the camera's own JPEG goes out (passthrough, lossless
+		 * transform): its quality, not the one asked for */
+		p.adjusted |= VC_ADJ_QUALITY;
 	}
 	uint32_t dev_fps = ival_fps(mode->ival);
 	p.fps = req->fps;

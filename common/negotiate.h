@@ -55,7 +55,7 @@ enum vc_adjust {
 	VC_ADJ_FORMAT = 1u << 0,  /* asked format not deliverable; another chosen */
 	VC_ADJ_SIZE = 1u << 1,    /* size clamped (never upscaled) or aligned */
 	VC_ADJ_FPS = 1u << 2,     /* asked rate above what the device gives */
-	VC_ADJ_QUALITY = 1u << 3, /* quality clamped into 1..100 */
+	VC_ADJ_QUALITY = 1u << 3, /* quality clamped into 1..100, or not applied (camera's JPEG) */
 	VC_ADJ_ROTATE = 1u << 4,  /* rotation not a multiple of 90 -> nearest */
 };
 

@@ -111,7 +111,8 @@ static const struct plan_row plan_rows[] = {
 	{ __LINE__, M_MJPG1080, R(0), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
 	{ __LINE__, M_MJPG1080, R(MJPG), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
 	{ __LINE__, M_MJPG1080, R(JPEG), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
-	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
+	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50), 0, MJPG, 1920, 1080, 0, PT, AQ, 30, 1 }, /* camera's quality, said */
+	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50, 90), 0, MJPG, 1080, 1920, 0, XF, AQ, 30, 1 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 960, 540), 0, MJPG, 960, 540, 80, DE | EN, 0, 30, 2 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 640, 360), 0, MJPG, 640, 360, 80, DE | SC | EN, 0, 30, 2 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 480, 270), 0, MJPG, 480, 270, 80, DE | EN, 0, 30, 4 },
