@@ -996,8 +996,10 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 	char etag[96], fcc[16], buf[64];
 	const char *inm = vc_http_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
 
-	snprintf(etag, sizeof(etag), "\"%" PRIu64 "-%s-%ux%u-q%u-r%u-f%u\"", f->seq,
-		 vc_fourcc_str(o->plan.out.fourcc, fcc), o->plan.out.width, o->plan.out.height, o->plan.out.quality,
+	/* the sequence restarts with every STREAMON (mode change, reopen,
+	 * daemon restart): the capture time keeps the tag unique */
+	snprintf(etag, sizeof(etag), "\"%" PRIu64 ".%" PRId64 "-%s-%ux%u-q%u-r%u-f%u\"", f->seq,
+		 f->ts_us, vc_fourcc_str(o->plan.out.fourcc, fcc), o->plan.out.width, o->plan.out.height, o->plan.out.quality,
 		 o->plan.out.rotate, o->plan.out.flip);
 	if (inm && (strcmp(inm, etag) == 0 || strcmp(inm, "*") == 0)) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);

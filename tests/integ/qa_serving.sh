@@ -47,6 +47,27 @@ else
 fi
 check quality_applied_or_said $? "snapshot steps '$st', quality=10 $s10 bytes, 95 $s95 bytes; try: $(head -c 330 "$TMP/try10")"
 
+# 3. A snapshot's ETag names one capture: the sequence restarts at 0 when the
+# device mode changes (here raw NV12 <-> MJPEG) or the daemon restarts, so
+# the ETag must still differ for frames captured at different times, else a
+# polling browser (Cache-Control: no-cache revalidates) gets 304 and keeps
+# showing an old picture.
+: >"$TMP/tags"
+for i in 1 2 3; do
+	curl -s -o /dev/null "$U/raw?format=NV12"
+	curl -s -D "$TMP/hs" -o /dev/null "$U/snapshot"
+	echo "$(hdr "$TMP/hs" ETag) $(hdr "$TMP/hs" X-Timestamp)" >>"$TMP/tags"
+done
+nt=$(awk '{print $2}' "$TMP/tags" | sort -u | wc -l)
+ne=$(awk '{print $1}' "$TMP/tags" | sort -u | wc -l)
+[ "$nt" = 3 ] && [ "$ne" = 3 ]
+check etag_unique_per_capture $? "3 captures ($nt timestamps) gave $ne ETags: $(tr '\n' ' ' <"$TMP/tags")"
+e1=$(head -1 "$TMP/tags" | awk '{print $1}')
+curl -s -o /dev/null "$U/raw?format=NV12"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $e1" "$U/snapshot")
+[ "$code" = 200 ]
+check if_none_match_old_capture $? "If-None-Match: $e1 (an earlier capture) -> $code"
+
 kill -0 "$VPID" 2>/dev/null
 check alive $? "daemon gone"
 stop_vcapd
