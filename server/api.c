@@ -492,7 +492,10 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	json_plan(&b, &plan);
 	bprintf(&b, ",\"device_mode\":");
 	json_mode(&b, &mode);
-	bprintf(&b, "}\n");
+	/* parameters the parser ignored (unknown names: typos, cache busters) */
+	bprintf(&b, ",\"ignored\":{\"count\":%u,\"first\":", p.n_unknown);
+	bstr(&b, p.unknown);
+	bprintf(&b, "}}\n");
 	return send_buf(r, &b, "application/json");
 }
 

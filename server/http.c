@@ -481,6 +481,7 @@ struct query_buf {
 	char *p;
 	size_t len, cap;
 	int full;
+	const char *skip;
 };
 
 static void query_put(struct query_buf *q, const char *s)
@@ -521,6 +522,8 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
 	struct query_buf *q = cls;
 
 	(void)kind;
+	if (q->skip && strcmp(key, q->skip) == 0)
+		return MHD_YES;
 	if (q->len)
 		query_sep(q, '&');
 	query_put(q, key);
@@ -531,9 +534,9 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
 	return q->full ? MHD_NO : MHD_YES;
 }
 
-int vc_http_query(const struct vc_http_req *r, char *buf, size_t len)
+int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size_t len)
 {
-	struct query_buf q = { buf, 0, len, len == 0 };
+	struct query_buf q = { buf, 0, len, len == 0, skip };
 
 	if (len)
 		buf[0] = 0;

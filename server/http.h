@@ -99,9 +99,10 @@ unsigned vc_http_connections(const struct vc_http *h);
 const char *vc_http_arg(const struct vc_http_req *r, const char *key);
 /* The query arguments as one query string ("a=1&b=x%20y"), rebuilt from
  * what MHD decoded plus arguments handlers set (compat.c), re-encoded so
- * that common/params.h parses them; an argument without '=' stays bare.
- * Returns the length, or -E2BIG when it does not fit in buf (len bytes). */
-int vc_http_query(const struct vc_http_req *r, char *buf, size_t len);
+ * that common/params.h parses them; an argument without '=' stays bare;
+ * arguments named `skip` (NULL = none) are left out. Returns the length, or
+ * -E2BIG when it does not fit in buf (len bytes). */
+int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size_t len);
 /* A request header, or NULL. */
 const char *vc_http_header(const struct vc_http_req *r, const char *key);
 /* Client address as text ("127.0.0.1:5555"); buf of 64 bytes. */

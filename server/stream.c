@@ -1361,7 +1361,9 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 	int ret;
 
 	*cam = NULL;
-	if (vc_http_query(r, q, sizeof(q)) < 0) {
+	/* /api/try's own "endpoint" is not a picture parameter (elsewhere it
+	 * would only be ignored like any unknown one) */
+	if (vc_http_query(r, "endpoint", q, sizeof(q)) < 0) {
 		memset(p, 0, sizeof(*p));
 		snprintf(err, errlen, "query string longer than %d bytes", VC_PARAMS_MAX_QUERY);
 		return -EINVAL;

@@ -123,6 +123,11 @@ check api_try_encode $? "$(head -c 300 "$TMP/try")"
 curl -s "$U/api/try?format=YUYV" >"$TMP/try"
 grep -q '"passthrough":true' "$TMP/try"
 check api_try_passthrough $? "$(head -c 300 "$TMP/try")"
+# Unknown parameters are ignored, and /api/try says which (a typo shows).
+ig=$(curl -s "$U/api/try?endpoint=raw&fromat=NV12&_=1700000000" | grep -o '"ignored":{[^}]*}')
+ig0=$(curl -s "$U/api/try?endpoint=raw&format=NV12" | grep -o '"ignored":{[^}]*}')
+check api_try_ignored "$([ "$ig" = '"ignored":{"count":2,"first":"fromat"}' ] && [ "$ig0" = '"ignored":{"count":0,"first":""}' ]; echo $?)" \
+	"typo + cache buster: $ig; none: $ig0"
 # The device mode's rate is the one the device is asked for / runs at, never
 # 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
 # device then really runs at what /api/try said.
