@@ -289,6 +289,20 @@ async function pollStatus() {
 	}
 }
 
+// A hidden tab closes its streams (a Pi's CPU and uplink matter more than a
+// picture nobody sees); showing it again reopens them.
+document.addEventListener('visibilitychange', () => {
+	for (const card of cards.values()) {
+		if (document.hidden) {
+			clearTimeout(card.pollTimer);
+			card.img.onload = card.img.onerror = null;
+			card.img.removeAttribute('src');
+		} else {
+			startLive(card);
+		}
+	}
+});
+
 async function main() {
 	const list = document.getElementById('cams');
 	try {

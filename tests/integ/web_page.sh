@@ -225,6 +225,28 @@ async function run() {
 		await sleep(500);
 	}
 	lines.push('stats ' + stats.textContent);
+	// a hidden tab closes its streams, a visible one reopens them (the
+	// server's list of MJPEG clients per camera)
+	const fd = doc();
+	let hidden = false;
+	Object.defineProperty(fd, 'hidden', { configurable: true, get: () => hidden });
+	Object.defineProperty(fd, 'visibilityState', { configurable: true, get: () => hidden ? 'hidden' : 'visible' });
+	const streams = async () => (await (await fetch('/api/status')).json()).cams
+		.map(c => (c.clients || []).filter(x => x.kind === 'mjpeg').length).join(',');
+	async function waitStreams(want) {
+		let got = await streams();
+		for (let i = 0; i < 40 && got !== want; i++) {
+			await (await fetch('/snapshot?cam=1&max_age_ms=0&v=' + i)).arrayBuffer();
+			got = await streams();
+		}
+		return got;
+	}
+	hidden = true;
+	fd.dispatchEvent(new Event('visibilitychange'));
+	const h = await waitStreams('0,0');
+	hidden = false;
+	fd.dispatchEvent(new Event('visibilitychange'));
+	lines.push('hidden ' + h + ' visible ' + await waitStreams('1,1'));
 	// snapshot polling (iOS): count the pictures that arrive in 1.5 s
 	let loads = 0;
 	img.addEventListener('load', () => loads++);
@@ -278,6 +300,8 @@ echo "$R" | grep -q '^snap 200 image/jpeg 160x120 cam0.jpg jpeg$'
 check snapshot_link $? "$(echo "$R" | grep '^snap' || echo none)"
 echo "$R" | grep -q '^raw 200 YUYV 160x120 38400 cam0.yuyv Raw frame$'
 check raw_format_link $? "$(echo "$R" | grep '^raw' || echo none)"
+echo "$R" | grep -q '^hidden 0,0 visible 1,1$'
+check hidden_tab_closes_streams $? "MJPEG clients per camera: $(echo "$R" | grep '^hidden' || echo none)"
 echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, [1-9][0-9]* clients, sent [0-9.]+ [KM]iB$'
 check live_stats $? "$(echo "$R" | grep '^stats' || echo none)"
 err=$(console "$TMP/drive.err")
