@@ -517,48 +517,84 @@ static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 
 /* ---- Prometheus text format ---- */
 
+/* The exposition format wants every family in one group (HELP, TYPE, then
+ * all its samples), so each family walks the cameras/outputs/clients once. */
+struct prom_family {
+	const char *name, *type, *help;
+};
+
+static const struct prom_family cap_fam[] = {
+	{ "vcapd_capture_fps", "gauge", "Measured capture rate." },
+	{ "vcapd_capture_frames_total", "counter", "Frames captured." },
+	{ "vcapd_capture_dropped_total", "counter", "Frames the driver dropped (sequence gaps)." },
+	{ "vcapd_capture_errors_total", "counter", "Error-flagged buffers." },
+	{ "vcapd_capture_restarts_total", "counter", "Device recoveries." },
+	{ "vcapd_capture_state", "gauge", "Device state (1 for the current state)." },
+};
+static const struct prom_family out_fam[] = {
+	{ "vcapd_output_clients", "gauge", "Clients of this output." },
+	{ "vcapd_output_frames_total", "counter", "Frames this output produced." },
+	{ "vcapd_output_fps", "gauge", "Rate this output produces frames at." },
+	{ "vcapd_output_process_seconds", "gauge", "Average convert/encode time per frame." },
+};
+static const struct prom_family cli_fam[] = {
+	{ "vcapd_client_frames_total", "counter", "Frames sent to this client." },
+	{ "vcapd_client_skipped_frames_total", "counter", "Frames a slow client did not get." },
+	{ "vcapd_client_bytes_total", "counter", "Bytes sent to this client." },
+	{ "vcapd_client_fps", "gauge", "Rate this client receives frames at." },
+};
+
+static void prom_head(struct buf *b, const struct prom_family *f)
+{
+	bprintf(b, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
+}
+
 struct prom_ctx {
 	struct buf *b;
 	const char *cam;
-	int what;
+	int what; /* index into out_fam / cli_fam */
 };
 
 static void prom_output_cb(void *opaque, const struct vc_output_info *oi)
 {
 	struct prom_ctx *p = opaque;
-	char fcc[16];
-	char lbl[160];
+	char fcc[16], lbl[160], v[32];
 
 	snprintf(lbl, sizeof(lbl), "cam=\"%s\",format=\"%s\",width=\"%u\",height=\"%u\",quality=\"%u\"",
 		 p->cam, vc_fourcc_str(oi->out.fourcc, fcc), oi->out.width, oi->out.height,
 		 oi->out.quality);
-	bprintf(p->b, "vcapd_output_clients{%s} %u\n", lbl, oi->clients);
-	bprintf(p->b, "vcapd_output_frames_total{%s} %" PRIu64 "\n", lbl, oi->produced);
-	bprintf(p->b, "vcapd_output_fps{%s} %.2f\n", lbl, oi->fps);
-	bprintf(p->b, "vcapd_output_process_seconds{%s} %.6f\n", lbl, oi->process_ms / 1000.0);
+	switch (p->what) {
+	case 0: snprintf(v, sizeof(v), "%u", oi->clients); break;
+	case 1: snprintf(v, sizeof(v), "%" PRIu64, oi->produced); break;
+	case 2: snprintf(v, sizeof(v), "%.2f", oi->fps); break;
+	default: snprintf(v, sizeof(v), "%.6f", oi->process_ms / 1000.0); break;
+	}
+	bprintf(p->b, "%s{%s} %s\n", out_fam[p->what].name, lbl, v);
 }
 
 static void prom_client_cb(void *opaque, const struct vc_client_info *ci)
 {
 	struct prom_ctx *p = opaque;
-	char fcc[16], lbl[200];
+	char fcc[16], lbl[200], v[32];
 
 	snprintf(lbl, sizeof(lbl), "cam=\"%s\",peer=\"%s\",kind=\"%s\",format=\"%s\",size=\"%ux%u\"",
 		 p->cam, ci->peer, ci->raw ? "raw" : "mjpeg", vc_fourcc_str(ci->out.fourcc, fcc),
 		 ci->out.width, ci->out.height);
-	bprintf(p->b, "vcapd_client_frames_total{%s} %" PRIu64 "\n", lbl, ci->frames);
-	bprintf(p->b, "vcapd_client_skipped_frames_total{%s} %" PRIu64 "\n", lbl, ci->skipped);
-	bprintf(p->b, "vcapd_client_bytes_total{%s} %" PRIu64 "\n", lbl, ci->bytes);
-	bprintf(p->b, "vcapd_client_fps{%s} %.2f\n", lbl, ci->fps);
+	switch (p->what) {
+	case 0: snprintf(v, sizeof(v), "%" PRIu64, ci->frames); break;
+	case 1: snprintf(v, sizeof(v), "%" PRIu64, ci->skipped); break;
+	case 2: snprintf(v, sizeof(v), "%" PRIu64, ci->bytes); break;
+	default: snprintf(v, sizeof(v), "%.2f", ci->fps); break;
+	}
+	bprintf(p->b, "%s{%s} %s\n", cli_fam[p->what].name, lbl, v);
 }
 
-/* One metric family block: its HELP/TYPE lines, then the outputs (clients
- * = 0) or the clients of every camera. */
-static void prom_per_cam(struct vc_api *a, struct buf *b, int clients, const char *head)
+/* One family of the outputs (clients = 0) or the clients, every camera. */
+static void prom_per_cam(struct vc_api *a, struct buf *b, int clients, int what)
 {
-	bprintf(b, "%s", head);
+	prom_head(b, clients ? &cli_fam[what] : &out_fam[what]);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
-		struct prom_ctx p = { b, vc_cam_id(vc_streams_cam(a->s, i)), 0 };
+		struct prom_ctx p = { b, vc_cam_id(vc_streams_cam(a->s, i)), what };
 
 		if (clients)
 			vc_streams_clients(a->s, i, prom_client_cb, &p);
@@ -576,41 +612,34 @@ static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
 	bprintf(&b, "# HELP vcapd_connections Open HTTP connections.\n"
 		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
 		vc_http_connections(a->http));
-	bprintf(&b, "# HELP vcapd_capture_fps Measured capture rate.\n# TYPE vcapd_capture_fps gauge\n"
-		    "# HELP vcapd_capture_frames_total Frames captured.\n"
-		    "# TYPE vcapd_capture_frames_total counter\n"
-		    "# HELP vcapd_capture_dropped_total Frames the driver dropped (sequence gaps).\n"
-		    "# TYPE vcapd_capture_dropped_total counter\n"
-		    "# HELP vcapd_capture_errors_total Error-flagged buffers.\n"
-		    "# TYPE vcapd_capture_errors_total counter\n"
-		    "# HELP vcapd_capture_restarts_total Device recoveries.\n"
-		    "# TYPE vcapd_capture_restarts_total counter\n"
-		    "# HELP vcapd_capture_state Device state (1 for the current state).\n"
-		    "# TYPE vcapd_capture_state gauge\n");
-	for (size_t i = 0; i < n; i++) {
-		struct vc_cam *cam = vc_streams_cam(a->s, i);
-		struct vc_cam_stats st;
-		const char *id = vc_cam_id(cam);
+	for (size_t k = 0; k < sizeof(cap_fam) / sizeof(cap_fam[0]); k++) {
+		prom_head(&b, &cap_fam[k]);
+		for (size_t i = 0; i < n; i++) {
+			struct vc_cam *cam = vc_streams_cam(a->s, i);
+			struct vc_cam_stats st;
+			const char *id = vc_cam_id(cam);
+			const char *nm = cap_fam[k].name;
 
-		vc_cam_get_stats(cam, &st);
-		bprintf(&b, "vcapd_capture_fps{cam=\"%s\"} %.2f\n", id, st.fps);
-		bprintf(&b, "vcapd_capture_frames_total{cam=\"%s\"} %" PRIu64 "\n", id, st.frames);
-		bprintf(&b, "vcapd_capture_dropped_total{cam=\"%s\"} %" PRIu64 "\n", id, st.dropped);
-		bprintf(&b, "vcapd_capture_errors_total{cam=\"%s\"} %" PRIu64 "\n", id, st.errors);
-		bprintf(&b, "vcapd_capture_restarts_total{cam=\"%s\"} %" PRIu64 "\n", id, st.restarts);
-		for (int s = VC_CAM_ABSENT; s <= VC_CAM_ERROR; s++)
-			bprintf(&b, "vcapd_capture_state{cam=\"%s\",state=\"%s\"} %d\n", id,
-				vc_cam_state_name((enum vc_cam_state)s), (int)vc_cam_get_state(cam) == s);
+			vc_cam_get_stats(cam, &st);
+			switch (k) {
+			case 0: bprintf(&b, "%s{cam=\"%s\"} %.2f\n", nm, id, st.fps); break;
+			case 1: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.frames); break;
+			case 2: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.dropped); break;
+			case 3: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.errors); break;
+			case 4: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.restarts); break;
+			default:
+				for (int s = VC_CAM_ABSENT; s <= VC_CAM_ERROR; s++)
+					bprintf(&b, "%s{cam=\"%s\",state=\"%s\"} %d\n", nm, id,
+						vc_cam_state_name((enum vc_cam_state)s),
+						(int)vc_cam_get_state(cam) == s);
+				break;
+			}
+		}
 	}
-	prom_per_cam(a, &b, 0, "# HELP vcapd_output_process_seconds Average convert/encode time per frame.\n"
-			       "# TYPE vcapd_output_process_seconds gauge\n"
-			       "# TYPE vcapd_output_clients gauge\n"
-			       "# TYPE vcapd_output_frames_total counter\n"
-			       "# TYPE vcapd_output_fps gauge\n");
-	prom_per_cam(a, &b, 1, "# HELP vcapd_client_skipped_frames_total Frames a slow client did not get.\n"
-			       "# TYPE vcapd_client_frames_total counter\n"
-			       "# TYPE vcapd_client_skipped_frames_total counter\n"
-			       "# TYPE vcapd_client_bytes_total counter\n# TYPE vcapd_client_fps gauge\n");
+	for (int k = 0; k < (int)(sizeof(out_fam) / sizeof(out_fam[0])); k++)
+		prom_per_cam(a, &b, 0, k);
+	for (int k = 0; k < (int)(sizeof(cli_fam) / sizeof(cli_fam[0])); k++)
+		prom_per_cam(a, &b, 1, k);
 	return send_buf(r, &b, "text/plain; version=0.0.4");
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A demanding user against the test pattern: per-client fps and quality are
 # honoured also when another client already streams the same picture,
-# snapshot ETags stay unique across capture restarts. Ports 18902-18909.
+# snapshot ETags stay unique across capture restarts, /metrics is valid Prometheus text. Ports 18902-18909.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_serving
 PORT=18902
@@ -72,3 +72,41 @@ kill -0 "$VPID" 2>/dev/null
 check alive $? "daemon gone"
 stop_vcapd
 check sigterm_exit0 $? "exit status $?"
+
+# 4. /metrics is Prometheus text (promtool is not installed): every sample
+# line well formed, its family announced by HELP and TYPE before it, and each
+# family one contiguous group (two cameras, clients on both, so per-camera
+# loops that interleave families show).
+P2=$((PORT + 1))
+U=http://127.0.0.1:$P2
+if ! start_vcapd $P2 --device test:320x240@30:YUYV --device test:160x120@15:GREY; then
+	fail start2 "daemon did not answer on $P2"; exit 1
+fi
+curl -s -m 3 -o /dev/null "$U/stream?cam=0" & c1=$!
+curl -s -m 3 -o /dev/null "$U/stream?cam=1&fps=5" & c2=$!
+curl -s -m 3 -o /dev/null "$U/raw/stream?cam=1" & c3=$!
+sleep 1.5
+curl -s -D "$TMP/hm" -o "$TMP/metrics" "$U/metrics"
+wait $c1 $c2 $c3
+bad=$(awk '
+function fam(n) { sub(/_(bucket|sum|count)$/, "", n); return n }
+/^# HELP / { help[$3] = 1; if ($3 in done) print "HELP after its group: " $3; next }
+/^# TYPE / { if ($3 in type) print "second TYPE: " $3; type[$3] = 1
+	if ($3 in done) print "TYPE after its group: " $3
+	if (cur != "" && cur != $3) done[cur] = 1; cur = $3; next }
+/^#/ || /^$/ { next }
+{
+	if ($0 !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")*\})? [-+]?([0-9.]+([eE][-+]?[0-9]+)?|NaN|[-+]?Inf)( [0-9]+)?$/) { print "bad line: " $0; next }
+	n = $0; sub(/[{ ].*/, "", n); f = fam(n)
+	if (!(f in type)) print "no TYPE before: " n
+	if (!(f in help)) print "no HELP: " n
+	if (f in done) print "family split: " f
+	if (cur != "" && cur != f) done[cur] = 1; cur = f
+	samples++
+}
+END { if (samples < 20) print "only " samples " samples" }' "$TMP/metrics" | sort -u | head -5)
+ct=$(hdr "$TMP/hm" Content-Type)
+[ -z "$bad" ] && echo "$ct" | grep -q '^text/plain; version=0.0.4' && grep -q '^vcapd_client_fps{cam="1"' "$TMP/metrics"
+check metrics_exposition_format $? "type '$ct'; $(echo "$bad" | tr '\n' ';')"
+stop_vcapd
+check sigterm_exit0_2 $? "exit status $?"
