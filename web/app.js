@@ -54,11 +54,12 @@ function isJpeg(name) {
 
 // Sizes and frame rates of the device's current format (or the first).
 function modeInfo(cam) {
-	const f = cam.formats.find(x => x.fourcc === cam.mode.fourcc) || cam.formats[0] || { sizes: [] };
+	const mode = cam.mode || {};
+	const f = cam.formats.find(x => x.fourcc === mode.fourcc) || cam.formats[0] || { sizes: [] };
 	let sizes = (f.sizes || []).map(s => [s.width, s.height]);
 	if (!sizes.length && f.stepwise)
 		sizes = COMMON_SIZES.filter(([w, h]) => w <= f.stepwise.max_width && h <= f.stepwise.max_height);
-	const cur = (f.sizes || []).find(s => s.width === cam.mode.width && s.height === cam.mode.height) ||
+	const cur = (f.sizes || []).find(s => s.width === mode.width && s.height === mode.height) ||
 		(f.sizes || [])[0];
 	let fps = [];
 	for (const [n, d] of (cur && cur.intervals) || [])
@@ -105,12 +106,23 @@ function startLive(card) {
 		next();
 		return;
 	}
-	img.onerror = () => { // the MJPEG stream failed: poll snapshots instead
-		card.polling = true;
-		startLive(card);
+	img.onerror = () => {
+		// The stream failed: either the camera is away (try again soon) or
+		// this browser cannot show MJPEG in <img> (a snapshot works): poll.
+		const probe = new Image();
+		probe.onload = () => {
+			card.polling = true;
+			startLive(card);
+		};
+		probe.onerror = () => {
+			card.retries = (card.retries || 0) + 1;
+			card.pollTimer = setTimeout(() => startLive(card), 2000);
+		};
+		probe.src = '/snapshot?' + card.viewParams + '&max_age_ms=1000&t=' + Date.now();
 	};
 	img.onload = null;
-	img.src = '/stream?' + card.viewParams;
+	// a retry needs a new URL or the browser keeps its failed answer
+	img.src = '/stream?' + card.viewParams + (card.retries ? '&retry=' + card.retries : '');
 }
 
 async function apply(card) {
@@ -241,23 +253,42 @@ function addCard(cam) {
 	};
 	node.dataset.cam = cam.id;
 	node.querySelector('.cam-title').textContent = 'Camera ' + cam.id + ' — ' + cam.path;
+	fillPickers(card, cam);
+	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
+	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
+	cards.set(cam.id, card);
+	document.getElementById('cams').append(node);
+	setView(card);
+	loadControls(card);
+}
+
+// Format/size/fps choices from the camera's list. A camera that is absent
+// has none yet: the stats poll fills them in once it is there.
+function fillPickers(card, cam) {
 	const names = ['MJPEG'];
 	for (const f of cam.formats)
 		if (!names.includes(f.fourcc_name) && !isJpeg(f.fourcc_name))
 			names.push(f.fourcc_name);
 	fillSelect(card.form.format, names.map(n => [n, n + (isJpeg(n) ? ' (live)' : ' (raw)')]), 'MJPEG');
 	const mi = modeInfo(cam);
-	fillSelect(card.form.size, [['', 'device (' + cam.mode.width + 'x' + cam.mode.height + ')'],
+	fillSelect(card.form.size, [['', cam.mode ? 'device (' + cam.mode.width + 'x' + cam.mode.height + ')' : 'device'],
 		...mi.sizes.map(([w, h]) => [w + 'x' + h, w + 'x' + h])], '');
 	fillSelect(card.form.fps, [['', 'device'], ...mi.fps.map(f => [f, f])], '');
-	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
-	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
-	cards.set(cam.id, card);
-	document.getElementById('cams').append(node);
-	setView(card);
-	getJSON('/api/cams/' + encodeURIComponent(cam.id) + '/controls')
+	card.needsInfo = !cam.formats.length;
+}
+
+function loadControls(card) {
+	getJSON('/api/cams/' + encodeURIComponent(card.id) + '/controls')
 		.then(r => renderControls(card, r.controls))
 		.catch(e => { card.controls.textContent = 'controls: ' + e.message; });
+}
+
+async function refreshInfo(card) {
+	const cam = await getJSON('/api/cams/' + encodeURIComponent(card.id));
+	if (!cam.formats.length)
+		return;
+	fillPickers(card, cam);
+	loadControls(card);
 }
 
 function fmtBytes(n) {
@@ -283,6 +314,8 @@ async function pollStatus() {
 				', ' + (c.clients || []).length + ' clients, sent ' + fmtBytes(bytes) +
 				(card.polling ? ' (snapshot polling)' : '');
 			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
+			if (card.needsInfo && c.mode)
+				refreshInfo(card).catch(() => {});
 		}
 	} catch (e) {
 		st.textContent = 'status: ' + e.message;

@@ -356,6 +356,60 @@ check browser_clients_released "$([ "$n" = 0 ]; echo $?)" "$n clients left"
 stop_vcapd
 check exit_clean_b $? "daemon B exit status not 0"
 
+# Daemon D: a camera absent when the page loads (its first 5 opens fail,
+# ~8 s with the backoff) gets its card, then a live stream (not snapshot
+# polling), pickers and controls once it appears. Real time passes in the driver while it fetches
+# snapshots of the other camera.
+cat >"$W/absent.html" <<'EOH'
+<!doctype html>
+<html><body style="margin:0">
+<iframe id="f" src="index.html" width="1000" height="1400"></iframe>
+<pre id="result">pending</pre>
+<script>
+'use strict';
+const doc = () => document.getElementById('f').contentDocument;
+const state = async () => (await (await fetch('/api/cams/0')).json()).state;
+(async () => {
+	const out = [];
+	let img = null;
+	for (let i = 0; i < 100 && !img; i++) {
+		await (await fetch('/snapshot?cam=1&max_age_ms=0&w=' + i)).arrayBuffer();
+		await new Promise(r => setTimeout(r, 100));
+		img = doc() && doc().querySelector('[data-cam="0"] img.live');
+	}
+	out.push('first ' + await state());
+	for (let i = 0; i < 400 && !(img.naturalWidth > 0 && /^\/stream/.test(img.getAttribute('src'))); i++) {
+		await (await fetch('/snapshot?cam=1&max_age_ms=0&v=' + i)).arrayBuffer();
+		await new Promise(r => setTimeout(r, 100));
+	}
+	out.push('then ' + await state() + ' ' + img.naturalWidth + ' ' + img.getAttribute('src').replace(/&retry=\d+/, '&retry=N'));
+	// the pickers and controls are filled in once the camera is there
+	const card = doc().querySelector('[data-cam="0"]');
+	const sizes = () => card.querySelector('select[name=size]').options.length;
+	for (let i = 0; i < 100 && !(sizes() > 1 && !/controls: /.test(card.querySelector('.controls').textContent)); i++) {
+		await (await fetch('/snapshot?cam=1&max_age_ms=0&p=' + i)).arrayBuffer();
+		await new Promise(r => setTimeout(r, 100));
+	}
+	out.push('pickers ' + (sizes() > 1 ? 'filled' : 'empty') + ' controls ' + card.querySelector('.controls').textContent);
+	document.getElementById('result').textContent = out.join('\n');
+})().catch(e => { document.getElementById('result').textContent = 'exception ' + e; });
+</script>
+</body></html>
+EOH
+# shellcheck disable=SC2086
+if start_vcapd_any --config "$TMP/v.conf" --device "fault:open=5;test:320x240@15:MJPEG" --device test:160x120@15:MJPEG; then
+	chrome "$TMP/ab.err" --virtual-time-budget=120000 --dump-dom "http://127.0.0.1:$VPORT/absent.html" >"$TMP/ab.html"
+	R=$(sed -n '/<pre id="result">/,/<\/pre>/{p;/<\/pre>/q;}' "$TMP/ab.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
+	[ -n "$VERBOSE" ] && echo "$R"
+	echo "$R" | grep -q '^first absent$' && echo "$R" | grep -q '^then streaming [1-9][0-9]* /stream?cam=0&retry=N$' &&
+		echo "$R" | grep -q '^pickers filled controls No controls.$'
+	check absent_cam_streams_later $? "$(echo "$R" | tr '\n' ';')"
+	stop_vcapd
+	check exit_clean_d $? "daemon D exit status not 0"
+else
+	fail start_d "daemon did not start"
+fi
+
 # Daemon C: authentication on; the page opened with ?token= (a kiosk link)
 # passes the token on to the API, the stream and snapshots.
 if ! command -v openssl >/dev/null; then
