@@ -988,6 +988,34 @@ static void frame_free_cb(void *cls)
 	vc_frame_unref(cls);
 }
 
+/* If-None-Match is a comma list of entity tags compared weakly (RFC 9110
+ * 13.1.2): "*", or any member equal to etag with or without W/. */
+static int etag_match(const char *inm, const char *etag)
+{
+	size_t el = strlen(etag);
+
+	while (*inm) {
+		while (*inm == ' ' || *inm == '\t' || *inm == ',')
+			inm++;
+		if (*inm == '*')
+			return 1;
+		if (inm[0] == 'W' && inm[1] == '/')
+			inm += 2;
+		const char *end = inm;
+		if (*end == '"') {
+			end = strchr(end + 1, '"');
+			end = end ? end + 1 : inm + strlen(inm);
+		} else {
+			end += strcspn(end, ",");
+		}
+		if ((size_t)(end - inm) == el && !memcmp(inm, etag, el))
+			return 1;
+		inm = end;
+		inm += strcspn(inm, ",");
+	}
+	return 0;
+}
+
 /* Responds with frame f straight from its memory (no copy; dht: see
  * output.latest_dht): the response's free callback drops the reference. */
 static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
@@ -1001,12 +1029,14 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 	snprintf(etag, sizeof(etag), "\"%" PRIu64 ".%" PRId64 "-%s-%ux%u-q%u-r%u-f%u\"", f->seq,
 		 f->ts_us, vc_fourcc_str(o->plan.out.fourcc, fcc), o->plan.out.width, o->plan.out.height, o->plan.out.quality,
 		 o->plan.out.rotate, o->plan.out.flip);
-	if (inm && (strcmp(inm, etag) == 0 || strcmp(inm, "*") == 0)) {
+	if (inm && etag_match(inm, etag)) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 
 		if (!resp)
 			return MHD_NO;
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+		/* what the 200 would say: a cache keeps revalidating, not drops it */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 		return vc_http_queue(r, MHD_HTTP_NOT_MODIFIED, resp);
 	}
 	struct MHD_IoVec iov[3];

@@ -68,12 +68,23 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $e1" "$U/snapsh
 [ "$code" = 200 ]
 check if_none_match_old_capture $? "If-None-Match: $e1 (an earlier capture) -> $code"
 
+# 4. If-None-Match is a list compared weakly; a 304 keeps the 200's caching.
+curl -s -D "$TMP/hs" -o /dev/null "$U/snapshot"
+e=$(hdr "$TMP/hs" ETag)
+c1=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: \"other\", $e" "$U/snapshot?max_age_ms=60000")
+c2=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: W/$e" "$U/snapshot?max_age_ms=60000")
+c3=$(curl -s -o /dev/null -w '%{http_code}' -H 'If-None-Match: "other", W/"x"' "$U/snapshot?max_age_ms=60000")
+curl -s -D "$TMP/h304" -o /dev/null -H "If-None-Match: $e" "$U/snapshot?max_age_ms=60000"
+cc=$(hdr "$TMP/h304" Cache-Control)
+[ "$c1" = 304 ] && [ "$c2" = 304 ] && [ "$c3" = 200 ] && [ "$cc" = no-cache ] && [ "$(status "$TMP/h304")" = 304 ]
+check if_none_match_list $? "list $c1 (want 304), weak $c2 (304), no member $c3 (200), 304 Cache-Control '$cc' (no-cache like the 200)"
+
 kill -0 "$VPID" 2>/dev/null
 check alive $? "daemon gone"
 stop_vcapd
 check sigterm_exit0 $? "exit status $?"
 
-# 4. /metrics is Prometheus text (promtool is not installed): every sample
+# 5. /metrics is Prometheus text (promtool is not installed): every sample
 # line well formed, its family announced by HELP and TYPE before it, and each
 # family one contiguous group (two cameras, clients on both, so per-camera
 # loops that interleave families show).
