@@ -229,6 +229,8 @@ static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mo
 	} while (0)
 
 static void output_free(struct output *o);
+static struct output *output_for_plan(struct hub *h, const struct vc_request *req,
+				      const struct vc_plan *pl);
 
 /* Drops the frames an output made or holds from the previous mode. */
 static void output_drop_frames(struct output *o)
@@ -270,26 +272,70 @@ static void output_merge(struct output *to, struct output *from)
 		output_free(from);
 }
 
+/* Users of o whose own request plans to another output under the new mode
+ * (requests that were equal under the old one, e.g. width=640 and
+ * size=640x480 on a 4:3 mode, differ on a 16:9 one) move to that output. */
+static void output_split(struct hub *h, struct output *o)
+{
+	struct client *cn;
+	struct waiter *wn;
+	struct vc_plan p;
+	struct output *to;
+
+	for (struct client *c = o->clients; c; c = cn) {
+		cn = c->next;
+		if (vc_negotiate_plan(&h->target, &c->req, &p) < 0 ||
+		    vc_output_equal(&p.out, &o->plan.out) || !(to = output_for_plan(h, &c->req, &p)))
+			continue;
+		DLIST_UNLINK(o->clients, c);
+		o->n_clients--;
+		DLIST_PUSH(to->clients, c);
+		to->n_clients++;
+		c->out = to;
+		c->sent_n = to->latest_n;
+	}
+	for (struct waiter *w = o->waiters; w; w = wn) {
+		wn = w->next;
+		if (vc_negotiate_plan(&h->target, &w->req, &p) < 0 ||
+		    vc_output_equal(&p.out, &o->plan.out) || !(to = output_for_plan(h, &w->req, &p)))
+			continue;
+		DLIST_UNLINK(o->waiters, w);
+		o->n_waiters--;
+		DLIST_PUSH(to->waiters, w);
+		to->n_waiters++;
+		w->out = to;
+	}
+	if (!output_users(o))
+		o->idle_since_us = now_us();
+}
+
 /* Makes m the mode every output is planned against. Frames made from the old
  * mode (latest, pending, jobs in flight) are dropped: clients wait for frames
  * of the new plan, and capture buffers go back so the device can switch.
- * Outputs whose new plans are equal are merged. */
+ * Users whose requests now differ are split off; outputs whose new plans are
+ * equal are merged. */
 static void hub_set_target(struct hub *h, const struct vc_mode *m)
 {
 	struct output *next;
 
 	h->target = *m;
 	h->gen++;
-	for (struct output *o = h->outputs; o; o = next) {
+	for (struct output *o = h->outputs; o; o = o->next) {
 		struct vc_plan p;
 
-		next = o->next;
 		output_drop_frames(o);
 		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0)
 			o->plan = p;
+	}
+	/* outputs made here are pushed at the head: already right */
+	for (struct output *o = h->outputs; o; o = o->next)
+		if (!o->merged)
+			output_split(h, o);
+	for (struct output *o = h->outputs; o; o = next) {
+		next = o->next;
 		if (o->merged)
 			continue;
-		/* the outputs before o are re-planned already */
+		/* an earlier output with the same plan takes o's users */
 		for (struct output *x = h->outputs; x != o; x = x->next) {
 			if (!x->merged && vc_output_equal(&x->plan.out, &o->plan.out)) {
 				output_merge(x, o);
@@ -405,6 +451,16 @@ static struct output *output_get(struct hub *h, const struct vc_request *req)
 	hub_update_mode(h, req);
 	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
 		return NULL;
+	return output_for_plan(h, req, &plan);
+}
+
+/* The output delivering plan (req planned against the hub's target), made
+ * when there is none. NULL on ENOMEM. */
+static struct output *output_for_plan(struct hub *h, const struct vc_request *req,
+				      const struct vc_plan *pl)
+{
+	const struct vc_plan plan = *pl;
+
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out)) {
 			if (!output_users(o))

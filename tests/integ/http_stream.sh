@@ -133,6 +133,27 @@ kill $ca $cb 2>/dev/null
 [ "$before" = "q=50 n=1 q=80 n=1 " ] && [ "$after" = "q=0 n=2 " ] && [ "$na2" -ge $((na + 10)) ] && [ "$nb2" -ge $((nb + 10)) ]
 check outputs_merge_after_replan $? \
 	"320x240 outputs before: '$before', after the switch: '$after' (want one passthrough with 2 clients); parts in the last second: $((na2 - na)), $((nb2 - nb))"
+# The reverse: width=640 and size=640x480 share one output on a 4:3 mode;
+# when a 1280x720 snapshot moves the device to a 16:9 mode they differ
+# (640x360 and 640x480), and each client gets what it asked for.
+sleep 0.5
+timeout 20 curl -s -o /dev/null "$U/stream?width=640" & ca=$!
+sleep 0.5
+timeout 20 curl -s -o /dev/null "$U/stream?size=640x480" & cb=$!
+sleep 1
+outs() {
+	curl -s "$U/api/status" | grep -o '"plan":{"output":{"fourcc":"MJPG"[^}]*}[^}]*},"clients":[1-9][0-9]*' |
+		sed 's/.*"width":\([0-9]*\),"height":\([0-9]*\).*"clients":\([0-9]*\)/\1x\2 n=\3/' | sort | tr '\n' ' '
+}
+before=$(outs)
+curl -s -o /dev/null "$U/snapshot?size=1280x720"
+sleep 0.5
+after=$(outs)
+mode=$(curl -s "$U/api/status" | sed -n 's/.*"mode":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1x\2/p')
+kill $ca $cb 2>/dev/null
+[ "$before" = "640x480 n=2 " ] && { [ "$mode" != 1280x720 ] || [ "$after" = "640x360 n=1 640x480 n=1 " ]; }
+check outputs_split_after_replan $? "outputs with clients before: '$before', after the switch to $mode: '$after'"
+[ "$mode" = 1280x720 ] || skip outputs_split_case "device mode $mode, not 16:9: the split was not exercised"
 stop_vcapd
 check exit_clean_2 $? "exit status $?"
 grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$P2.log"
