@@ -121,3 +121,5 @@ ct=$(hdr "$TMP/hm" Content-Type)
 check metrics_exposition_format $? "type '$ct'; $(echo "$bad" | tr '\n' ';')"
 stop_vcapd
 check sigterm_exit0_2 $? "exit status $?"
+! grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$TMP"/vcapd-*.log
+check no_sanitizer_reports $? "$(grep -m3 'ERROR\|runtime error' "$TMP"/vcapd-*.log)"
