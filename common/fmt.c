@@ -339,6 +339,17 @@ static int same_fourcc_nocase(uint32_t a, uint32_t b)
 	return 1;
 }
 
+/* Names other tools use for rows of the table (GStreamer/ffmpeg/libcamera),
+ * tried only after every name and fourcc of the table, so they never shadow
+ * a row: a client typing format=I420 or yuv420p means YUV420. */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "I420", "YUV420" },    { "yuv420p", "YUV420" }, { "yuv422p", "YUV422P" },
+	{ "yuyv422", "YUYV" },   { "uyvy422", "UYVY" },   { "YUY2", "YUYV" },
+	{ "gray", "GREY" },      { "GRAY8", "GREY" },     { "Y8", "GREY" },
+};
+
 /* Exact matches win over case-insensitive ones: SGBRG10P is "pGAA" and
  * SGRBG10P is "pgAA", so "pgAA" must not find the first row that merely
  * matches without case. Names are tried before fourcc text at each stage. */
@@ -359,6 +370,9 @@ const struct vc_fmt *vc_fmt_find(const char *name)
 	for (size_t i = 0; fcc && i < TABLE_LEN; i++)
 		if (same_fourcc_nocase(table[i].fourcc, fcc))
 			return &table[i];
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcasecmp(aliases[i].alias, name) == 0)
+			return vc_fmt_find(aliases[i].name);
 	return NULL;
 }
 

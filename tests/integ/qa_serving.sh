@@ -79,6 +79,13 @@ cc=$(hdr "$TMP/h304" Cache-Control)
 [ "$c1" = 304 ] && [ "$c2" = 304 ] && [ "$c3" = 200 ] && [ "$cc" = no-cache ] && [ "$(status "$TMP/h304")" = 304 ]
 check if_none_match_list $? "list $c1 (want 304), weak $c2 (304), no member $c3 (200), 304 Cache-Control '$cc' (no-cache like the 200)"
 
+# 4b. Other tools' format names (I420, yuv420p, YUY2) are understood.
+curl -s -D "$TMP/hi" -o "$TMP/i420" "$U/raw?format=I420&size=64x48"
+curl -s -D "$TMP/hy" -o /dev/null "$U/raw?format=YUY2&size=64x48"
+[ "$(status "$TMP/hi")" = 200 ] && [ "$(hdr "$TMP/hi" X-Fourcc)" = YU12 ] &&
+	[ "$(wc -c <"$TMP/i420")" = 4608 ] && [ "$(hdr "$TMP/hy" X-Fourcc)" = YUYV ]
+check format_aliases $? "I420 -> $(status "$TMP/hi") '$(hdr "$TMP/hi" X-Fourcc)' $(wc -c <"$TMP/i420") bytes (want YU12, 4608); YUY2 -> '$(hdr "$TMP/hy" X-Fourcc)'"
+
 kill -0 "$VPID" 2>/dev/null
 check alive $? "daemon gone"
 stop_vcapd

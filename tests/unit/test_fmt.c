@@ -684,6 +684,12 @@ static void lookups(void)
 		{ __LINE__, "YU12", V4L2_PIX_FMT_YUV420 },
 		{ __LINE__, "yuv420", V4L2_PIX_FMT_YUV420 },
 		{ __LINE__, "YV12", V4L2_PIX_FMT_YVU420 },
+		/* other tools' names, after every row's own */
+		{ __LINE__, "I420", V4L2_PIX_FMT_YUV420 },
+		{ __LINE__, "yuv420p", V4L2_PIX_FMT_YUV420 },
+		{ __LINE__, "YUY2", V4L2_PIX_FMT_YUYV },
+		{ __LINE__, "gray", V4L2_PIX_FMT_GREY },
+		{ __LINE__, "I421", 0 },
 		{ __LINE__, "422P", V4L2_PIX_FMT_YUV422P },
 		{ __LINE__, "YUV9", V4L2_PIX_FMT_YUV410 },
 		{ __LINE__, "yvu9", V4L2_PIX_FMT_YVU410 },
