@@ -229,6 +229,17 @@ static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mo
 	} while (0)
 
 static void output_free(struct output *o);
+
+/* Moves user u (a client or a waiter, on list `list` counted by `count`)
+ * from output `from` to output `to`. */
+#define USER_MOVE(from, to, list, count, u)        \
+	do {                                       \
+		DLIST_UNLINK((from)->list, u);     \
+		(from)->count--;                   \
+		DLIST_PUSH((to)->list, u);         \
+		(to)->count++;                     \
+		(u)->out = (to);                   \
+	} while (0)
 static struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 				      const struct vc_plan *pl);
 
@@ -251,21 +262,14 @@ static void output_merge(struct output *to, struct output *from)
 	while (from->clients) {
 		struct client *c = from->clients;
 
-		DLIST_UNLINK(from->clients, c);
-		DLIST_PUSH(to->clients, c);
-		c->out = to;
+		USER_MOVE(from, to, clients, n_clients, c);
 		c->sent_n = to->latest_n; /* next part: to's next frame */
 	}
 	while (from->waiters) {
 		struct waiter *w = from->waiters;
 
-		DLIST_UNLINK(from->waiters, w);
-		DLIST_PUSH(to->waiters, w);
-		w->out = to;
+		USER_MOVE(from, to, waiters, n_waiters, w);
 	}
-	to->n_clients += from->n_clients;
-	to->n_waiters += from->n_waiters;
-	from->n_clients = from->n_waiters = 0;
 	if (from->busy)
 		from->merged = 1;
 	else
@@ -275,35 +279,34 @@ static void output_merge(struct output *to, struct output *from)
 /* Users of o whose own request plans to another output under the new mode
  * (requests that were equal under the old one, e.g. width=640 and
  * size=640x480 on a 4:3 mode, differ on a 16:9 one) move to that output. */
+/* Where a user of o with request req belongs now: NULL when o still fits. */
+static struct output *split_target(struct hub *h, const struct output *o,
+				   const struct vc_request *req)
+{
+	struct vc_plan p;
+
+	if (vc_negotiate_plan(&h->target, req, &p) < 0 || vc_output_equal(&p.out, &o->plan.out))
+		return NULL;
+	return output_for_plan(h, req, &p);
+}
+
 static void output_split(struct hub *h, struct output *o)
 {
 	struct client *cn;
 	struct waiter *wn;
-	struct vc_plan p;
 	struct output *to;
 
 	for (struct client *c = o->clients; c; c = cn) {
 		cn = c->next;
-		if (vc_negotiate_plan(&h->target, &c->req, &p) < 0 ||
-		    vc_output_equal(&p.out, &o->plan.out) || !(to = output_for_plan(h, &c->req, &p)))
-			continue;
-		DLIST_UNLINK(o->clients, c);
-		o->n_clients--;
-		DLIST_PUSH(to->clients, c);
-		to->n_clients++;
-		c->out = to;
-		c->sent_n = to->latest_n;
+		if ((to = split_target(h, o, &c->req))) {
+			USER_MOVE(o, to, clients, n_clients, c);
+			c->sent_n = to->latest_n;
+		}
 	}
 	for (struct waiter *w = o->waiters; w; w = wn) {
 		wn = w->next;
-		if (vc_negotiate_plan(&h->target, &w->req, &p) < 0 ||
-		    vc_output_equal(&p.out, &o->plan.out) || !(to = output_for_plan(h, &w->req, &p)))
-			continue;
-		DLIST_UNLINK(o->waiters, w);
-		o->n_waiters--;
-		DLIST_PUSH(to->waiters, w);
-		to->n_waiters++;
-		w->out = to;
+		if ((to = split_target(h, o, &w->req)))
+			USER_MOVE(o, to, waiters, n_waiters, w);
 	}
 	if (!output_users(o))
 		o->idle_since_us = now_us();
