@@ -24,6 +24,7 @@
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
 #include "server/stream.h"
+#include "server/testsrc.h"
 #include "server/v4l2src.h"
 #include "server/webroot.h"
 
@@ -134,6 +135,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'd':
 			if (o->n_devices >= MAX_CAMS) {
 				fprintf(stderr, "vcapd: at most %d --device\n", MAX_CAMS);
+				return 2;
+			}
+			/* a malformed test pattern can never open: say so now instead
+			 * of retrying (and logging) forever */
+			if ((!strcmp(optarg, "test") || !strncmp(optarg, "test:", 5)) &&
+			    vc_testsrc_parse(optarg, &(struct vc_testsrc_opts){ 0 }) < 0) {
+				fprintf(stderr, "vcapd: --device %s: bad test pattern (want test:WxH@FPS:FORMAT)\n",
+					optarg);
 				return 2;
 			}
 			o->devices[o->n_devices++] = optarg;

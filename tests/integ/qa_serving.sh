@@ -1,7 +1,7 @@
 #!/bin/sh
 # A demanding user against the test pattern: per-client fps and quality are
 # honoured also when another client already streams the same picture,
-# snapshot ETags stay unique across capture restarts, /metrics is valid Prometheus text. Ports 18902-18909.
+# snapshot ETags stay unique across capture restarts, /metrics is valid Prometheus text. Ports 18902-18909 (18902-18904 used).
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_serving
 PORT=18902
@@ -128,5 +128,11 @@ ct=$(hdr "$TMP/hm" Content-Type)
 check metrics_exposition_format $? "type '$ct'; $(echo "$bad" | tr '\n' ';')"
 stop_vcapd
 check sigterm_exit0_2 $? "exit status $?"
+# 6. A malformed --device test:... is a command-line error (exit 2 at once),
+# not a camera that retries and logs the same error forever.
+timeout 3 "$VCAPD" --device test:abc --listen 127.0.0.1:$((PORT + 2)) >"$TMP/badtest.log" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q 'test:abc' "$TMP/badtest.log"
+check bad_test_device_exit2 $? "exit $rc (124 = still running after 3 s): $(head -c 150 "$TMP/badtest.log")"
 ! grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$TMP"/vcapd-*.log
 check no_sanitizer_reports $? "$(grep -m3 'ERROR\|runtime error' "$TMP"/vcapd-*.log)"
