@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "server/auth.h"
+#include "server/testsrc.h"
 
 int vc_ops_load(const char *path, struct vc_conf **out)
 {
@@ -39,6 +40,17 @@ int vc_ops_check_config(const char *path, FILE *out, FILE *err)
 		return 1;
 	}
 	vc_auth_free(a);
+	for (size_t i = 0; i < c->n_cams; i++) {
+		const char *d = c->cams[i].device;
+		/* a malformed test pattern would only retry forever at run time */
+		if (d && (!strcmp(d, "test") || !strncmp(d, "test:", 5)) &&
+		    vc_testsrc_parse(d, &(struct vc_testsrc_opts){ 0 }) < 0) {
+			fprintf(err, "%s:%d: [camera %s]: bad test pattern '%s' (want test:WxH@FPS:FORMAT)\n",
+				path, c->cams[i].line, c->cams[i].name, d);
+			vc_conf_free(c);
+			return 1;
+		}
+	}
 	vc_conf_print(c, out, 1);
 	vc_conf_free(c);
 	return 0;

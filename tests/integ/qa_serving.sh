@@ -134,5 +134,10 @@ timeout 3 "$VCAPD" --device test:abc --listen 127.0.0.1:$((PORT + 2)) >"$TMP/bad
 rc=$?
 [ "$rc" = 2 ] && grep -q 'test:abc' "$TMP/badtest.log"
 check bad_test_device_exit2 $? "exit $rc (124 = still running after 3 s): $(head -c 150 "$TMP/badtest.log")"
+printf '[camera x]\ndevice = test:abc\n' >"$TMP/bad.conf"
+"$VCAPD" --check-config --config "$TMP/bad.conf" >"$TMP/cc.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'bad.conf:1: .*test:abc' "$TMP/cc.out"
+check check_config_bad_test_device $? "exit $rc: $(head -c 150 "$TMP/cc.out")"
 ! grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$TMP"/vcapd-*.log
 check no_sanitizer_reports $? "$(grep -m3 'ERROR\|runtime error' "$TMP"/vcapd-*.log)"
