@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/negotiate.h"
+#include "server/v4l2src.h"
 
 struct vc_api {
 	struct vc_streams *s;
@@ -74,6 +75,11 @@ static void bstr(struct buf *b, const char *s)
 	else
 		bprintf(b, "%s", vc_json_str_get(&j));
 	vc_json_free(&j);
+}
+
+static void bput(void *opaque, const char *text)
+{
+	bprintf(opaque, "%s", text);
 }
 
 static enum MHD_Result send_buf(struct vc_http_req *r, struct buf *b, const char *ctype)
@@ -236,6 +242,8 @@ static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int fu
 	vc_streams_clients(s, i, json_client_cb, &j);
 	bprintf(b, "]");
 	if (full) {
+		if (state != VC_CAM_ABSENT)
+			vc_v4l2_json(vc_cam_source(cam), bput, b);
 		bprintf(b, ",\"formats\":");
 		json_caps(b, state != VC_CAM_ABSENT ? vc_cam_caps(cam) : NULL);
 	}

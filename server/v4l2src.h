@@ -77,4 +77,14 @@ int vc_v4l2_cam_dv(struct vc_cam *cam, uint32_t input, const struct vc_v4l2_dv *
 struct vc_conf_cam;
 int vc_v4l2_cam_conf(struct vc_cam *cam, const struct vc_conf_cam *k);
 
+/* JSON for /api/cams. One standard (current: G_STD is exactly its id) or
+ * one DV timings as an object into dst of n bytes; snprintf's answer. */
+int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current);
+int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv);
+/* Members ,"tv_std":{current, standards[]} (when the current input has
+ * standards) and ,"dv_timings":{current, detected, offered[] (at most 64),
+ * offered_truncated} (when it has DV timings), passed to put piece by piece.
+ * Nothing for a NULL or non-V4L2 source. */
+void vc_v4l2_json(struct vc_src *src, void (*put)(void *opaque, const char *text), void *opaque);
+
 #endif

@@ -125,6 +125,7 @@ if [ "${1:-}" = "--guest" ]; then
 		if [ $up = 1 ]; then
 			curl -s -D "$d/raw.h" -o "$d/raw.bin" "$U/raw?cam=tv&format=YUYV"
 			v4l2-ctl -d /dev/video4 --get-standard >"$d/std.txt" 2>&1
+			curl -s -o "$d/cam_std.json" "$U/api/cams/tv"
 			sed -i 's/^std = PAL$/std = NTSC/' "$d/vcapd.conf"
 			kill -HUP $vp
 			for i in $(seq 20); do
@@ -141,6 +142,7 @@ if [ "${1:-}" = "--guest" ]; then
 				tr -d '\r' <"$d/raw3.h" | grep -qi '^X-Height: 600$' && break
 			done
 			v4l2-ctl -d /dev/video4 --get-dv-timings >"$d/dv.txt" 2>&1
+			curl -s -o "$d/cam_dv.json" "$U/api/cams/tv"
 		fi
 		kill -TERM $vp 2>/dev/null
 		wait $vp
@@ -290,6 +292,19 @@ else
 	[ "$w" = 800 ] && [ "$h" = 600 ] && [ "$n" = $((800 * 600 * 2)) ] && grep -q 'Active width: 800' "$d/dv.txt"
 	dres conf_dv_timings $? "input 3, dv_timings = 800x600p60 after SIGHUP: /raw ${w}x$h $n bytes; $(tr '\n' ' ' <"$d/dv.txt" | head -c 200)" \
 		"input 3, dv_timings = 800x600p60: /raw ${w}x$h"
+	# /api/cams/<id>: the TV input's standards (PAL current), the HDMI input's
+	# DV timings (current 800x600, the offered list)
+	grep -q '"tv_std":{"current":"0x' "$d/cam_std.json" &&
+		grep -q '"name":"NTSC","id":"0x[0-9a-f]*","frameperiod":"1001/30000","fps":29.970,"lines":525,"current":false' "$d/cam_std.json" &&
+		grep -q '"name":"PAL","id":"0x[0-9a-f]*","frameperiod":"1/25","fps":25.000,"lines":625,"current":true' "$d/cam_std.json" &&
+		[ "$(grep -o '"current":true' "$d/cam_std.json" | wc -l)" = 1 ] && ! grep -q '"dv_timings"' "$d/cam_std.json"
+	dres api_cam_std $? "$(grep -o '"tv_std":.\{0,400\}' "$d/cam_std.json" | head -c 400)" \
+		"/api/cams/tv on the TV input: PAL current, NTSC listed"
+	grep -q '"dv_timings":{"current":{"width":800,"height":600,"interlaced":false,"pixelclock":40000000,"fps":60.3' "$d/cam_dv.json" &&
+		grep -q '"offered":\[{' "$d/cam_dv.json" && grep -q '"name":"1280x720p60"' "$d/cam_dv.json" &&
+		grep -q '"name":"800x600p60"' "$d/cam_dv.json" && ! grep -q '"tv_std"' "$d/cam_dv.json"
+	dres api_cam_dv $? "$(grep -o '"dv_timings":.\{0,300\}' "$d/cam_dv.json" | head -c 300) ... $(grep -o '"name":"[0-9]*x[0-9]*[pi][0-9]*"' "$d/cam_dv.json" | wc -l) offered" \
+		"/api/cams/tv on the HDMI input: current 800x600p60 + $(grep -o '"name":"[0-9]*x[0-9]*[pi][0-9]*"' "$d/cam_dv.json" | wc -l) timings"
 fi
 
 # Faults (vivid's error injection) under the ASan daemon.
