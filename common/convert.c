@@ -308,16 +308,41 @@ static void chroma_resample(const uint8_t *s, int ss, int slw, int slh, uint8_t 
 
 /* ---- destination families ---- */
 
+/* RGB quantization (V4L2 LIM_RANGE RGB is 16..235 per channel, as HDMI
+ * capture cards send for CEA-861 timings): the ARGB hub is copied into
+ * scratch with R, G and B mapped through the same range LUT as luma (alpha
+ * kept), so every writer after it sees full-range RGB (or, towards a
+ * limited RGB destination, limited). */
+static int range_argb_hub(struct vc_conv *c, struct hub *h, int from_full, int to_full)
+{
+	uint8_t lut[256], tab[256 * 4];
+	int st = h->w * 4;
+	uint8_t *b = conv_scratch(c, S_RGBR, (size_t)st * h->h);
+
+	if (!b)
+		return -ENOMEM;
+	vc_color_range_lut(lut, from_full, to_full, 0);
+	for (int i = 0; i < 256; i++)
+		tab[4 * i] = tab[4 * i + 1] = tab[4 * i + 2] = lut[i], tab[4 * i + 3] = (uint8_t)i;
+	ARGBCopy(h->p[0], h->stride[0], b, st, h->w, h->h);
+	RGBColorTable(b, st, tab, 0, 0, h->w, h->h);
+	h->p[0] = b;
+	h->stride[0] = st;
+	return 0;
+}
+
 static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 {
 	int w = dst->width, ht = dst->height, ly = conv_rgb_libyuv(dst->fmt), r;
+	struct vc_ycbcr de;
 
+	vc_color_resolve_fmt(dst->fmt, &dst->color, &de);
 	if (h->kind != HUB_ARGB) {
 		if ((h->w != w || h->h != ht) && (r = scale_yuv_hub(c, h, w, ht)))
 			return r;
 		if (needs_widen(h->enc) && (r = widen_hub(c, h)))
 			return r;
-		if (h->kind == HUB_YUV && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
+		if (h->kind == HUB_YUV && de.full_range && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* Straight into the destination; the Yvu constants with U
 			 * and V swapped give the R<->B swapped byte order. */
 			int sw = ly == LY_ABGR || ly == LY_RAW;
@@ -330,6 +355,8 @@ static int to_rgb(struct vc_conv *c, struct hub *h, const struct vc_image *dst)
 	} else if ((h->w != w || h->h != ht) && (r = scale_argb_hub(c, h, w, ht))) {
 		return r;
 	}
+	if (!de.full_range && (r = range_argb_hub(c, h, 1, 0)))
+		return r;
 	conv_write_rgb(h->p[0], h->stride[0], dst);
 	return 0;
 }
@@ -431,7 +458,7 @@ static int fast_path(struct vc_conv *c, const struct vc_image *s, const struct v
 					   dp[u], dst_s[u], dp[v], dst_s[v], w, h);
 		}
 		int ly = conv_rgb_libyuv(df);
-		if (!needs_widen(se) && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
+		if (!needs_widen(se) && de.full_range && (ly == LY_ARGB || ly == LY_ABGR || ly == LY_RGB24 || ly == LY_RAW)) {
 			/* NV21 read as NV12 with Yvu constants swaps R and B. */
 			int rb = ly == LY_ABGR || ly == LY_RAW;
 			return !nv_to_rgb(c, s, d, sf->swap_uv ^ rb, ly == LY_RGB24 || ly == LY_RAW,
@@ -439,7 +466,7 @@ static int fast_path(struct vc_conv *c, const struct vc_image *s, const struct v
 		}
 	}
 	int sly = conv_rgb_libyuv(sf);
-	if ((sly == LY_RGB24 || sly == LY_RAW) && is_planar420(df) && de.matrix == VC_MATRIX_BT601 &&
+	if ((sly == LY_RGB24 || sly == LY_RAW) && se.full_range && is_planar420(df) && de.matrix == VC_MATRIX_BT601 &&
 	    !de.full_range) {
 		int u = df->swap_uv ? 2 : 1, v = df->swap_uv ? 1 : 2;
 		return !(sly == LY_RGB24 ? RGB24ToI420 : RAWToI420)(s->plane[0], src_s[0], dp[0], dst_s[0],
@@ -453,8 +480,8 @@ static int fast_path(struct vc_conv *c, const struct vc_image *s, const struct v
 static int copy_same(const struct vc_image *s, const struct vc_image *d, struct vc_ycbcr se,
 		     struct vc_ycbcr de)
 {
-	if (s->fmt != d->fmt || (s->fmt->family != VC_FAM_RGB &&
-				 (se.matrix != de.matrix || se.full_range != de.full_range)))
+	if (s->fmt != d->fmt || se.full_range != de.full_range ||
+	    (s->fmt->family != VC_FAM_RGB && se.matrix != de.matrix))
 		return 0;
 	for (int p = 0; p < s->fmt->color_planes && p < 3; p++) {
 		size_t row, lines;
@@ -535,6 +562,8 @@ static int convert_views(struct vc_conv *c, const struct vc_image *src,
 		break;
 	}
 	if (r)
+		return r;
+	if (h.kind == HUB_ARGB && !se.full_range && (r = range_argb_hub(c, &h, 0, 1)))
 		return r;
 	return dst->fmt->layout == VC_LAYOUT_PACKED_RGB ? to_rgb(c, &h, dst) : to_yuv(c, &h, dst, de);
 }

@@ -31,7 +31,7 @@ struct planar {
 	int stride[3];
 };
 
-enum { S_HUB, S_BAYER, S_SCALE, S_ARGB, S_ARGB2, S_OUT, S_RANGE, S_V422, S_FIELD, S_COUNT };
+enum { S_HUB, S_BAYER, S_SCALE, S_ARGB, S_ARGB2, S_OUT, S_RANGE, S_V422, S_FIELD, S_RGBR, S_COUNT };
 
 struct vc_conv {
 	uint8_t *buf[S_COUNT];

@@ -255,6 +255,85 @@ static void colour_bars(void)
 	vc_conv_free(c);
 }
 
+
+/* Limited-range RGB (V4L2 LIM_RANGE, 16..235: HDMI capture of CEA-861
+ * timings): 16 is black and 235 white, so to JFIF-style full-range YUV
+ * 75% bars (limited 180/16) give the full-range BT.601 bar values, and to a
+ * full RGB destination the range is expanded; a limited RGB destination
+ * gets it compressed. Several RGB layouts (built by an exact 8-bit copy). */
+static void rgb_limited(void)
+{
+	const char *layouts[] = { "RGB24", "BGR24", "XRGB32", "ABGR32", "RGBX32" };
+	const struct vc_fmt *rgb = need("RGB24"), *y444 = need("YUV444M"), *i420 = need("YUV420");
+	const struct vc_colorimetry lim = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT601, 0 });
+	const struct vc_colorimetry full = vc_color_from_ycbcr(VC_YCBCR_JFIF);
+	struct vc_conv *c = vc_conv_new();
+	const int W = 10 * BAR_W, H = 4;
+
+	if (!rgb || !y444 || !i420 || !c)
+		return;
+	for (size_t l = 0; l < ARRAY_LEN(layouts); l++) {
+		const struct vc_fmt *lf = need(layouts[l]);
+		struct buf s, m, y, back, a, b;
+		if (!lf || buf_new(&s, rgb, W, H, 0, 0) || buf_new(&m, lf, W, H, 8, 1) ||
+		    buf_new(&y, y444, W, H, 16, 1) || buf_new(&back, rgb, W, H, 4, 1) ||
+		    buf_new(&a, i420, W, H, 0, 1) || buf_new(&b, i420, W, H, 0, 1))
+			return;
+		/* bars 0..7 in limited RGB (191 -> 180, 0 -> 16), then 16 and 235 */
+		for (uint32_t r = 0; r < (uint32_t)H; r++)
+			for (int x = 0; x < W; x++)
+				for (int k = 0; k < 3; k++) {
+					int bar = x / BAR_W;
+					int v = bar == 8 ? 16 : bar == 9 ? 235 : bars_rgb[bar][k] ? 180 : 16;
+					s.v.plane[0][r * s.v.stride[0] + 3 * x + k] = (uint8_t)v;
+				}
+		CHECK(vc_conv_run(c, &s.v, &m.v) == 0, "RGB24 -> %s", lf->name);
+		/* full range in: as before, default colour == explicit full */
+		CHECK(vc_conv_run(c, &m.v, &a.v) == 0, "%s -> I420 default", lf->name);
+		m.v.color = full;
+		CHECK(vc_conv_run(c, &m.v, &b.v) == 0, "%s -> I420 full", lf->name);
+		for (int p = 0; p < 3; p++)
+			CHECK(!memcmp(a.mem[p], b.mem[p], a.size[p]), "%s full-range plane %d differs", lf->name, p);
+		m.v.color = lim;
+		y.v.color = full;
+		CHECK(vc_conv_run(c, &m.v, &y.v) == 0, "%s limited -> YUV444M", lf->name);
+		CHECK(vc_conv_run(c, &m.v, &back.v) == 0, "%s limited -> RGB24", lf->name);
+		for (int bar = 0; bar < 10; bar++) {
+			int x = bar * BAR_W + 1, row = 1;
+			int Y = y.v.plane[0][row * y.v.stride[0] + x], U = y.v.plane[1][row * y.v.stride[1] + x],
+			    V = y.v.plane[2][row * y.v.stride[2] + x];
+			static const uint8_t extra[2][3] = { { 0, 128, 128 }, { 255, 128, 128 } };
+			const uint8_t *ex = bar < 8 ? bars_yuv[1].yuv[bar] : extra[bar - 8];
+			CHECK(near(Y, ex[0], 1) && near(U, ex[1], 1) && near(V, ex[2], 1),
+			      "%s limited bar %d -> JFIF %d %d %d want %d %d %d", lf->name, bar, Y, U, V,
+			      ex[0], ex[1], ex[2]);
+			const uint8_t *p = back.v.plane[0] + row * back.v.stride[0] + 3 * x;
+			for (int k = 0; k < 3; k++) {
+				int want = bar == 8 ? 0 : bar == 9 ? 255 : bars_rgb[bar][k];
+				CHECK(p[k] == want, "%s limited bar %d -> full RGB ch %d: %d want %d", lf->name,
+				      bar, k, p[k], want);
+			}
+		}
+		/* full RGB24 (the expanded picture) -> limited RGB destination */
+		back.v.color = full;
+		m.v.color = lim;
+		CHECK(vc_conv_run(c, &back.v, &m.v) == 0, "RGB24 -> limited %s", lf->name);
+		s.v.color = lim; /* read back unchanged: same range */
+		CHECK(vc_conv_run(c, &m.v, &s.v) == 0, "%s -> RGB24", lf->name);
+		for (int bar = 0; bar < 10; bar++) {
+			const uint8_t *p = s.v.plane[0] + s.v.stride[0] + 3 * (bar * BAR_W + 1);
+			for (int k = 0; k < 3; k++) {
+				int want = bar == 8 ? 16 : bar == 9 ? 235 : bars_rgb[bar][k] ? 180 : 16;
+				CHECK(p[k] == want, "full -> limited %s bar %d ch %d: %d want %d", lf->name, bar,
+				      k, p[k], want);
+			}
+		}
+		CHECK(canaries_ok(&m) && canaries_ok(&y) && canaries_ok(&back), "%s canary", lf->name);
+		buf_free(&s), buf_free(&m), buf_free(&y), buf_free(&back), buf_free(&a), buf_free(&b);
+	}
+	vc_conv_free(c);
+}
+
 /* YUV -> YUV with a different matrix and range goes through RGB correctly. */
 static void yuv_reencode(void)
 {
@@ -900,6 +979,7 @@ int main(void)
 	RUN("convert", color_resolve);
 	RUN("convert", all_pairs);
 	RUN("convert", colour_bars);
+	RUN("convert", rgb_limited);
 	RUN("convert", yuv_reencode);
 	RUN("convert", round_trips);
 	RUN("convert", bayer_flat);
