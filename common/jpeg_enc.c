@@ -582,7 +582,11 @@ int vc_jpeg_encode_ss(struct vc_jpeg *j, const struct vc_image *src, int quality
 		return r;
 	}
 	jcs = rgb_jcs(src->fmt);
-	if (jcs >= 0)
+	struct vc_ycbcr se;
+	vc_color_resolve_fmt(src->fmt, &src->color, &se);
+	/* libjpeg's RGB input is full range: limited RGB (V4L2 LIM_RANGE, HDMI
+	 * CEA-861 timings) goes through the converter, which expands it. */
+	if (jcs >= 0 && se.full_range)
 		return enc_rgb(j, src, jcs, subsamp, quality, out, cap, len);
 	r = plan_yuv(src, subsamp, &p);
 	if (r == 0)

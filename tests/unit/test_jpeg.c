@@ -605,6 +605,74 @@ static void color_range(void)
 	vc_jpeg_free(j);
 }
 
+
+/* Limited-range RGB (V4L2 LIM_RANGE: 16 black, 235 white; HDMI capture of
+ * CEA-861 timings) is expanded on the way to JFIF: 75% bars in limited RGB
+ * (180/16) decode to the full-range BT.601 bar values, 16 -> Y 0 and 235 ->
+ * Y 255, for several RGB layouts; full-range RGB JPEGs are unchanged. */
+static void rgb_limited(void)
+{
+	static const uint8_t bars[8][3] = { { 1, 1, 1 }, { 1, 1, 0 }, { 0, 1, 1 }, { 0, 1, 0 },
+					    { 1, 0, 1 }, { 1, 0, 0 }, { 0, 0, 1 }, { 0, 0, 0 } };
+	/* JFIF (full-range BT.601) Y Cb Cr of 75% bars, then black and white */
+	static const uint8_t want[10][3] = { { 191, 128, 128 }, { 169, 32, 144 }, { 134, 160, 32 },
+		{ 112, 65, 48 }, { 79, 191, 208 }, { 57, 96, 224 }, { 22, 224, 112 }, { 0, 128, 128 },
+		{ 0, 128, 128 }, { 255, 128, 128 } };
+	const char *layouts[] = { "RGB3", "BGR3", "XR24", "AB24" };
+	struct vc_jpeg *j = vc_jpeg_new();
+	struct vc_conv *cv = vc_conv_new();
+	const uint32_t BW = 16, W = 10 * BW, H = 16;
+	struct pic s;
+
+	if (!j || !cv || pic_alloc(&s, F("RGB3"), W, H, 0))
+		return;
+	for (uint32_t y = 0; y < H; y++)
+		for (uint32_t x = 0; x < W; x++)
+			for (int k = 0; k < 3; k++) {
+				uint32_t bar = x / BW;
+				int v = bar == 8 ? 16 : bar == 9 ? 235 : bars[bar][k] ? 180 : 16;
+				s.img.plane[0][y * s.img.stride[0] + 3 * x + k] = (uint8_t)v;
+			}
+	for (size_t l = 0; l < ARRAY_LEN(layouts); l++) {
+		struct pic m, o;
+		size_t len, len2;
+		int err;
+		if (pic_alloc(&m, F(layouts[l]), W, H, 12))
+			continue;
+		CHECK(vc_conv_run(cv, &s.img, &m.img) == 0, "RGB24 -> %s", layouts[l]);
+		/* full range: default colour and explicit full give the same JPEG */
+		uint8_t *a = enc(j, &m.img, 100, VC_JPEG_SS_444, &len, &err);
+		m.img.color.quantization = V4L2_QUANTIZATION_FULL_RANGE;
+		uint8_t *b = enc(j, &m.img, 100, VC_JPEG_SS_444, &len2, &err);
+		CHECK(a && b && len == len2 && !memcmp(a, b, len), "%s full range JPEG changed", layouts[l]);
+		free(a), free(b);
+		m.img.color.quantization = V4L2_QUANTIZATION_LIM_RANGE;
+		uint8_t *jp = enc(j, &m.img, 100, VC_JPEG_SS_444, &len, &err);
+		CHECK(jp, "%s limited encode %d", layouts[l], err);
+		if (jp && pic_alloc(&o, F("YM24"), W, H, 0) == 0) {
+			o.img.color.quantization = V4L2_QUANTIZATION_FULL_RANGE;
+			CHECK(vc_jpeg_decode(j, jp, len, 1, &o.img) == 0, "%s decode", layouts[l]);
+			for (uint32_t bar = 0; bar < 10; bar++) {
+				size_t x = bar * BW + 4, y = 4;
+				int Y = o.img.plane[0][y * o.img.stride[0] + x];
+				int U = o.img.plane[1][y * o.img.stride[1] + x];
+				int V = o.img.plane[2][y * o.img.stride[2] + x];
+				CHECK(abs(Y - want[bar][0]) <= 1 && abs(U - want[bar][1]) <= 1 &&
+					      abs(V - want[bar][2]) <= 1,
+				      "%s limited bar %u: %d %d %d want %d %d %d", layouts[l], bar, Y, U, V,
+				      want[bar][0], want[bar][1], want[bar][2]);
+			}
+			CHECK(pic_canaries(&o), "%s canary", layouts[l]);
+			pic_free(&o);
+		}
+		free(jp);
+		pic_free(&m);
+	}
+	pic_free(&s);
+	vc_conv_free(cv);
+	vc_jpeg_free(j);
+}
+
 /* The encoder's limited -> full range mapping, in its documented fixed
  * point (Q7 of 255/219 and 255/224, rounded), clamped. */
 static uint8_t full_y(uint8_t v)
@@ -1324,6 +1392,7 @@ int main(void)
 	RUN("jpeg", encode_errors);
 	RUN("jpeg", encode_subsampling);
 	RUN("jpeg", color_range);
+	RUN("jpeg", rgb_limited);
 	RUN("jpeg", range_onepass_exact);
 	RUN("jpeg", color_bars);
 	RUN("jpeg", decode_destinations);
