@@ -310,22 +310,19 @@ static void chroma_resample(const uint8_t *s, int ss, int slw, int slh, uint8_t 
 
 /* RGB quantization (V4L2 LIM_RANGE RGB is 16..235 per channel, as HDMI
  * capture cards send for CEA-861 timings): the ARGB hub is copied into
- * scratch with R, G and B mapped through the same range LUT as luma (alpha
- * kept), so every writer after it sees full-range RGB (or, towards a
- * limited RGB destination, limited). */
+ * scratch with R, G and B mapped like luma samples (alpha kept), so every
+ * writer after it sees full-range RGB (or, towards a limited RGB
+ * destination, limited). */
 static int range_argb_hub(struct vc_conv *c, struct hub *h, int from_full, int to_full)
 {
-	uint8_t lut[256], tab[256 * 4];
 	int st = h->w * 4;
 	uint8_t *b = conv_scratch(c, S_RGBR, (size_t)st * h->h);
 
 	if (!b)
 		return -ENOMEM;
-	vc_color_range_lut(lut, from_full, to_full, 0);
-	for (int i = 0; i < 256; i++)
-		tab[4 * i] = tab[4 * i + 1] = tab[4 * i + 2] = lut[i], tab[4 * i + 3] = (uint8_t)i;
-	ARGBCopy(h->p[0], h->stride[0], b, st, h->w, h->h);
-	RGBColorTable(b, st, tab, 0, 0, h->w, h->h);
+	/* every byte as a luma sample (vectorised), then the alpha bytes back */
+	vc_color_range_plane(h->p[0], h->stride[0], b, st, st, h->h, from_full, to_full, 0);
+	ARGBCopyAlpha(h->p[0], h->stride[0], b, st, h->w, h->h);
 	h->p[0] = b;
 	h->stride[0] = st;
 	return 0;
