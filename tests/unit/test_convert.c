@@ -334,6 +334,39 @@ static void rgb_limited(void)
 	vc_conv_free(c);
 }
 
+
+/* The RGB range passes keep real alpha: ARGB32 full -> ARGB32 limited and
+ * back leave every alpha byte as it was. */
+static void rgb_range_alpha(void)
+{
+	const struct vc_fmt *f = need("ARGB32");
+	const struct vc_colorimetry lim = vc_color_from_ycbcr((struct vc_ycbcr){ VC_MATRIX_BT601, 0 });
+	struct vc_conv *c = vc_conv_new();
+	struct buf s, m, b;
+
+	if (!f || !c || buf_new(&s, f, 37, 5, 0, 0) || buf_new(&m, f, 37, 5, 4, 1) ||
+	    buf_new(&b, f, 37, 5, 0, 1))
+		return;
+	fill_random(&s);
+	int ab = f->a.shift / 8; /* little-endian 32-bit word: byte of alpha */
+	m.v.color = lim;
+	CHECK(vc_conv_run(c, &s.v, &m.v) == 0 && vc_conv_run(c, &m.v, &b.v) == 0, "runs");
+	for (uint32_t y = 0; y < 5; y++)
+		for (uint32_t x = 0; x < 37; x++) {
+			int a0 = s.v.plane[0][y * s.v.stride[0] + 4 * x + ab];
+			int a1 = m.v.plane[0][y * m.v.stride[0] + 4 * x + ab];
+			int a2 = b.v.plane[0][y * b.v.stride[0] + 4 * x + ab];
+			if (a0 != a1 || a0 != a2) {
+				CHECK(0, "pixel %u,%u alpha %d -> %d -> %d", x, y, a0, a1, a2);
+				y = 5;
+				break;
+			}
+		}
+	CHECK(canaries_ok(&m) && canaries_ok(&b), "canary");
+	buf_free(&s), buf_free(&m), buf_free(&b);
+	vc_conv_free(c);
+}
+
 /* YUV -> YUV with a different matrix and range goes through RGB correctly. */
 static void yuv_reencode(void)
 {
@@ -980,6 +1013,7 @@ int main(void)
 	RUN("convert", all_pairs);
 	RUN("convert", colour_bars);
 	RUN("convert", rgb_limited);
+	RUN("convert", rgb_range_alpha);
 	RUN("convert", yuv_reencode);
 	RUN("convert", round_trips);
 	RUN("convert", bayer_flat);
