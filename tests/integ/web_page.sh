@@ -97,7 +97,7 @@ check exit_clean_a $? "daemon A exit status not 0"
 # Daemon B: a web root made here (config web_root) with traps around it.
 W=$TMP/www
 mkdir -p "$W/sub" "$TMP/outside"
-cp web/* "$W/"
+cp web/* tests/integ/lib/drive.js "$W/"
 echo secret-outside >"$TMP/outside/out.txt"
 echo secret-hidden >"$W/.hidden"
 mkdir "$W/.git" && echo secret-git >"$W/.git/HEAD"
@@ -117,30 +117,9 @@ cat >"$W/drive.html" <<'EOH'
 <html><body style="margin:0">
 <iframe id="f" src="index.html" style="border:0;display:block" width="1000" height="1400"></iframe>
 <pre id="result">pending</pre>
+<script src="drive.js"></script>
 <script>
 'use strict';
-const lines = [];
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-	for (let t = 0; t < ms; t += 50) {
-		const v = fn();
-		if (v)
-			return v;
-		await sleep(50);
-	}
-	return null;
-}
-// the picture now shown, as RGBA at 160x120 (a polled <img> has no
-// picture for a moment while its next snapshot loads)
-async function grab(img) {
-	await until(() => img.complete && img.naturalWidth > 0, 3000);
-	const c = document.createElement('canvas');
-	c.width = 160;
-	c.height = 120;
-	const g = c.getContext('2d');
-	g.drawImage(img, 0, 0, c.width, c.height);
-	return g.getImageData(0, 0, c.width, c.height).data;
-}
 const opts = sel => [...sel.options].map(o => o.value);
 function missing(want, have) {
 	const m = want.filter(x => !have.includes(String(x)));
@@ -170,19 +149,7 @@ async function run() {
 		const img = card.querySelector('img.live');
 		await until(() => img.naturalWidth > 0, 3000);
 		const r = img.getBoundingClientRect();
-		// the picture moves within this one page view. Timers run on
-		// virtual time here, so real time passes by fetching snapshots
-		// (each waits for a camera frame): up to 60 frames' worth.
-		const a = await grab(img);
-		let diff = 0;
-		for (let i = 0; i < 60 && diff <= a.length / 4000; i++) {
-			await (await fetch('/snapshot?cam=' + cam.id + '&max_age_ms=0&t=' + i)).arrayBuffer();
-			const b = await grab(img);
-			diff = 0;
-			for (let j = 0; j < a.length; j += 4)
-				diff += a[j] !== b[j] || a[j + 1] !== b[j + 1] || a[j + 2] !== b[j + 2];
-		}
-		lines.push('moves ' + cam.id + ' ' + diff + ' of ' + a.length / 4);
+		lines.push('moves ' + cam.id + ' ' + await pictureMoves(img, cam.id, 3000));
 		lines.push('rect ' + cam.id + ' ' + Math.round(r.width) + ':' + Math.round(r.height) + ':' +
 			Math.round(r.left) + ':' + Math.round(r.top) + ' natural ' + img.naturalWidth + 'x' + img.naturalHeight);
 	}

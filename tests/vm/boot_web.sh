@@ -37,7 +37,7 @@ if [ -z "$CHROME" ]; then
 fi
 W=$TMP/www
 mkdir -p "$W"
-cp web/* "$W/"
+cp web/* tests/integ/lib/drive.js "$W/"
 cat >"$TMP/v.conf" <<EOC
 [server]
 listen = 0.0.0.0:8080
@@ -50,46 +50,16 @@ cat >"$W/drive.html" <<'EOH'
 <html><body style="margin:0">
 <iframe id="f" src="index.html" style="border:0;display:block" width="1000" height="1400"></iframe>
 <pre id="result">pending</pre>
+<script src="drive.js"></script>
 <script>
 'use strict';
-const lines = [];
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-	for (let t = 0; t < ms; t += 50) {
-		const v = fn();
-		if (v)
-			return v;
-		await sleep(50);
-	}
-	return null;
-}
 const doc = () => document.getElementById('f').contentDocument;
 const api = async () => (await (await fetch('/api/cams/v/controls')).json()).controls;
 const WANT = { 1: 'range', 2: 'checkbox', 3: 'select', 4: 'button', 5: 'number', 8: 'number', 9: 'select' };
-async function grab(img) {
-	await until(() => img.complete && img.naturalWidth > 0, 20000);
-	const c = document.createElement('canvas');
-	c.width = 160;
-	c.height = 120;
-	const g = c.getContext('2d');
-	g.drawImage(img, 0, 0, c.width, c.height);
-	return g.getImageData(0, 0, c.width, c.height).data;
-}
 async function run() {
 	const card = await until(() => doc().querySelector('[data-cam="v"]'), 20000);
 	lines.push('title ' + card.querySelector('.cam-title').textContent);
-	// the picture moves: real time passes through snapshot fetches (timers are virtual)
-	const img = card.querySelector('img.live');
-	const a = await grab(img);
-	let diff = 0;
-	for (let i = 0; i < 60 && diff <= a.length / 4000; i++) {
-		await (await fetch('/snapshot?cam=v&max_age_ms=0&t=' + i)).arrayBuffer();
-		const b = await grab(img);
-		diff = 0;
-		for (let j = 0; j < a.length; j += 4)
-			diff += a[j] !== b[j] || a[j + 1] !== b[j + 1] || a[j + 2] !== b[j + 2];
-	}
-	lines.push('moves ' + diff + ' of ' + a.length / 4);
+	lines.push('moves ' + await pictureMoves(card.querySelector('img.live'), 'v', 20000));
 	await until(() => card.querySelector('.controls [data-key]'), 20000);
 	const list = await api();
 	const bad = [];
