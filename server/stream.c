@@ -989,6 +989,9 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
 	plan_headers(resp, &o->plan);
 	MHD_add_response_header(resp, "Pragma", "no-cache");
+	/* nginx honours this per response: a stream is never held in proxy
+	 * buffers even where the site config left proxy_buffering on */
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
 }

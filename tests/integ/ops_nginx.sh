@@ -54,5 +54,12 @@ nd=$(grep -ac 'Content-Type: image/jpeg' "$TMP/d.bin")
 ms=$(awk -v t="$t" 'BEGIN { printf "%d", t * 1000 }')
 [ "$ms" -lt 1000 ] && [ "$np" -ge 40 ] && [ $((np * 10)) -ge $((nd * 8)) ]
 check stream_unbuffered $? "first byte after $ms ms; parts in 3 s: proxied $np, direct $nd (20 fps)"
+# Streams tell nginx not to buffer them (X-Accel-Buffering: no), so a site
+# config that left proxy_buffering on still streams; snapshots may be buffered.
+hdr() { curl -s -N --max-time 1 -D - -o /dev/null "http://127.0.0.1:$P$1" | tr -d '\r' |
+	grep -ci '^X-Accel-Buffering: no$'; }
+xs=$(hdr /stream); xr=$(hdr '/raw/stream?format=YUYV'); xn=$(hdr /snapshot)
+[ "$xs" = 1 ] && [ "$xr" = 1 ] && [ "$xn" = 0 ]
+check streams_say_no_buffering $? "X-Accel-Buffering: no on /stream $xs, /raw/stream $xr, /snapshot $xn"
 kill "$NPID" 2>/dev/null
 stop_vcapd; check stop $? "exit status"
