@@ -18,6 +18,12 @@ struct v4l2_slot {
 	int held; /* dequeued and lent to the caller until queue() */
 };
 
+/* A private copy of a frame (copy-out mode, server/v4l2_copyout.c). */
+struct v4l2_copy {
+	uint8_t *mem[3];
+	int held; /* lent to the caller until queue() */
+};
+
 struct v4l2src {
 	struct vc_src base; /* first: capture.c sees a struct vc_src */
 	char path[256];
@@ -32,6 +38,9 @@ struct v4l2src {
 	struct v4l2_slot *slots;
 	int stopped_with_held; /* buffers still lent after stop(): release at last queue() */
 	int events;            /* source-change events subscribed */
+	int copy_out;          /* the driver overwrites dequeued buffers: copy each frame */
+	struct v4l2_copy *copies; /* copy-out mode: what the caller's indices name */
+	unsigned n_copies;
 	int dv_chosen;         /* DV timings set on purpose (vc_v4l2_dv_set) for the
 				* current input: not replaced by detected ones */
 };
@@ -84,8 +93,25 @@ int v4l2_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual);
 void v4l2_stop(struct vc_src *s);
 int v4l2_dequeue(struct vc_src *s, struct vc_src_buf *b);
 int v4l2_queue(struct vc_src *s, unsigned index);
+/* Buffers (or copies) the caller holds. */
+unsigned v4l2_held(const struct v4l2src *d);
 int v4l2_get_event(struct vc_src *s, struct vc_src_event *ev);
 /* Unmaps every slot and frees the driver's buffers (REQBUFS 0). */
 void v4l2_release_buffers(struct v4l2src *d);
+
+/* v4l2_copyout.c: frames copied out of drivers that overwrite dequeued
+ * buffers (v4l2loopback). */
+/* Whether the driver (QUERYCAP name) needs copy-out. */
+int v4l2_copyout_needed(const char *driver);
+/* Pure: whether a copy of the frame filled at sequence seq may be torn,
+ * given every buffer's sequence read after the copy (seqs[n]). */
+int v4l2_copy_overtaken(uint32_t seq, const uint32_t *seqs, unsigned n);
+/* One copy per slot, each as large as the largest slot. 0 or -ENOMEM. */
+int v4l2_copies_alloc(struct v4l2src *d);
+void v4l2_copies_free(struct v4l2src *d);
+/* After DQBUF: copies out's planes into a free copy and points out at it
+ * (out->index becomes the copy's), flags a possibly torn copy as an error
+ * frame. The driver's buffer is the caller's to queue back. 0 or -ENOBUFS. */
+int v4l2_copy_out(struct v4l2src *d, uint32_t seq, struct vc_src_buf *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* Streaming for the V4L2 source: mmap buffers (REQBUFS/QUERYBUF/mmap through
  * libv4l2), QBUF/DQBUF, STREAMON/STREAMOFF, the buffers lent to capture.c
- * and the event queue (source change, end of stream). */
+ * (or, for drivers that overwrite them, copies: v4l2_copyout.c) and the
+ * event queue (source change, end of stream). */
 #define LOG_PREFIX "v4l2: "
 #include "common/log.h"
 
@@ -30,6 +31,7 @@ static void unmap_slots(struct v4l2src *d)
 void v4l2_release_buffers(struct v4l2src *d)
 {
 	struct v4l2_requestbuffers rb;
+	v4l2_copies_free(d);
 	if (!d->slots)
 		return;
 	unmap_slots(d);
@@ -135,6 +137,8 @@ int v4l2_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 		if (e < 0)
 			goto fail;
 	}
+	if (d->copy_out && (e = v4l2_copies_alloc(d)) < 0)
+		goto fail;
 	for (unsigned i = 0; i < d->n_slots; i++) {
 		e = qbuf(d, i);
 		if (e < 0) {
@@ -176,10 +180,7 @@ void v4l2_stop(struct vc_src *s)
 	if (e < 0 && v4l2_gone(e) != -ENODEV)
 		log_warn("%s: VIDIOC_STREAMOFF: %s", d->path, strerror(-e));
 	d->streaming = 0;
-	unsigned held = 0;
-	for (unsigned i = 0; i < d->n_slots; i++)
-		held += d->slots[i].held != 0;
-	if (held)
+	if (v4l2_held(d))
 		d->stopped_with_held = 1; /* unmap when the last one comes back */
 	else
 		v4l2_release_buffers(d);
@@ -231,26 +232,50 @@ int v4l2_dequeue(struct vc_src *s, struct vc_src_buf *out)
 	if (b.flags & V4L2_BUF_FLAG_KEYFRAME)
 		out->flags |= VC_SRC_BUF_KEYFRAME;
 	out->field = b.field;
+	if (d->copy_out) {
+		e = v4l2_copy_out(d, b.sequence, out);
+		int q = qbuf(d, b.index); /* the copy is what the caller holds */
+		if (q < 0) {
+			log_debug("%s: VIDIOC_QBUF %u: %s", d->path, b.index, strerror(-q));
+			return v4l2_gone(q);
+		}
+		if (e < 0)
+			log_warn("%s: every copy is held: frame %u dropped", d->path, b.sequence);
+		return e < 0 ? -EAGAIN : 0;
+	}
 	sl->held = 1;
 	return 0;
+}
+
+unsigned v4l2_held(const struct v4l2src *d)
+{
+	unsigned held = 0;
+
+	for (unsigned i = 0; i < d->n_slots; i++)
+		held += d->slots[i].held != 0;
+	for (unsigned i = 0; i < d->n_copies; i++)
+		held += d->copies[i].held != 0;
+	return held;
 }
 
 int v4l2_queue(struct vc_src *s, unsigned index)
 {
 	struct v4l2src *d = (struct v4l2src *)s;
-	if (index >= d->n_slots || !d->slots[index].held)
+	int *held = d->copy_out ? (index < d->n_copies ? &d->copies[index].held : NULL)
+				: (index < d->n_slots ? &d->slots[index].held : NULL);
+
+	if (!held || !*held)
 		return -EINVAL;
-	d->slots[index].held = 0;
+	*held = 0;
 	if (!d->streaming) {
-		if (d->stopped_with_held) {
-			for (unsigned i = 0; i < d->n_slots; i++)
-				if (d->slots[i].held)
-					return 0;
+		if (d->stopped_with_held && !v4l2_held(d)) {
 			d->stopped_with_held = 0;
 			v4l2_release_buffers(d);
 		}
 		return 0;
 	}
+	if (d->copy_out)
+		return 0; /* the driver's buffer went back at dequeue */
 	int e = qbuf(d, index);
 	if (e < 0) {
 		log_debug("%s: VIDIOC_QBUF %u: %s", d->path, index, strerror(-e));

@@ -295,6 +295,8 @@ static void v4l2src_close(struct vc_src *s)
 	}
 	for (unsigned i = 0; i < d->n_slots; i++)
 		d->slots[i].held = 0; /* the contract: nothing is outstanding now */
+	for (unsigned i = 0; i < d->n_copies; i++)
+		d->copies[i].held = 0;
 	d->stopped_with_held = 0;
 	v4l2_release_buffers(d);
 	if (d->fd >= 0)
@@ -401,8 +403,10 @@ static int v4l2src_open(const char *path, struct vc_src **out)
 	e = read_format(d, &d->cur);
 	if (e < 0 && e != -EPROTO)
 		goto fail;
-	log_info("%s: %s (%s, %s)%s", path, d->card, d->driver, d->bus,
-		 d->mplane ? ", multi-planar" : "");
+	d->copy_out = v4l2_copyout_needed(d->driver);
+	log_info("%s: %s (%s, %s)%s%s", path, d->card, d->driver, d->bus,
+		 d->mplane ? ", multi-planar" : "",
+		 d->copy_out ? "; the driver overwrites buffers it handed out: frames are copied" : "");
 	*out = &d->base;
 	return 0;
 fail:

@@ -13,10 +13,14 @@
  *   mjpeg_feed -i in.mjpeg --info
  *   mjpeg_feed -i in.mjpeg --extract K out.jpg [--strip-dht] [--add-dht]
  *       writes frame K after the edits (strip first, then add)
- *   mjpeg_feed -i in.mjpeg --grab /dev/video20 -n 20 [--strip-dht]
+ *   mjpeg_feed -i in.mjpeg --grab /dev/video20 -n 20 [--strip-dht] [--lag MS]
  *       captures 20 buffers (MMAP streaming) and counts the valid JPEGs
  *       (vc_jpeg_parse), the invalid ones, and the valid ones that are byte
- *       for byte a frame of in.mjpeg (after --strip-dht when given)
+ *       for byte a frame of in.mjpeg (after --strip-dht when given). Copies
+ *       the producer may have overwritten while they were taken (the
+ *       daemon's check, v4l2_copy_overtaken) are counted apart as
+ *       "overtaken"; --lag waits MS between DQBUF and the copy to provoke
+ *       them.
  *
  * Prints one line per fault kind at the end ("fed 150 frames, 10 corrupt...").
  * Exit 0, 1 on a failed match, 2 on usage or I/O errors. */
@@ -34,6 +38,7 @@
 #include <linux/videodev2.h>
 
 #include "common/jpeg.h"
+#include "server/v4l2_int.h"
 
 struct frames {
 	uint8_t *buf;
@@ -144,14 +149,35 @@ static int grab_setup(const char *dev, int *fdp, struct v4l2_requestbuffers *rb,
 	return 0;
 }
 
-static int grab(const struct frames *fr, const char *dev, long n, int strip, size_t maxsz)
+/* The daemon's copy-out check (server/v4l2_copyout.c) on a raw fd: may the
+ * producer have written into the frame filled at seq while we copied it? */
+static int copy_overtaken(int fd, unsigned count, uint32_t seq)
+{
+	uint32_t seqs[8];
+
+	for (unsigned i = 0; i < count && i < 8; i++) {
+		struct v4l2_buffer q;
+
+		memset(&q, 0, sizeof(q));
+		q.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		q.memory = V4L2_MEMORY_MMAP;
+		q.index = i;
+		if (ioctl(fd, VIDIOC_QUERYBUF, &q) < 0)
+			return 1;
+		seqs[i] = q.sequence;
+	}
+	return v4l2_copy_overtaken(seq, seqs, count < 8 ? count : 8);
+}
+
+static int grab(const struct frames *fr, const char *dev, long n, int strip, size_t maxsz,
+		long lag_ms)
 {
 	int fd = -1, ret = -EINVAL;
 	struct v4l2_requestbuffers rb;
 	void *map[8];
 	size_t maplen[8];
 	uint8_t *tmp = malloc(maxsz + 4 * VC_JPEG_DHT_BYTES);
-	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0, gaps = 0;
+	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0, gaps = 0, overtaken = 0;
 	long long last_seq = -1;
 	double t_first = 0, t_last = 0;
 
@@ -210,13 +236,19 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 		/* v4l2loopback may write the next frames into a buffer we hold
 		 * (it does not wait for the reader): copy it out and give it back
 		 * at once, then look at the copy, so a slow (emulated) match does
-		 * not read a torn frame. */
+		 * not read a torn frame; a copy the producer may have overtaken
+		 * (reader a ring behind) is what the daemon drops: counted apart. */
 		uint8_t *p = copy;
 
+		if (lag_ms > 0)
+			nanosleep(&(struct timespec){ lag_ms / 1000, (lag_ms % 1000) * 1000000L }, NULL);
 		memcpy(copy, map[b.index], used);
+		int torn = copy_overtaken(fd, rb.count, b.sequence);
 		ioctl(fd, VIDIOC_QBUF, &b);
 		got++;
-		if (vc_jpeg_parse(p, used, &info) == 0) {
+		if (torn) {
+			overtaken++;
+		} else if (vc_jpeg_parse(p, used, &info) == 0) {
 			valid++;
 			nodht += !info.has_dht;
 			if (find_frame(fr, p, info.size, strip, tmp, maxsz + 4 * VC_JPEG_DHT_BYTES) >= 0)
@@ -226,9 +258,9 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 		}
 	}
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT; "
-	       "%ld sequence gaps (last %lld), timestamps span %.2f s\n", got, valid, invalid, matched,
-	       nodht, gaps, last_seq, t_last - t_first);
+	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT, "
+	       "%ld overtaken; %ld sequence gaps (last %lld), timestamps span %.2f s\n", got, valid,
+	       invalid, matched, nodht, overtaken, gaps, last_seq, t_last - t_first);
 	for (unsigned i = 0; i < rb.count; i++)
 		munmap(map[i], maplen[i]);
 	close(fd);
@@ -247,7 +279,7 @@ int main(int argc, char **argv)
 	const char *in = NULL, *dev = NULL, *match = NULL, *grab_dev = NULL, *extract = NULL;
 	long extract_k = 0;
 	int rot = 0, flip = 0;
-	long fps = 15, count = 0, corrupt = 0, truncate_n = 0, empty = 0;
+	long fps = 15, count = 0, corrupt = 0, truncate_n = 0, empty = 0, lag_ms = 0;
 	int strip = 0, add = 0, info_only = 0;
 	struct frames fr;
 
@@ -277,6 +309,8 @@ int main(int argc, char **argv)
 			corrupt = atol(argv[++i]);
 		else if (!strcmp(a, "--truncate") && v)
 			truncate_n = atol(argv[++i]);
+		else if (!strcmp(a, "--lag") && v)
+			lag_ms = atol(argv[++i]);
 		else if (!strcmp(a, "--empty") && v)
 			empty = atol(argv[++i]);
 		else if (!strcmp(a, "--strip-dht"))
@@ -308,7 +342,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (grab_dev)
-		return grab(&fr, grab_dev, count ? count : 10, strip, maxsz);
+		return grab(&fr, grab_dev, count ? count : 10, strip, maxsz, lag_ms);
 	if (extract) {
 		const uint8_t *f = fr.buf + fr.off[extract_k % (long)fr.n];
 		size_t fl = fr.size[extract_k % (long)fr.n], len;
