@@ -9,7 +9,8 @@
  * kept here instead: each frame is copied into a private buffer right after
  * DQBUF, the driver's buffer is queued back at once, and a copy the producer
  * may have overtaken meanwhile is flagged as an error frame (capture.c drops
- * and counts it). Drivers that own their buffers (vb2: uvcvideo, vivid,
+ * and counts it), as is a buffer not filled since our REQBUFS (its length
+ * was reset to the whole buffer, its bytes are an old picture). Drivers that own their buffers (vb2: uvcvideo, vivid,
  * capture cards) never come here and stay zero-copy. */
 #define LOG_PREFIX "v4l2: "
 #include "common/log.h"
@@ -49,6 +50,14 @@ int v4l2_copy_overtaken(uint32_t seq, const uint32_t *seqs, unsigned n)
 	if (distinct < 2)
 		return 0;
 	return newest - seq + 1 >= distinct;
+}
+
+int v4l2_copy_stale(const struct v4l2_record *now, const struct v4l2_record *at_start)
+{
+	/* Any filling sets a new timestamp (the write time or the producer's);
+	 * sequence and length are compared too, in case a clock is coarse. */
+	return now->ts.tv_sec == at_start->ts.tv_sec && now->ts.tv_usec == at_start->ts.tv_usec &&
+	       now->seq == at_start->seq && now->used == at_start->used;
 }
 
 void v4l2_copies_free(struct v4l2src *d)
@@ -111,8 +120,11 @@ static int overtaken(struct v4l2src *d, uint32_t seq)
 	return v4l2_copy_overtaken(seq, seqs, n);
 }
 
-int v4l2_copy_out(struct v4l2src *d, uint32_t seq, struct vc_src_buf *out)
+int v4l2_copy_out(struct v4l2src *d, const struct v4l2_buffer *b, struct vc_src_buf *out)
 {
+	uint32_t seq = b->sequence;
+	struct v4l2_record rec = { b->timestamp, b->sequence,
+				   d->mplane ? b->m.planes[0].bytesused : b->bytesused };
 	unsigned j = 0;
 
 	while (j < d->n_copies && d->copies[j].held)
@@ -125,7 +137,11 @@ int v4l2_copy_out(struct v4l2src *d, uint32_t seq, struct vc_src_buf *out)
 		memcpy(d->copies[j].mem[p], out->mem[p], out->bytesused[p]);
 		out->mem[p] = d->copies[j].mem[p];
 	}
-	if (overtaken(d, seq)) {
+	if (b->index < d->n_slots && v4l2_copy_stale(&rec, &d->slots[b->index].at_start)) {
+		out->flags |= VC_SRC_BUF_ERROR;
+		log_debug("%s: buffer %u not filled since streaming started: dropped", d->path,
+			  b->index);
+	} else if (overtaken(d, seq)) {
 		out->flags |= VC_SRC_BUF_ERROR;
 		log_debug("%s: frame %u overwritten by the producer while copied: dropped", d->path,
 			  seq);

@@ -10,12 +10,20 @@
 
 #include "server/source.h"
 
+/* What tells one filling of a buffer from another: the driver's record of
+ * it (QUERYBUF/DQBUF). */
+struct v4l2_record {
+	struct timeval ts;
+	uint32_t seq, used;
+};
+
 /* One mmap'd buffer slot. */
 struct v4l2_slot {
 	uint8_t *mem[VIDEO_MAX_PLANES];
 	size_t len[VIDEO_MAX_PLANES];
 	unsigned n_mem;
 	int held; /* dequeued and lent to the caller until queue() */
+	struct v4l2_record at_start; /* QUERYBUF right after REQBUFS (copy-out mode) */
 };
 
 /* A private copy of a frame (copy-out mode, server/v4l2_copyout.c). */
@@ -106,12 +114,17 @@ int v4l2_copyout_needed(const char *driver);
 /* Pure: whether a copy of the frame filled at sequence seq may be torn,
  * given every buffer's sequence read after the copy (seqs[n]). */
 int v4l2_copy_overtaken(uint32_t seq, const uint32_t *seqs, unsigned n);
+/* Pure: whether a dequeued buffer still carries the record REQBUFS gave it,
+ * i.e. the producer has not filled it since: v4l2loopback resets every
+ * record (length = sizeimage) on a reader's REQBUFS but not the data, so
+ * such a buffer holds an old, possibly half-overwritten picture. */
+int v4l2_copy_stale(const struct v4l2_record *now, const struct v4l2_record *at_start);
 /* One copy per slot, each as large as the largest slot. 0 or -ENOMEM. */
 int v4l2_copies_alloc(struct v4l2src *d);
 void v4l2_copies_free(struct v4l2src *d);
 /* After DQBUF: copies out's planes into a free copy and points out at it
- * (out->index becomes the copy's), flags a possibly torn copy as an error
- * frame. The driver's buffer is the caller's to queue back. 0 or -ENOBUFS. */
-int v4l2_copy_out(struct v4l2src *d, uint32_t seq, struct vc_src_buf *out);
+ * (out->index becomes the copy's), flags a stale or possibly torn copy as
+ * an error frame. The driver's buffer is the caller's to queue back. 0 or -ENOBUFS. */
+int v4l2_copy_out(struct v4l2src *d, const struct v4l2_buffer *b, struct vc_src_buf *out);
 
 #endif

@@ -68,6 +68,8 @@ static int map_slot(struct v4l2src *d, unsigned i)
 		log_error("%s: VIDIOC_QUERYBUF %u: %s", d->path, i, strerror(-e));
 		return v4l2_gone(e);
 	}
+	sl->at_start = (struct v4l2_record){ b.timestamp, b.sequence,
+					     d->mplane ? planes[0].bytesused : b.bytesused };
 	sl->n_mem = d->mplane ? b.length : 1;
 	if (sl->n_mem == 0 || sl->n_mem > 3)
 		return -EPROTO;
@@ -233,7 +235,7 @@ int v4l2_dequeue(struct vc_src *s, struct vc_src_buf *out)
 		out->flags |= VC_SRC_BUF_KEYFRAME;
 	out->field = b.field;
 	if (d->copy_out) {
-		e = v4l2_copy_out(d, b.sequence, out);
+		e = v4l2_copy_out(d, &b, out);
 		int q = qbuf(d, b.index); /* the copy is what the caller holds */
 		if (q < 0) {
 			log_debug("%s: VIDIOC_QBUF %u: %s", d->path, b.index, strerror(-q));

@@ -4,7 +4,7 @@
  * corrupt, truncated and empty frames. Also answers, for a test, whether a
  * JPEG file is byte for byte one of the stream's frames.
  *
- *   mjpeg_feed -i in.mjpeg -d /dev/video20 [-r fps] [-n frames] [--strip-dht]
+ *   mjpeg_feed -i in.mjpeg -d /dev/video20 [-r fps (may be < 1)] [-n frames] [--strip-dht]
  *              [--corrupt N] [--truncate N] [--empty N]      (every Nth frame)
  *   mjpeg_feed -i in.mjpeg --match FILE [--strip-dht] [--add-dht] [--rotate R --flip F]
  *       FILE: one JPEG, concatenated JPEGs or a saved multipart /stream; every
@@ -19,8 +19,9 @@
  *       for byte a frame of in.mjpeg (after --strip-dht when given). Copies
  *       the producer may have overwritten while they were taken (the
  *       daemon's check, v4l2_copy_overtaken) are counted apart as
- *       "overtaken"; --lag waits MS between DQBUF and the copy to provoke
- *       them.
+ *       "overtaken", buffers not filled since our REQBUFS (v4l2_copy_stale)
+ *       as "stale"; --lag waits MS between DQBUF and the copy to provoke
+ *       overtaking.
  *
  * Prints one line per fault kind at the end ("fed 150 frames, 10 corrupt...").
  * Exit 0, 1 on a failed match, 2 on usage or I/O errors. */
@@ -105,7 +106,7 @@ static long find_frame(const struct frames *fr, const uint8_t *buf, size_t len, 
 /* Opens dev and queues its mmap'd buffers: 0, or -errno with nothing left
  * open or mapped. */
 static int grab_setup(const char *dev, int *fdp, struct v4l2_requestbuffers *rb, void *map[8],
-		      size_t maplen[8])
+		      size_t maplen[8], struct v4l2_record at_start[8])
 {
 	int fd = open(dev, O_RDWR), err = 0;
 	unsigned mapped = 0;
@@ -130,6 +131,7 @@ static int grab_setup(const char *dev, int *fdp, struct v4l2_requestbuffers *rb,
 			break;
 		}
 		maplen[i] = b.length;
+		at_start[i] = (struct v4l2_record){ b.timestamp, b.sequence, b.bytesused };
 		map[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
 		if (map[i] == MAP_FAILED) {
 			err = -errno;
@@ -178,6 +180,8 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	size_t maplen[8];
 	uint8_t *tmp = malloc(maxsz + 4 * VC_JPEG_DHT_BYTES);
 	long got = 0, valid = 0, invalid = 0, matched = 0, nodht = 0, gaps = 0, overtaken = 0;
+	long stale = 0;
+	struct v4l2_record at_start[8];
 	long long last_seq = -1;
 	double t_first = 0, t_last = 0;
 
@@ -185,7 +189,7 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	 * producer has set a format and started: under emulation that can take
 	 * longer than the caller waited, so retry for up to 10 s. */
 	for (int tries = 0; tries < 50; tries++) {
-		ret = grab_setup(dev, &fd, &rb, map, maplen);
+		ret = grab_setup(dev, &fd, &rb, map, maplen, at_start);
 		if (ret != -EINVAL)
 			break;
 		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
@@ -244,9 +248,13 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 			nanosleep(&(struct timespec){ lag_ms / 1000, (lag_ms % 1000) * 1000000L }, NULL);
 		memcpy(copy, map[b.index], used);
 		int torn = copy_overtaken(fd, rb.count, b.sequence);
+		struct v4l2_record rec = { b.timestamp, b.sequence, b.bytesused };
+		int old = b.index < 8 && v4l2_copy_stale(&rec, &at_start[b.index]);
 		ioctl(fd, VIDIOC_QBUF, &b);
 		got++;
-		if (torn) {
+		if (old) {
+			stale++;
+		} else if (torn) {
 			overtaken++;
 		} else if (vc_jpeg_parse(p, used, &info) == 0) {
 			valid++;
@@ -259,8 +267,9 @@ static int grab(const struct frames *fr, const char *dev, long n, int strip, siz
 	}
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
 	printf("grab: %ld frames, %ld valid, %ld invalid, %ld matched, %ld without DHT, "
-	       "%ld overtaken; %ld sequence gaps (last %lld), timestamps span %.2f s\n", got, valid,
-	       invalid, matched, nodht, overtaken, gaps, last_seq, t_last - t_first);
+	       "%ld overtaken, %ld stale; %ld sequence gaps (last %lld), timestamps span %.2f s\n",
+	       got, valid, invalid, matched, nodht, overtaken, stale, gaps, last_seq,
+	       t_last - t_first);
 	for (unsigned i = 0; i < rb.count; i++)
 		munmap(map[i], maplen[i]);
 	close(fd);
@@ -279,7 +288,8 @@ int main(int argc, char **argv)
 	const char *in = NULL, *dev = NULL, *match = NULL, *grab_dev = NULL, *extract = NULL;
 	long extract_k = 0;
 	int rot = 0, flip = 0;
-	long fps = 15, count = 0, corrupt = 0, truncate_n = 0, empty = 0, lag_ms = 0;
+	double fps = 15;
+	long count = 0, corrupt = 0, truncate_n = 0, empty = 0, lag_ms = 0;
 	int strip = 0, add = 0, info_only = 0;
 	struct frames fr;
 
@@ -302,7 +312,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--match") && v)
 			match = argv[++i];
 		else if (!strcmp(a, "-r") && v)
-			fps = atol(argv[++i]);
+			fps = atof(argv[++i]);
 		else if (!strcmp(a, "-n") && v)
 			count = atol(argv[++i]);
 		else if (!strcmp(a, "--corrupt") && v)
@@ -394,6 +404,8 @@ int main(int argc, char **argv)
 				bad++;
 				continue;
 			}
+			size_t before = ok, best = 0, best_len = 0, best_same = 0;
+
 			for (size_t i = 0; i < fr.n; i++) {
 				const uint8_t *f = fr.buf + fr.off[i];
 				size_t fl = fr.size[i], len;
@@ -416,7 +428,20 @@ int main(int argc, char **argv)
 					ok++;
 					break;
 				}
+				size_t same = 0; /* for the report below */
+				while (same < fl && same < mi.size && f[same] == mb[pos + same])
+					same++;
+				if (same > best_same) {
+					best_same = same;
+					best = i;
+					best_len = fl;
+				}
 			}
+			if (ok == before) /* say what it is, so a failure can be understood */
+				fprintf(stderr, "match: part %zu at byte %zu (%zu bytes, valid JPEG) is no "
+					"stream frame; closest: frame %zu (%zu bytes), same for the "
+					"first %zu bytes\n", parts, pos, (size_t)mi.size, best, best_len,
+					best_same);
 			pos += mi.size - 1;
 		}
 		printf("match: %zu of %zu parts are stream frames, %zu invalid%s\n", ok, parts, bad,
@@ -443,7 +468,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size_t fed = 0, n_corrupt = 0, n_trunc = 0, n_empty = 0;
-	struct timespec period = { 0, fps > 0 ? 1000000000L / fps : 0 };
+	long long period_ns = fps > 0 ? (long long)(1e9 / fps) : 0;
+	struct timespec period = { (time_t)(period_ns / 1000000000), (long)(period_ns % 1000000000) };
 	for (size_t i = 0; count == 0 || (long)i < count; i++) {
 		const uint8_t *src = fr.buf + fr.off[i % fr.n];
 		size_t len = fr.size[i % fr.n];

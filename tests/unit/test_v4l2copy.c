@@ -1,6 +1,7 @@
-/* Copy-out decision for drivers that overwrite dequeued buffers
+/* Copy-out decisions for drivers that overwrite dequeued buffers
  * (server/v4l2_copyout.c): when is a copy possibly torn, given the frame's
- * sequence and every buffer's sequence read after the copy. Table-driven;
+ * sequence and every buffer's sequence read after the copy; when does a
+ * buffer still carry the record REQBUFS reset. Table-driven;
  * the live behaviour against v4l2loopback is checked in tests/vm/boot_loopback.sh. */
 #include "check.h"
 #include "server/v4l2_int.h"
@@ -48,6 +49,25 @@ static void overtaken_table(void)
 	}
 }
 
+static void stale_records(void)
+{
+	const struct v4l2_record reset = { { 1234, 567 }, 0, 460800 };
+	struct v4l2_record r = reset;
+
+	CHECK(v4l2_copy_stale(&r, &reset), "the record REQBUFS left: not filled since");
+	r.ts.tv_usec++;
+	CHECK(!v4l2_copy_stale(&r, &reset), "a new timestamp: filled since");
+	r = reset;
+	r.seq = 9;
+	CHECK(!v4l2_copy_stale(&r, &reset), "a new sequence: filled since");
+	r = reset;
+	r.used = 31000;
+	CHECK(!v4l2_copy_stale(&r, &reset), "a new length: filled since");
+	r = reset;
+	r.ts.tv_sec++;
+	CHECK(!v4l2_copy_stale(&r, &reset), "a later second: filled since");
+}
+
 static void which_drivers(void)
 {
 	CHECK(v4l2_copyout_needed("v4l2 loopback"), "v4l2loopback overwrites held buffers");
@@ -59,6 +79,7 @@ static void which_drivers(void)
 int main(void)
 {
 	RUN("v4l2copy", overtaken_table);
+	RUN("v4l2copy", stale_records);
 	RUN("v4l2copy", which_drivers);
 	CHECK_EXIT();
 }
