@@ -98,7 +98,9 @@ if [ "${1:-}" = "--guest" ]; then
 	# must see every copy flagged as overtaken.
 	GRAB_ARGS="--lag 1000 -n 5" grab lagging
 	g=$work/lagging.grab
-	if [ "$(field frames "$g")" = 5 ] && [ "$(field overtaken "$g")" = 5 ]; then
+	# (the first buffer after REQBUFS is stale instead: see below)
+	o1=$(field overtaken "$g") o2=$(field stale "$g")
+	if [ "$(field frames "$g")" = 5 ] && [ "${o1:-0}" -ge 4 ] && [ $((${o1:-0} + ${o2:-0})) = 5 ]; then
 		echo "loopback.overtaken_detected: OK"
 	else
 		echo "loopback.overtaken_detected: FAIL $(cat "$g")"
