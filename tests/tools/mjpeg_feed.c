@@ -6,6 +6,7 @@
  *
  *   mjpeg_feed -i in.mjpeg -d /dev/video20 [-r fps (may be < 1)] [-n frames] [--strip-dht]
  *              [--corrupt N] [--truncate N] [--empty N]      (every Nth frame)
+ *              [--hold]  (after the last frame keep the device open, idle)
  *   mjpeg_feed -i in.mjpeg --match FILE [--strip-dht] [--add-dht] [--rotate R --flip F]
  *       FILE: one JPEG, concatenated JPEGs or a saved multipart /stream; every
  *       part must be byte for byte a stream frame after the edits (strip DHT,
@@ -290,7 +291,7 @@ int main(int argc, char **argv)
 	int rot = 0, flip = 0;
 	double fps = 15;
 	long count = 0, corrupt = 0, truncate_n = 0, empty = 0, lag_ms = 0;
-	int strip = 0, add = 0, info_only = 0;
+	int strip = 0, add = 0, info_only = 0, hold = 0;
 	struct frames fr;
 
 	for (int i = 1; i < argc; i++) {
@@ -325,6 +326,8 @@ int main(int argc, char **argv)
 			empty = atol(argv[++i]);
 		else if (!strcmp(a, "--strip-dht"))
 			strip = 1;
+		else if (!strcmp(a, "--hold"))
+			hold = 1;
 		else if (!strcmp(a, "--add-dht"))
 			add = 1;
 		else if (!strcmp(a, "--info"))
@@ -512,6 +515,10 @@ int main(int argc, char **argv)
 	}
 	printf("fed %zu frames: %zu corrupt, %zu truncated, %zu empty\n", fed, n_corrupt, n_trunc,
 	       n_empty);
+	fflush(stdout);
+	if (hold) /* a producer that stalls with the device open: its frames stay */
+		for (;;)
+			pause();
 	close(fd);
 	return 0;
 }

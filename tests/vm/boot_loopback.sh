@@ -29,6 +29,8 @@
 #       fed frame (no re-encode)
 #   loopback.daemon_two_cameras: vivid's YUYV webcam and the MJPEG loopback in
 #       one daemon, streamed at the same time
+#   loopback.daemon_stale_dropped: a buffer whose length the daemon's REQBUFS
+#       reset (v4l2loopback) is not served as a picture
 #   loopback.daemon_faults_dropped / _faults_counted: with corrupt, truncated
 #       and empty frames fed, every served part is a good fed frame and the
 #       camera's error counter (/api/cams) grows
@@ -122,7 +124,7 @@ if [ "${1:-}" = "--guest" ]; then
 	VCAPD=${VCAPD:-$B/vcapd}
 	U=http://127.0.0.1:18300
 	start() { # feeder args...
-		$FEED -i "$work/in.mjpeg" -d $dev -r 15 -n 100000 "$@" >"$work/feed.log" 2>&1 &
+		$FEED -i "$work/in.mjpeg" -d $dev -r 15 -n "${FEED_N:-100000}" "$@" >"$work/feed.log" 2>&1 &
 		fpid=$!
 		sleep 2
 		# shellcheck disable=SC2086 # EXTRA: more --device options
@@ -227,6 +229,24 @@ if [ "${1:-}" = "--guest" ]; then
 		stop
 	else
 		echo "loopback.daemon_start_nodht: FAIL"
+	fi
+
+	# A producer that stalls after 5 frames, the 5th truncated: it went into
+	# the buffer of the 1st (ring of 4), so that buffer holds half of frame
+	# 5 and the rest of frame 1. The daemon's REQBUFS resets the buffer's
+	# length to the whole buffer; served as is, it parses as a JPEG that is
+	# no camera frame. It must be dropped: no snapshot (503), error counted.
+	if FEED_N=5 start --truncate 5 --hold; then
+		code=$(curl -s --max-time 20 -o "$work/stale.jpg" -w '%{http_code}' "$U/snapshot")
+		e=$(curl -s --max-time 10 "$U/api/cams" | sed -n 's/.*"errors":\([0-9]*\).*/\1/p')
+		if [ "$code" != 200 ] && [ "${e:-0}" -ge 1 ]; then
+			echo "loopback.daemon_stale_dropped: OK"
+		else
+			echo "loopback.daemon_stale_dropped: FAIL HTTP $code, errors ${e:-?}: $(m "$work/stale.jpg" 2>&1)"
+		fi
+		stop
+	else
+		echo "loopback.daemon_start_stale: FAIL"
 	fi
 
 	if start --corrupt 3 --truncate 5 --empty 7; then
