@@ -912,15 +912,19 @@ static int str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+int vc_conf_cam_same_open(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
+{
+	return str_eq(a->name, b->name) && str_eq(a->device, b->device) &&
+	       a->mode.fourcc == b->mode.fourcc && a->mode.width == b->mode.width &&
+	       a->mode.height == b->mode.height && a->mode.ival.num == b->mode.ival.num &&
+	       a->mode.ival.den == b->mode.ival.den && a->input == b->input && a->std == b->std &&
+	       memcmp(&a->dv, &b->dv, sizeof(a->dv)) == 0 && a->buffers == b->buffers &&
+	       a->idle_stop_ms == b->idle_stop_ms && a->stall_timeout_ms == b->stall_timeout_ms;
+}
+
 int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
 {
-	if (!str_eq(a->name, b->name) || !str_eq(a->device, b->device) ||
-	    a->mode.fourcc != b->mode.fourcc || a->mode.width != b->mode.width ||
-	    a->mode.height != b->mode.height || a->mode.ival.num != b->mode.ival.num ||
-	    a->mode.ival.den != b->mode.ival.den || a->input != b->input || a->std != b->std ||
-	    memcmp(&a->dv, &b->dv, sizeof(a->dv)) != 0 ||
-	    a->buffers != b->buffers || a->idle_stop_ms != b->idle_stop_ms ||
-	    a->stall_timeout_ms != b->stall_timeout_ms || a->n_ctrls != b->n_ctrls)
+	if (!vc_conf_cam_same_open(a, b) || a->n_ctrls != b->n_ctrls)
 		return 0;
 	for (size_t i = 0; i < a->n_ctrls; i++)
 		if (!str_eq(a->ctrls[i].name, b->ctrls[i].name) ||

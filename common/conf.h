@@ -105,7 +105,10 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact);
 const struct vc_conf_cam *vc_conf_find_cam(const struct vc_conf *c, const char *name);
 
 /* 1 when two camera sections would open the device the same way (reload keeps
- * such a camera streaming), else 0. */
+ * such a camera streaming), else 0; control lines are not compared. */
+int vc_conf_cam_same_open(const struct vc_conf_cam *a, const struct vc_conf_cam *b);
+
+/* 1 when two camera sections are the same, control lines included. */
 int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b);
 
 /* Splits "host:port", "[v6]:port" or ":port" (host "" = any). host gets at

@@ -420,8 +420,9 @@ static void on_hotplug(void *opaque)
 }
 
 /* SIGHUP, camera part (before a->conf becomes nc): [camera] sections that
- * went are removed, changed ones reopened in place, new ones added;
- * unchanged ones are not touched (no gap). With --device the flags keep
+ * went are removed, changed ones reopened in place (only their control lines
+ * changed: set again, no reopen), new ones added; unchanged ones are not
+ * touched (no gap). With --device the flags keep
  * deciding the cameras; their control lines apply again. */
 static void reload_cams(struct app *a, const struct vc_conf *nc)
 {
@@ -443,10 +444,15 @@ static void reload_cams(struct app *a, const struct vc_conf *nc)
 		if (!kn || (size_t)(kn - nc->cams) >= n) {
 			log_info("reload: camera %s removed", id);
 			cam_remove(a, i);
-		} else if (!ko || !vc_conf_cam_equal(ko, kn)) {
+		} else if (!ko || !vc_conf_cam_same_open(ko, kn)) {
 			log_info("reload: camera %s changed: reopening it", id);
 			if (cam_replace(a, i, &ccs[kn - nc->cams]) == 0)
 				vc_v4l2_cam_conf(a->cams[i], kn); /* std, dv_timings */
+		} else if (!vc_conf_cam_equal(ko, kn)) {
+			/* controls need no reopen: the next control tick sets the
+			 * new lines (from nc, a->conf by then) while it streams */
+			log_info("reload: camera %s: control lines changed: applying them", id);
+			a->slot[i].ctl_open = 0;
 		}
 	}
 	if (n && a->zeroconf) {

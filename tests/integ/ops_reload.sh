@@ -5,7 +5,8 @@
 # never restarts, no gap); a removed one ends its clients' streams cleanly
 # and answers 404 (a waiting snapshot 503 at once); control lines apply to
 # reopened cameras and to --device cameras named by a [camera] (again on
-# reload); restart-only keys (listen) are logged; zero config gives way to
+# reload), and a change of control lines alone applies without a reopen;
+# restart-only keys (listen) are logged; zero config gives way to
 # [camera] sections and comes back; systemd STATUS= follows cameras,
 # clients and fps. Ports 18940-18949.
 cd "$(dirname "$0")/../.." || exit 2
@@ -98,6 +99,24 @@ check unchanged_no_gap $? "curl b rc=$rcb; parts, max gap ms: $sb"
 sleep 0.5
 grep -q "error.*\[camera a\]: control 'nosuch_a': no such control" "$TMP/v.log"
 check changed_controls_applied $? "$(grep -i control "$TMP/v.log" | tail -3 | tr '\n' ' ')"
+
+# 2b. Only a's control lines changed while a client streams a: set again
+#    without reopening (the stream's sequence goes on, no gap, no second
+#    "reopening" line).
+A3='[camera a]\ndevice = test:640x480@20:YUYV\nidle_stop_ms = never\ncontrol = nosuch_a2=1\n'
+curl -s -N --max-time 4 "$U/stream?cam=a" >"$TMP/a3.bin" 2>/dev/null &
+CA=$!
+sleep 1.5
+conf "$TMP/c.conf" $P "$A3" "$B"
+hup
+wait $CA; rca=$?
+sleep 0.5
+sa=$(seq_ok "$TMP/a3.bin"); sar=$?
+[ "$rca" = 28 ] && [ $sar = 0 ] && [ "$(grep -c 'reload: camera a changed' "$TMP/v.log")" = 1 ] &&
+	grep -q 'reload: camera a: control lines changed' "$TMP/v.log" &&
+	grep -q "error.*\[camera a\]: control 'nosuch_a2': no such control" "$TMP/v.log"
+check controls_only_no_reopen $? "curl rc=$rca; parts, max gap ms: $sa; $(grep 'reload: camera a\|nosuch_a2' "$TMP/v.log" | tr '\n' ' ')"
+A2=$A3
 
 # 3. Removed b while a client streams it: the stream ends (not cut by
 #    --max-time), b is gone from the list and answers 404.

@@ -302,9 +302,14 @@ static void roundtrip(void)
 		free(z->ctrls[1].value);
 		z->ctrls[1].value = strdup("8");
 		CHECK(!vc_conf_cam_equal(&c->cams[0], z), "control change seen");
+		CHECK(vc_conf_cam_same_open(&c->cams[0], z), "a control change alone: same open");
+		z->mode.width++;
+		CHECK(!vc_conf_cam_same_open(&c->cams[0], z), "width change: not the same open");
+		z->mode.width--;
 		struct vc_conf_cam *y = &c2->cams[1];
 		y->std = V4L2_STD_PAL;
 		CHECK(!vc_conf_cam_equal(&c->cams[1], y), "std change seen");
+		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "std change: not the same open");
 		y->std = V4L2_STD_NTSC;
 		y->dv.fps_milli = 59940;
 		CHECK(!vc_conf_cam_equal(&c->cams[1], y), "dv_timings change seen");
