@@ -143,9 +143,12 @@ static void allowed_methods(const struct vc_http *h, const char *url, char *allo
 	}
 }
 
-/* CORS preflight (web): answered before the auth gate, since browsers send
- * it without credentials. The actual request is checked as usual. */
-static enum MHD_Result preflight(struct vc_http_req *r)
+/* OPTIONS on a known path (RFC 9110 9.3.7): 204 with Allow, answered before
+ * the auth gate (it tells nothing but the methods). With CORS on it is also
+ * the preflight browsers send without credentials; with CORS off it carries
+ * no Access-Control-* header, so a cross-origin preflight still fails. The
+ * actual request is checked as usual. */
+static enum MHD_Result options(struct vc_http_req *r, int cors)
 {
 	char allow[64];
 	struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
@@ -153,10 +156,14 @@ static enum MHD_Result preflight(struct vc_http_req *r)
 	if (!resp)
 		return MHD_NO;
 	allowed_methods(r->srv, r->url, allow, sizeof(allow));
+	strncat(allow, ", OPTIONS", sizeof(allow) - strlen(allow) - 1);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
-	MHD_add_response_header(resp, "Access-Control-Allow-Headers", "Authorization, Content-Type");
-	MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+	if (cors) {
+		MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
+		MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+					"Authorization, Content-Type");
+		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+	}
 	return vc_http_queue(r, MHD_HTTP_NO_CONTENT, resp);
 }
 
@@ -215,8 +222,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 
 		rq->route = find_route(h, rq->url, method, &known);
 		if (!rq->route) {
-			if (known && h->cors && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
-				return preflight(&rq->pub);
+			if (known && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+				return options(&rq->pub, h->cors != NULL);
 			if (known)
 				return vc_http_error(&rq->pub, MHD_HTTP_METHOD_NOT_ALLOWED,
 						     "method %s not allowed on %s", method, rq->url);
