@@ -190,7 +190,11 @@ int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 	uint32_t pw = turned ? h : w, ph = turned ? w : h;
 	int same_size = pw == mode->width && ph == mode->height;
 
-	if (is_compressed(mf) && is_compressed(of) && same_size) {
+	/* The camera's own JPEG goes out untouched unless the client named a
+	 * quality: quality= on a JPEG camera re-encodes (decode + encode, shared
+	 * by the clients that ask the same), since that is what it is asked for
+	 * (a smaller stream over a slow link). */
+	if (is_compressed(mf) && is_compressed(of) && same_size && !req->quality) {
 		if (!xform) {
 			p.steps = VC_STEP_PASSTHROUGH;
 		} else {
@@ -256,10 +260,6 @@ int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 			p.out.quality = 100;
 			p.adjusted |= VC_ADJ_QUALITY;
 		}
-	} else if (req->quality && is_compressed(of)) {
-		/* the camera's own JPEG goes out (passthrough, lossless
-		 * transform): its quality, not the one asked for */
-		p.adjusted |= VC_ADJ_QUALITY;
 	}
 	uint32_t dev_fps = ival_fps(mode->ival);
 	p.fps = req->fps;

@@ -21,7 +21,8 @@ struct vc_request {
 	uint32_t fourcc;      /* V4L2 fourcc (MJPEG/JPEG = compressed); 0 = endpoint default */
 	uint32_t width, height; /* 0 = device's; one of them 0 = keep aspect ratio */
 	uint32_t fps;         /* per-client maximum rate; 0 = as fast as the device */
-	uint8_t quality;      /* JPEG quality 1..100; 0 = default (80) */
+	uint8_t quality;      /* JPEG quality 1..100; 0 = default (80; a JPEG camera's
+			       * own frames pass through untouched) */
 	uint16_t rotate;      /* 0, 90, 180, 270 */
 	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V */
 };
@@ -55,7 +56,7 @@ enum vc_adjust {
 	VC_ADJ_FORMAT = 1u << 0,  /* asked format not deliverable; another chosen */
 	VC_ADJ_SIZE = 1u << 1,    /* size clamped (never upscaled) or aligned */
 	VC_ADJ_FPS = 1u << 2,     /* asked rate above what the device gives */
-	VC_ADJ_QUALITY = 1u << 3, /* quality clamped into 1..100, or not applied (camera's JPEG) */
+	VC_ADJ_QUALITY = 1u << 3, /* quality clamped into 1..100 */
 	VC_ADJ_ROTATE = 1u << 4,  /* rotation not a multiple of 90 -> nearest */
 };
 

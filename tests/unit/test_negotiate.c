@@ -111,8 +111,11 @@ static const struct plan_row plan_rows[] = {
 	{ __LINE__, M_MJPG1080, R(0), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
 	{ __LINE__, M_MJPG1080, R(MJPG), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
 	{ __LINE__, M_MJPG1080, R(JPEG), 0, MJPG, 1920, 1080, 0, PT, 0, 30, 1 },
-	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50), 0, MJPG, 1920, 1080, 0, PT, AQ, 30, 1 }, /* camera's quality, said */
-	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50, 90), 0, MJPG, 1080, 1920, 0, XF, AQ, 30, 1 },
+	/* a named quality re-encodes the camera's JPEG (same size: no scaling) */
+	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50), 0, MJPG, 1920, 1080, 50, DE | EN, 0, 30, 1 },
+	{ __LINE__, M_MJPG1080, R(MJPG, 0, 0, 0, 50, 90), 0, MJPG, 1080, 1920, 50, DE | RO | EN, 0, 30, 1 },
+	{ __LINE__, M_MJPG1080, R(JPEG, 0, 0, 0, 100), 0, MJPG, 1920, 1080, 100, DE | EN, 0, 30, 1 },
+	{ __LINE__, M_MJPG1080, R(MJPG, 960, 540, 0, 30), 0, MJPG, 960, 540, 30, DE | EN, 0, 30, 2 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 960, 540), 0, MJPG, 960, 540, 80, DE | EN, 0, 30, 2 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 640, 360), 0, MJPG, 640, 360, 80, DE | SC | EN, 0, 30, 2 },
 	{ __LINE__, M_MJPG1080, R(MJPG, 480, 270), 0, MJPG, 480, 270, 80, DE | EN, 0, 30, 4 },
@@ -332,7 +335,8 @@ static const struct mode_row mode_rows[] = {
 	{ __LINE__, &caps_a, NOM, NOM, 2, { R(YUYV, 640, 480), R(MJPG, 640, 480) }, 0, MD(MJPG, 640, 480, 1, 30) },
 	{ __LINE__, &caps_a, NOM, NOM, 2, { R(YUYV, 320, 240), R(YUYV, 640, 480) }, 0, MD(YUYV, 640, 480, 1, 30) },
 	{ __LINE__, &caps_a, NOM, NOM, 3, { R(MJPG, 640, 480), R(MJPG, 640, 480), R(MJPG, 640, 480) }, 0, MD(MJPG, 640, 480, 1, 30) },
-	{ __LINE__, &caps_a, NOM, NOM, 2, { R(MJPG, 640, 480, 0, 50), R(MJPG, 640, 480, 0, 90) }, 0, MD(MJPG, 640, 480, 1, 30) },
+	/* named qualities are encoded: from YUYV that skips the decode */
+	{ __LINE__, &caps_a, NOM, NOM, 2, { R(MJPG, 640, 480, 0, 50), R(MJPG, 640, 480, 0, 90) }, 0, MD(YUYV, 640, 480, 1, 30) },
 	{ __LINE__, &caps_a, NOM, NOM, 1, { R(MJPG, 640) }, 0, MD(MJPG, 640, 480, 1, 30) },
 	{ __LINE__, &caps_a, NOM, NOM, 1, { R(MJPG, 0, 720) }, 0, MD(MJPG, 1280, 720, 1, 30) },
 	/* too big for everything: the largest, clamped */

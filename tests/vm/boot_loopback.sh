@@ -23,6 +23,8 @@
 #       tables inserted (= strip + vc_jpeg_add_dht of a fed frame), ffmpeg decodes
 #   loopback.daemon_copies_out: the daemon copies v4l2loopback's frames out
 #       at dequeue (the driver rewrites buffers a reader holds)
+#   loopback.daemon_quality_reencodes: quality=20 decodes and encodes the
+#       camera's JPEG (smaller than the camera's frame)
 #   loopback.daemon_raw_from_mjpeg, _scaled_from_mjpeg: /raw YUYV and a 320x240
 #       snapshot from the MJPEG camera
 #   loopback.daemon_rotate_lossless: rotate=90 snapshot = vc_jpeg_transform of a
@@ -169,6 +171,18 @@ if [ "${1:-}" = "--guest" ]; then
 		else
 			echo "loopback.daemon_copies_out: FAIL no copy-out line in the log: $(head -c 600 "$work/vcapd.log")"
 		fi
+		# quality= re-encodes the camera's JPEG: decodes, at the asked size,
+		# smaller than the camera's own frame
+		curl -s --max-time 20 -D "$work/q.h" -o "$work/q20.jpg" "$U/snapshot?quality=20"
+		r=$($FEED -i "$work/q20.jpg" --info 2>&1); qs=$(wc -c <"$work/q20.jpg")
+		fs=$(wc -c <"$work/snap.jpg")
+		case $r in "1 frames 640x480 "*)
+			if [ "$qs" -lt "$fs" ] && grep -qi '^X-Steps: decode+encode' "$work/q.h"; then
+				echo "loopback.daemon_quality_reencodes: OK"
+			else
+				echo "loopback.daemon_quality_reencodes: FAIL quality=20 $qs bytes vs the camera's $fs; $(grep -i '^X-Steps' "$work/q.h")"
+			fi ;;
+		*) echo "loopback.daemon_quality_reencodes: FAIL $r" ;; esac
 		curl -s --max-time 20 -o "$work/raw" "$U/raw?format=YUYV"
 		n=$(wc -c <"$work/raw")
 		[ "$n" = 614400 ] && echo "loopback.daemon_raw_from_mjpeg: OK" ||
