@@ -494,26 +494,40 @@ const char *vc_conf_std_name(uint64_t std)
 	return NULL;
 }
 
-static int c_std(struct pstate *st, int line, const char *v)
+int vc_conf_std_parse(const char *name, uint64_t *std)
 {
 	for (size_t i = 0; i < sizeof(std_names) / sizeof(std_names[0]); i++)
-		if (strcasecmp(std_names[i].name, v) == 0) {
-			st->cam->std = std_names[i].id;
+		if (strcasecmp(std_names[i].name, name) == 0) {
+			*std = std_names[i].id;
 			return 0;
 		}
+	return -EINVAL;
+}
+
+static int c_std(struct pstate *st, int line, const char *v)
+{
+	if (vc_conf_std_parse(v, &st->cam->std) == 0)
+		return 0;
 	return BAD("std: '%s' is not a TV standard (PAL, NTSC, SECAM, PAL-BG, NTSC-M, ...)", v);
 }
 
-/* "detect" or WxH, 'p' or 'i', a rate with up to 3 decimals: 1920x1080p59.94. */
 static int c_dv_timings(struct pstate *st, int line, const char *v)
+{
+	if (vc_conf_dv_parse(v, &st->cam->dv) == 0)
+		return 0;
+	return BAD("dv_timings: '%s' is not 'detect' or timings like 1280x720p60, 1920x1080i59.94",
+		   v);
+}
+
+/* "detect" or WxH, 'p' or 'i', a rate with up to 3 decimals: 1920x1080p59.94. */
+int vc_conf_dv_parse(const char *v, struct vc_conf_dv *out)
 {
 	struct vc_conf_dv dv = { 0 };
 	unsigned long w, h, fps, milli = 0, scale = 100;
-	const char *arg = v;
 	char *end;
 
 	if (strcmp(v, "detect") == 0) {
-		st->cam->dv = dv;
+		*out = dv;
 		return 0;
 	}
 	errno = 0;
@@ -540,11 +554,10 @@ static int c_dv_timings(struct pstate *st, int line, const char *v)
 	dv.width = (uint32_t)w;
 	dv.height = (uint32_t)h;
 	dv.fps_milli = (uint32_t)(fps * 1000 + milli);
-	st->cam->dv = dv;
+	*out = dv;
 	return 0;
 bad:
-	return BAD("dv_timings: '%s' is not 'detect' or timings like 1280x720p60, 1920x1080i59.94",
-		   arg);
+	return -EINVAL;
 }
 
 static int c_buffers(struct pstate *st, int line, const char *v)

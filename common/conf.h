@@ -117,6 +117,11 @@ int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port);
 
 /* The name "std =" takes for V4L2_STD_* bits ("PAL", "NTSC-M"), or NULL. */
 const char *vc_conf_std_name(uint64_t std);
+/* The V4L2_STD_* bits of a name (case-insensitive): 0, or -EINVAL. */
+int vc_conf_std_parse(const char *name, uint64_t *std);
+/* "detect" (width 0) or timings like 1280x720p60, 1920x1080i59.94: 0, or
+ * -EINVAL with *out untouched. */
+int vc_conf_dv_parse(const char *s, struct vc_conf_dv *out);
 
 /* Text of a policy bitmask ("none", "basic", "token", "basic,token"). */
 const char *vc_conf_auth_name(unsigned policy);

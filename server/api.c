@@ -2,6 +2,7 @@
  * and handed to MHD, which frees them. */
 #define LOG_PREFIX "api:"
 #include "server/api.h"
+#include "server/api_signal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -411,8 +412,11 @@ static enum MHD_Result h_cam_put(void *opaque, struct vc_http_req *r)
 
 	if (!cam)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+	if (strcmp(sub, "/signal") == 0)
+		return vc_api_put_signal(cam, r);
 	if (strcmp(sub, "/controls") != 0)
-		return vc_http_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "PUT only on /api/cams/<id>/controls");
+		return vc_http_error(r, MHD_HTTP_METHOD_NOT_ALLOWED,
+				     "PUT only on /api/cams/<id>/controls and /api/cams/<id>/signal");
 	if (!r->body || vc_json_parse_object(r->body, r->body_len, &obj, &perr) < 0)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "body must be a JSON object%s%s",
 				     r->body ? ": " : "", r->body ? perr.msg : "");

@@ -143,6 +143,39 @@ if [ "${1:-}" = "--guest" ]; then
 			done
 			v4l2-ctl -d /dev/video4 --get-dv-timings >"$d/dv.txt" 2>&1
 			curl -s -o "$d/cam_dv.json" "$U/api/cams/tv"
+			# The same over HTTP while a client streams: PUT .../signal
+			# with other DV timings, then (back on the TV input by a
+			# reload) another standard; bad values are refused.
+			timeout 30 curl -s -o "$d/put_stream.bin" "$U/stream?cam=tv" &
+			cp=$!
+			sleep 1
+			put() { curl -s -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal"; }
+			put put_dv '{"dv_timings":"1280x720p60"}' >"$d/put_dv.code"
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/raw4.h" -o "$d/raw4.bin" "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/raw4.h" | grep -qi '^X-Height: 720$' && break
+			done
+			put put_std_on_hdmi '{"std":"PAL"}' >"$d/put_std_on_hdmi.code"
+			put put_dv_bad '{"dv_timings":"123x45p60"}' >"$d/put_dv_bad.code"
+			sed -i -e 's/^input = 3$/input = 1/' -e 's/^dv_timings = 800x600p60$/std = NTSC/' \
+				"$d/vcapd.conf"
+			kill -HUP $vp
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/raw5.h" -o /dev/null "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/raw5.h" | grep -qi '^X-Height: 480$' && break
+			done
+			put put_std '{"std":"PAL"}' >"$d/put_std.code"
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/raw6.h" -o "$d/raw6.bin" "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/raw6.h" | grep -qi '^X-Height: 576$' && break
+			done
+			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts1"
+			sleep 2
+			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts2"
+			kill $cp 2>/dev/null
 		fi
 		kill -TERM $vp 2>/dev/null
 		wait $vp
@@ -305,6 +338,20 @@ else
 		grep -q '"name":"800x600p60"' "$d/cam_dv.json" && ! grep -q '"tv_std"' "$d/cam_dv.json"
 	dres api_cam_dv $? "$(grep -o '"dv_timings":.\{0,300\}' "$d/cam_dv.json" | head -c 300) ... $(grep -o '"name":"[0-9]*x[0-9]*[pi][0-9]*"' "$d/cam_dv.json" | wc -l) offered" \
 		"/api/cams/tv on the HDMI input: current 800x600p60 + $(grep -o '"name":"[0-9]*x[0-9]*[pi][0-9]*"' "$d/cam_dv.json" | wc -l) timings"
+	# PUT /api/cams/tv/signal while a client streams
+	h=$(hdr "$d/raw4.h" X-Height); w=$(hdr "$d/raw4.h" X-Width); n=$(wc -c <"$d/raw4.bin")
+	[ "$(cat "$d/put_dv.code")" = 202 ] && grep -q '"dv_timings":"1280x720p60.000"' "$d/put_dv.json" &&
+		[ "$w" = 1280 ] && [ "$h" = 720 ] && [ "$n" = $((1280 * 720 * 2)) ]
+	dres api_put_dv $? "PUT dv_timings 1280x720p60: $(cat "$d/put_dv.code") $(head -c 200 "$d/put_dv.json"); then /raw ${w}x$h $n bytes" \
+		"PUT dv_timings 1280x720p60 (from 800x600): /raw ${w}x$h"
+	[ "$(cat "$d/put_std_on_hdmi.code")" = 400 ] && [ "$(cat "$d/put_dv_bad.code")" = 400 ]
+	dres api_put_bad $? "std on the HDMI input: $(cat "$d/put_std_on_hdmi.code") $(head -c 160 "$d/put_std_on_hdmi.json"); 123x45p60: $(cat "$d/put_dv_bad.code") $(head -c 160 "$d/put_dv_bad.json")"
+	h=$(hdr "$d/raw6.h" X-Height); w=$(hdr "$d/raw6.h" X-Width); n=$(wc -c <"$d/raw6.bin")
+	p1=$(cat "$d/put_parts1" 2>/dev/null); p2=$(cat "$d/put_parts2" 2>/dev/null)
+	[ "$(cat "$d/put_std.code")" = 202 ] && grep -q '"std":"PAL"' "$d/put_std.json" &&
+		[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && [ "${p2:-0}" -gt "${p1:-0}" ]
+	dres api_put_std $? "PUT std PAL (from NTSC): $(cat "$d/put_std.code") $(head -c 200 "$d/put_std.json"); then /raw ${w}x$h $n bytes; stream parts $p1 -> $p2 (the client must keep receiving)" \
+		"PUT std PAL (from NTSC): /raw ${w}x$h, the streaming client kept receiving ($p1 -> $p2 parts)"
 fi
 
 # Faults (vivid's error injection) under the ASan daemon.
