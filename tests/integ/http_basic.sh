@@ -164,6 +164,21 @@ done <<'LIST'
 400 {"no_such_control":1}
 400 {"a":1,"a":2}
 LIST
+# PUT .../signal (TV standard / DV timings): the test pattern offers
+# neither, and bad bodies are 400 (the real thing: tests/vm/boot_vivid.sh).
+while read -r want body; do
+	code=$(curl -s -o "$TMP/b" -w '%{http_code}' -X PUT --data-binary "$body" "$U/api/cams/0/signal")
+	check "signal_put_${want}_$(echo "$body" | tr -c 'a-zA-Z0-9' _ | cut -c1-30)" \
+		"$([ "$code" = "$want" ] && grep -q '"error":"' "$TMP/b"; echo $?)" "got $code: $(head -c 120 "$TMP/b")"
+done <<'LIST'
+400 {"std":"PAL"}
+400 {"std":"MARS-TV"}
+400 {"dv_timings":"1280x720p60"}
+400 {"dv_timings":"wide"}
+400 {"std":5}
+400 {"colour":"PAL"}
+400 {}
+LIST
 code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary '{}' "$U/api/cams/9/controls")
 check controls_put_404_cam "$([ "$code" = 404 ]; echo $?)" "got $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary "$(head -c 70000 /dev/zero | tr '\0' ' ')" "$U/api/cams/0/controls")

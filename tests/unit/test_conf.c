@@ -361,6 +361,26 @@ static void example_file(void)
 	free(out);
 }
 
+/* The std and dv_timings parsers the API shares with the config. */
+static void signal_parsers(void)
+{
+	uint64_t std = 0;
+	struct vc_conf_dv dv = { 1, 2, 1, 3 };
+
+	CHECK(vc_conf_std_parse("pal", &std) == 0 && std == V4L2_STD_PAL, "pal: %llx",
+	      (unsigned long long)std);
+	CHECK(vc_conf_std_parse("NTSC-M", &std) == 0 && std == V4L2_STD_NTSC_M, "NTSC-M");
+	CHECK(vc_conf_std_parse("MARS", &std) < 0 && std == V4L2_STD_NTSC_M, "unknown: untouched");
+	CHECK(vc_conf_dv_parse("1920x1080i59.94", &dv) == 0 && dv.width == 1920 &&
+	      dv.height == 1080 && dv.interlaced && dv.fps_milli == 59940, "1080i59.94");
+	CHECK(vc_conf_dv_parse("detect", &dv) == 0 && dv.width == 0, "detect");
+	dv.width = 7;
+	CHECK(vc_conf_dv_parse("1280x720x60", &dv) < 0 && dv.width == 7, "bad: untouched");
+	CHECK(vc_conf_dv_parse("0x720p60", &dv) < 0 && vc_conf_dv_parse("1280x720p", &dv) < 0 &&
+	      vc_conf_dv_parse("1280x720p60.", &dv) < 0 && vc_conf_dv_parse("", &dv) < 0,
+	      "malformed timings refused");
+}
+
 static void split_listen(void)
 {
 	static const struct {
@@ -409,6 +429,7 @@ int main(void)
 	RUN("conf", errors);
 	RUN("conf", roundtrip);
 	RUN("conf", example_file);
+	RUN("conf", signal_parsers);
 	RUN("conf", split_listen);
 
 	unlink(cert);
