@@ -26,25 +26,6 @@ static uint64_t offered_std(struct vc_src *src, uint64_t bits)
 	return 0;
 }
 
-/* The offered timings of the wanted size and scan nearest in rate, within
- * 1 fps (60 picks 60.00 over 59.94): 0, or -ENOENT. */
-static int offered_dv(struct vc_src *src, const struct vc_conf_dv *want, struct vc_v4l2_dv *out)
-{
-	struct vc_v4l2_dv dv;
-	uint32_t best_d = 1001;
-
-	for (uint32_t i = 0; vc_v4l2_dv_enum(src, i, &dv) == 0; i++) {
-		uint32_t d = dv.fps_milli > want->fps_milli ? dv.fps_milli - want->fps_milli
-							     : want->fps_milli - dv.fps_milli;
-		if (dv.width == want->width && dv.height == want->height &&
-		    dv.interlaced == want->interlaced && d < best_d) {
-			*out = dv;
-			best_d = d;
-		}
-	}
-	return best_d <= 1000 ? 0 : -ENOENT;
-}
-
 static enum MHD_Result bad(struct vc_http_req *r, struct vc_json_object *obj, const char *fmt,
 			   const char *what)
 {
@@ -91,7 +72,7 @@ enum MHD_Result vc_api_put_signal(struct vc_cam *cam, struct vc_http_req *r)
 	if (std_name && (vc_conf_std_parse(std_name, &std) < 0 || !offered_std(src, std)))
 		return bad(r, &obj, "std '%.40s' is not a standard this input offers", std_name);
 	if (dv_name && (vc_conf_dv_parse(dv_name, &want) < 0 || !want.width ||
-			offered_dv(src, &want, &dv) < 0))
+			vc_v4l2_dv_find(src, &want, &dv) < 0))
 		return bad(r, &obj, "dv_timings '%.40s' are not timings this input offers", dv_name);
 
 	int e = std ? vc_v4l2_cam_std(cam, input, std) : 0;

@@ -61,24 +61,31 @@ static int apply_dv(struct vc_src *src, const void *arg)
 /* The offered timings of the wanted size and scan whose rate is nearest to
  * the wanted one, within 1 fps: 60 picks 60.00 over 59.94, and finds VESA
  * 800x600 at 60 (really 60.32 Hz). */
-static int apply_dv_want(struct vc_src *src, const void *arg)
+int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc_v4l2_dv *out)
 {
-	struct kept_dv_want k;
-	struct vc_v4l2_dv dv, best;
+	struct vc_v4l2_dv dv;
 	uint32_t best_d = 1001;
-	memcpy(&k, arg, sizeof(k));
-	if (!on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS))
-		return 0;
+
 	for (uint32_t i = 0; vc_v4l2_dv_enum(src, i, &dv) == 0; i++) {
-		uint32_t d = dv.fps_milli > k.want.fps_milli ? dv.fps_milli - k.want.fps_milli :
-							       k.want.fps_milli - dv.fps_milli;
-		if (dv.width == k.want.width && dv.height == k.want.height &&
-		    dv.interlaced == k.want.interlaced && d < best_d) {
-			best = dv;
+		uint32_t d = dv.fps_milli > want->fps_milli ? dv.fps_milli - want->fps_milli
+							     : want->fps_milli - dv.fps_milli;
+		if (dv.width == want->width && dv.height == want->height &&
+		    dv.interlaced == want->interlaced && d < best_d) {
+			*out = dv;
 			best_d = d;
 		}
 	}
-	if (best_d <= 1000)
+	return best_d <= 1000 ? 0 : -ENOENT;
+}
+
+static int apply_dv_want(struct vc_src *src, const void *arg)
+{
+	struct kept_dv_want k;
+	struct vc_v4l2_dv best;
+	memcpy(&k, arg, sizeof(k));
+	if (!on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS))
+		return 0;
+	if (vc_v4l2_dv_find(src, &k.want, &best) == 0)
 		return vc_v4l2_dv_set(src, &best);
 	log_warn("DV timings %ux%u%c%u.%03u: not offered by the input", k.want.width,
 		 k.want.height, k.want.interlaced ? 'i' : 'p', k.want.fps_milli / 1000,

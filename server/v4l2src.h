@@ -77,6 +77,11 @@ int vc_v4l2_cam_dv(struct vc_cam *cam, uint32_t input, const struct vc_v4l2_dv *
 struct vc_conf_cam;
 int vc_v4l2_cam_conf(struct vc_cam *cam, const struct vc_conf_cam *k);
 
+/* The current input's offered DV timings of want's size and scan nearest in
+ * rate, within 1 fps (60 picks 60.00 over 59.94): 0, or -ENOENT. */
+struct vc_conf_dv;
+int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc_v4l2_dv *out);
+
 /* JSON for /api/cams. One standard (current: G_STD is exactly its id) or
  * one DV timings as an object into dst of n bytes; snprintf's answer. */
 int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current);

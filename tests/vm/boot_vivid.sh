@@ -122,25 +122,26 @@ if [ "${1:-}" = "--guest" ]; then
 		vp=$!
 		up=$(wait_up "$U" $vp)
 		echo $up >"$d/up"
+		# raw_until NAME HEIGHT: /raw into $d/NAME.h/.bin until the device
+		# serves HEIGHT lines (a reload or PUT switches it asynchronously)
+		raw_until() {
+			for i in $(seq 20); do
+				sleep 0.5
+				curl -s -D "$d/$1.h" -o "$d/$1.bin" "$U/raw?cam=tv&format=YUYV"
+				tr -d '\r' <"$d/$1.h" | grep -qi "^X-Height: $2\$" && break
+			done
+		}
 		if [ $up = 1 ]; then
 			curl -s -D "$d/raw.h" -o "$d/raw.bin" "$U/raw?cam=tv&format=YUYV"
 			v4l2-ctl -d /dev/video4 --get-standard >"$d/std.txt" 2>&1
 			curl -s -o "$d/cam_std.json" "$U/api/cams/tv"
 			sed -i 's/^std = PAL$/std = NTSC/' "$d/vcapd.conf"
 			kill -HUP $vp
-			for i in $(seq 20); do
-				sleep 0.5
-				curl -s -D "$d/raw2.h" -o "$d/raw2.bin" "$U/raw?cam=tv&format=YUYV"
-				tr -d '\r' <"$d/raw2.h" | grep -qi '^X-Height: 480$' && break
-			done
+			raw_until raw2 480
 			sed -i -e 's/^input = 1$/input = 3/' -e 's/^std = NTSC$/dv_timings = 800x600p60/' \
 				"$d/vcapd.conf"
 			kill -HUP $vp
-			for i in $(seq 20); do
-				sleep 0.5
-				curl -s -D "$d/raw3.h" -o "$d/raw3.bin" "$U/raw?cam=tv&format=YUYV"
-				tr -d '\r' <"$d/raw3.h" | grep -qi '^X-Height: 600$' && break
-			done
+			raw_until raw3 600
 			v4l2-ctl -d /dev/video4 --get-dv-timings >"$d/dv.txt" 2>&1
 			curl -s -o "$d/cam_dv.json" "$U/api/cams/tv"
 			# The same over HTTP while a client streams: PUT .../signal
@@ -151,27 +152,15 @@ if [ "${1:-}" = "--guest" ]; then
 			sleep 1
 			put() { curl -s -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal"; }
 			put put_dv '{"dv_timings":"1280x720p60"}' >"$d/put_dv.code"
-			for i in $(seq 20); do
-				sleep 0.5
-				curl -s -D "$d/raw4.h" -o "$d/raw4.bin" "$U/raw?cam=tv&format=YUYV"
-				tr -d '\r' <"$d/raw4.h" | grep -qi '^X-Height: 720$' && break
-			done
+			raw_until raw4 720
 			put put_std_on_hdmi '{"std":"PAL"}' >"$d/put_std_on_hdmi.code"
 			put put_dv_bad '{"dv_timings":"123x45p60"}' >"$d/put_dv_bad.code"
 			sed -i -e 's/^input = 3$/input = 1/' -e 's/^dv_timings = 800x600p60$/std = NTSC/' \
 				"$d/vcapd.conf"
 			kill -HUP $vp
-			for i in $(seq 20); do
-				sleep 0.5
-				curl -s -D "$d/raw5.h" -o /dev/null "$U/raw?cam=tv&format=YUYV"
-				tr -d '\r' <"$d/raw5.h" | grep -qi '^X-Height: 480$' && break
-			done
+			raw_until raw5 480
 			put put_std '{"std":"PAL"}' >"$d/put_std.code"
-			for i in $(seq 20); do
-				sleep 0.5
-				curl -s -D "$d/raw6.h" -o "$d/raw6.bin" "$U/raw?cam=tv&format=YUYV"
-				tr -d '\r' <"$d/raw6.h" | grep -qi '^X-Height: 576$' && break
-			done
+			raw_until raw6 576
 			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts1"
 			sleep 2
 			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts2"
