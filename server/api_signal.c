@@ -62,9 +62,12 @@ enum MHD_Result vc_api_put_signal(struct vc_cam *cam, struct vc_http_req *r)
 	struct vc_src *src = vc_cam_source(cam);
 	uint32_t input = 0;
 	if (!src || vc_cam_input_get(cam, &input) < 0) {
+		/* absent, or reopening (a DV change makes the driver report a
+		 * source change): 503 with Retry-After, the client retries */
 		vc_json_object_free(&obj);
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
-				     vc_cam_id(cam));
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
+				     "camera %s has no open device now (%s): retry", vc_cam_id(cam),
+				     vc_cam_state_name(vc_cam_get_state(cam)));
 	}
 	uint64_t std = 0;
 	struct vc_conf_dv want;

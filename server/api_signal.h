@@ -10,7 +10,8 @@
  * against what the current input offers (400 otherwise), then set while the
  * stream is stopped for a moment, kept across reopens like the config keys
  * of the same names; clients stay connected and the device mode follows.
- * 202 with what was chosen; 503 while the camera is absent. */
+ * 202 with what was chosen; 503 (Retry-After) while the camera has no open
+ * device: absent, or reopening after a signal change. */
 enum MHD_Result vc_api_put_signal(struct vc_cam *cam, struct vc_http_req *r);
 
 #endif

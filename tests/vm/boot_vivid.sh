@@ -150,7 +150,17 @@ if [ "${1:-}" = "--guest" ]; then
 			timeout 30 curl -s -o "$d/put_stream.bin" "$U/stream?cam=tv" &
 			cp=$!
 			sleep 1
-			put() { curl -s -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal"; }
+			# put NAME BODY: the status code; 503 (the camera reopens after
+			# a signal change: the driver reports a source change) is
+			# retried as its Retry-After says
+			put() {
+				for i in $(seq 10); do
+					c=$(curl -s -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal")
+					[ "$c" = 503 ] || break
+					sleep 1
+				done
+				echo "$c"
+			}
 			put put_dv '{"dv_timings":"1280x720p60"}' >"$d/put_dv.code"
 			raw_until raw4 720
 			put put_std_on_hdmi '{"std":"PAL"}' >"$d/put_std_on_hdmi.code"
