@@ -5,8 +5,8 @@
 # "control = brightness=200" has it applied when the camera opens (read back
 # through /api/cams/v/controls). ops, same boot: a --device camera takes the
 # control lines of the [camera] naming its device; SIGHUP with a changed
-# control line reopens the camera and applies it while a client keeps
-# streaming through the reopen; zero config with no
+# control line sets it on the streaming device (no reopen) while a client
+# keeps streaming; zero config with no
 # device (vivid unloaded) serves the test pattern, then vivid loaded while
 # running is picked up by the hotplug watch, served, and the test pattern
 # makes way. Prints "wire.<check>: OK|FAIL why".
