@@ -97,7 +97,8 @@ static void usage(FILE *f)
 		"Usage: vcapd [OPTIONS]\n"
 		"Serves V4L2 cameras over HTTP (MJPEG streams, snapshots, raw frames, JSON API).\n\n"
 		"  --device PATH       camera: /dev/videoN, /dev/v4l/by-id/..., or the test pattern\n"
-		"                      'test' / 'test:WxH@FPS:FORMAT' (repeatable; default: every\n"
+		"                      'test' / 'test:WxH@FPS:FORMAT[:still][:only]' (only: offer\n"
+		"                      FORMAT alone, like a YUYV-only webcam) (repeatable; default: every\n"
 		"                      V4L2 capture device found, also ones plugged in later,\n"
 		"                      else the test pattern)\n"
 		"  --listen ADDR:PORT  where to listen, IPv4 or [IPv6] (repeatable;\n"
@@ -129,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	char why[128];
 
 	while ((c = getopt_long(argc, argv, "d:l:hV", lo, NULL)) != -1) {
 		switch (c) {
@@ -140,9 +142,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			/* a malformed test pattern can never open: say so now instead
 			 * of retrying (and logging) forever */
 			if ((!strcmp(optarg, "test") || !strncmp(optarg, "test:", 5)) &&
-			    vc_testsrc_parse(optarg, &(struct vc_testsrc_opts){ 0 }) < 0) {
-				fprintf(stderr, "vcapd: --device %s: bad test pattern (want test:WxH@FPS:FORMAT)\n",
-					optarg);
+			    vc_testsrc_parse(optarg, &(struct vc_testsrc_opts){ 0 }, why,
+					     sizeof(why)) < 0) {
+				fprintf(stderr,
+					"vcapd: --device %s: bad test pattern: %s\n",
+					optarg, why);
 				return 2;
 			}
 			o->devices[o->n_devices++] = optarg;

@@ -43,10 +43,13 @@ int vc_ops_check_config(const char *path, FILE *out, FILE *err)
 	for (size_t i = 0; i < c->n_cams; i++) {
 		const char *d = c->cams[i].device;
 		/* a malformed test pattern would only retry forever at run time */
+		char why[128];
+
 		if (d && (!strcmp(d, "test") || !strncmp(d, "test:", 5)) &&
-		    vc_testsrc_parse(d, &(struct vc_testsrc_opts){ 0 }) < 0) {
-			fprintf(err, "%s:%d: [camera %s]: bad test pattern '%s' (want test:WxH@FPS:FORMAT)\n",
-				path, c->cams[i].line, c->cams[i].name, d);
+		    vc_testsrc_parse(d, &(struct vc_testsrc_opts){ 0 }, why, sizeof(why)) < 0) {
+			fprintf(err,
+				"%s:%d: [camera %s]: bad test pattern '%s': %s\n",
+				path, c->cams[i].line, c->cams[i].name, d, why);
 			vc_conf_free(c);
 			return 1;
 		}

@@ -283,19 +283,34 @@ static int parse_uint(const char *s, const char *end, uint32_t *out)
 	return 0;
 }
 
-static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o)
+/* Option words name what was wrong in *why (if given), so --check-config
+ * and --device can say more than "bad path". */
+static void say(char *why, size_t why_len, const char *fmt, const char *tok)
+{
+	if (why && why_len)
+		snprintf(why, why_len, fmt, tok);
+}
+
+static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *why,
+		     size_t why_len)
 {
 	char tok[32];
 	const char *at, *x;
 
 	if (n == 0)
 		return 0;
-	if (n >= sizeof(tok))
+	if (n >= sizeof(tok)) {
+		say(why, why_len, "option too long: '%.40s...'", s);
 		return -EINVAL;
+	}
 	memcpy(tok, s, n);
 	tok[n] = 0;
 	if (!strcasecmp(tok, "still")) {
 		o->still = 1;
+		return 0;
+	}
+	if (!strcasecmp(tok, "only")) {
+		o->only = 1;
 		return 0;
 	}
 	at = strchr(tok, '@');
@@ -304,36 +319,54 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o)
 		const char *end = at ? at : tok + n;
 		if (x && x < end) {
 			if (parse_uint(tok, x, &o->mode.width) < 0 ||
-			    parse_uint(x + 1, end, &o->mode.height) < 0)
+			    parse_uint(x + 1, end, &o->mode.height) < 0) {
+				say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
 				return -EINVAL;
+			}
 		} else if (end != tok) {
+			say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
 			return -EINVAL;
 		}
 		if (at) {
 			uint32_t fps;
-			if (parse_uint(at + 1, tok + n, &fps) < 0 || fps == 0)
+			if (parse_uint(at + 1, tok + n, &fps) < 0 || fps == 0) {
+				say(why, why_len, "bad rate '%s' (want @FPS, 1-240)", tok);
 				return -EINVAL;
+			}
 			o->mode.ival = (struct vc_fract){ 1, fps };
 		}
 		return 0;
 	}
 	const struct vc_fmt *f = vc_fmt_find(tok);
-	if (!producible(f))
+	if (!f) {
+		say(why, why_len,
+		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV or "
+		    "MJPG, still, only)",
+		    tok);
 		return -EINVAL;
+	}
+	if (!producible(f)) {
+		say(why, why_len, "format '%s' cannot be produced by the test pattern", tok);
+		return -EINVAL;
+	}
 	o->mode.fourcc = f->fourcc;
 	return 0;
 }
 
-int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o)
+int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, size_t why_len)
 {
 	memset(o, 0, sizeof(*o));
-	if (strncmp(path, "test", 4) != 0 || (path[4] != 0 && path[4] != ':'))
+	say(why, why_len, "%s", "");
+	if (strncmp(path, "test", 4) != 0 || (path[4] != 0 && path[4] != ':')) {
+		say(why, why_len, "'%.40s' is not a test pattern path (want test or test:...)",
+		    path);
 		return -EINVAL;
+	}
 	const char *p = path[4] ? path + 5 : path + 4;
 	while (*p) {
 		const char *e = strchr(p, ':');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (parse_opt(p, n, o) < 0)
+		if (parse_opt(p, n, o, why, why_len) < 0)
 			return -EINVAL;
 		p += n + (e ? 1 : 0);
 	}
@@ -509,9 +542,11 @@ static int ts_open(const char *path, struct vc_src **out)
 	if (!t)
 		return -ENOMEM;
 	t->base.ops = &vc_src_test;
-	ret = vc_testsrc_parse(path, &t->opts);
+	char why[128];
+
+	ret = vc_testsrc_parse(path, &t->opts, why, sizeof(why));
 	if (ret < 0) {
-		log_error("%s: bad test source path (expected test:WxH@FPS:FORMAT)", path);
+		log_error("%s: bad test pattern: %s", path, why);
 		free(t);
 		return ret;
 	}
@@ -601,6 +636,13 @@ static size_t sizes_with(uint32_t w, uint32_t h, uint32_t out[][2])
 	return n;
 }
 
+/* What the caps list: every producible format, or with "only" just the
+ * configured one (a YUYV-only webcam: clients must be served by encoding). */
+static int offered(const struct testsrc *t, const struct vc_fmt *f)
+{
+	return producible(f) && (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
+}
+
 static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
 {
 	const struct vc_mode *cm = &ts_of(s)->opts.mode;
@@ -610,13 +652,13 @@ static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	for (size_t i = 0; i < vc_fmt_count(); i++)
-		n += producible(vc_fmt_at(i));
+		n += offered(ts_of(s), vc_fmt_at(i));
 	caps->fmts = calloc(n ? n : 1, sizeof(*caps->fmts));
 	if (!caps->fmts)
 		return -ENOMEM;
 	for (size_t i = 0; i < vc_fmt_count(); i++) {
 		const struct vc_fmt *f = vc_fmt_at(i);
-		if (!producible(f))
+		if (!offered(ts_of(s), f))
 			continue;
 		struct vc_caps_fmt *cf = &caps->fmts[caps->n_fmts++];
 		cf->fourcc = f->fourcc;
@@ -648,7 +690,8 @@ static int ts_set_mode(struct vc_src *s, const struct vc_mode *want, int try_onl
 	struct vc_src_format f;
 	int ret;
 
-	if (want->fourcc)
+	/* like S_FMT on a driver with one format: any other is adjusted to it */
+	if (want->fourcc && !t->opts.only)
 		m.fourcc = want->fourcc;
 	if (want->width)
 		m.width = want->width;

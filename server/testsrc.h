@@ -6,8 +6,10 @@
  *
  * Path: "test" or "test:" followed by ':'-separated options in any order:
  *   WxH (size), WxH@FPS or @FPS (rate), a format name or fourcc (YUYV, NV12,
- *   RGB3, MJPG...), "still" (a frozen picture: frame 0, rendered once).
- * Default 640x480@30 YUYV, e.g. "test:1280x720@30:YUYV". */
+ *   RGB3, MJPG...), "still" (a frozen picture: frame 0, rendered once),
+ *   "only" (the caps list just that one format and set_mode keeps it, like
+ *   a YUYV-only webcam, so clients wanting MJPEG get an encode).
+ * Default 640x480@30 YUYV, e.g. "test:1280x720@30:YUYV:only". */
 #ifndef VC_TESTSRC_H
 #define VC_TESTSRC_H
 
@@ -19,11 +21,13 @@
 struct vc_testsrc_opts {
 	struct vc_mode mode;
 	int still;
+	int only; /* offer mode.fourcc alone */
 };
 
 /* Parses a "test[:...]" path. Returns 0, or -EINVAL (not a test path, bad
- * option, unknown or unsupported format). */
-int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o);
+ * option, unknown or unsupported format) with the reason in why[why_len]
+ * (NULL: no reason wanted; "" on success). */
+int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, size_t why_len);
 
 /* Renders frame `seq` of mode m (still: always frame 0) into the memory
  * planes mem[] laid out as vc_fmt_geometry(fmt, w, h, 0) says; bytesused[]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Serving basics against the test pattern: snapshot JPEG size, raw frame sizes
 # and headers, ETag/304, HEAD, errors (400/404/405/413/431), API JSON, IPv6,
-# graceful SIGTERM with streams open. Ports 18100-18109.
+# graceful SIGTERM with streams open, a YUYV-only test camera (":only").
+# Ports 18100-18109 (and one the daemon picks).
 cd "$(dirname "$0")/../.." || exit 2
 T=http_basic
 PORT=18100
@@ -221,6 +222,27 @@ if start_vcapd $((PORT + 3)) --device test --device "$(printf '/dev/video\377\00
 else
 	fail json_utf8_escaped "daemon did not start on $((PORT + 3))"
 fi
+# A YUYV-only camera (test pattern with "only"): the device lists YUYV alone,
+# so an MJPEG client is an encode, never a passthrough; a raw YUYV one is.
+if start_vcapd_any --device test:320x240@30:YUYV:only; then
+	UO=http://127.0.0.1:$VPORT
+	curl -s "$UO/api/try?format=mjpeg" >"$TMP/tryo"
+	grep -q '"encode":true' "$TMP/tryo" && grep -q '"passthrough":false' "$TMP/tryo" &&
+		grep -q '"device_mode":{"fourcc":"YUYV"' "$TMP/tryo"
+	check only_yuyv_try_encode $? "$(head -c 300 "$TMP/tryo")"
+	fo=$(curl -s "$UO/api/cams/0" | grep -o '"fourcc":"[A-Z0-9]*"' | sort -u | tr '\n' ' ')
+	timeout 2 curl -s -D "$TMP/ho" -o /dev/null "$UO/stream"
+	st=$(hdr "$TMP/ho" X-Steps)
+	check only_yuyv_stream_encodes "$([ "$fo" = '"fourcc":"YUYV" ' ] && [ "${st%encode}" != "$st" ]; echo $?)" \
+		"formats '$fo', /stream X-Steps '$st'"
+	curl -s "$UO/api/try?format=YUYV" | grep -q '"passthrough":true'
+	check only_yuyv_raw_passthrough $? "raw YUYV is not passthrough"
+	kill "$VPID"
+else
+	fail only_yuyv_try_encode "daemon with test:320x240@30:YUYV:only did not start"
+fi
+out=$("$VCAPD" --device test:YUYV:onyl 2>&1); code=$?
+check bad_test_option_fails "$([ "$code" = 2 ] && echo "$out" | grep -q "unknown option 'onyl'"; echo $?)" "exit $code: $out"
 code=$("$VCAPD" --listen nonsense >/dev/null 2>&1; echo $?)
 check bad_listen_fails "$([ "$code" != 0 ]; echo $?)" "exit $code"
 "$VCAPD" --help | grep -q -- --listen

@@ -15,38 +15,52 @@ static const struct {
 	const char *path;
 	int ret;
 	uint32_t fourcc, w, h, fps;
-	int still;
+	int still, only;
+	const char *why; /* a word the reason must contain */
 } parse_vec[] = {
-	{ __LINE__, "test", 0, V4L2_PIX_FMT_YUYV, 640, 480, 30, 0 },
-	{ __LINE__, "test:1280x720@30:YUYV", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0 },
-	{ __LINE__, "test:320x240", 0, V4L2_PIX_FMT_YUYV, 320, 240, 30, 0 },
-	{ __LINE__, "test:@15:NV12", 0, V4L2_PIX_FMT_NV12, 640, 480, 15, 0 },
-	{ __LINE__, "test:MJPG:still:160x120", 0, V4L2_PIX_FMT_MJPEG, 160, 120, 30, 1 },
-	{ __LINE__, "test:RGB3", 0, V4L2_PIX_FMT_RGB24, 640, 480, 30, 0 },
-	{ __LINE__, "test:99999x1", 0, V4L2_PIX_FMT_YUYV, 4096, 16, 30, 0 }, /* clamped */
-	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0 },
-	{ __LINE__, "test:10x", -EINVAL, 0, 0, 0, 0, 0 },
-	{ __LINE__, "test:@0", -EINVAL, 0, 0, 0, 0, 0 },
-	{ __LINE__, "testx", -EINVAL, 0, 0, 0, 0, 0 },
-	{ __LINE__, "/dev/video0", -EINVAL, 0, 0, 0, 0, 0 },
+	{ __LINE__, "test", 0, V4L2_PIX_FMT_YUYV, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:1280x720@30:YUYV", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0, 0, NULL },
+	{ __LINE__, "test:320x240", 0, V4L2_PIX_FMT_YUYV, 320, 240, 30, 0, 0, NULL },
+	{ __LINE__, "test:@15:NV12", 0, V4L2_PIX_FMT_NV12, 640, 480, 15, 0, 0, NULL },
+	{ __LINE__, "test:MJPG:still:160x120", 0, V4L2_PIX_FMT_MJPEG, 160, 120, 30, 1, 0, NULL },
+	{ __LINE__, "test:RGB3", 0, V4L2_PIX_FMT_RGB24, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:99999x1", 0, V4L2_PIX_FMT_YUYV, 4096, 16, 30, 0, 0, NULL }, /* clamped */
+	{ __LINE__, "test:1280x720@30:YUYV:only", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0, 1, NULL },
+	{ __LINE__, "test:only:MJPG", 0, V4L2_PIX_FMT_MJPEG, 640, 480, 30, 0, 1, NULL },
+	{ __LINE__, "test:ONLY", 0, V4L2_PIX_FMT_YUYV, 640, 480, 30, 0, 1, NULL },
+	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'nope'" },
+	{ __LINE__, "test:YUYV:onl", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'onl'" },
+	{ __LINE__, "test:only=YUYV", -EINVAL, 0, 0, 0, 0, 0, 0, "only=YUYV" },
+	{ __LINE__, "test:10x", -EINVAL, 0, 0, 0, 0, 0, 0, "bad size '10x'" },
+	{ __LINE__, "test:@0", -EINVAL, 0, 0, 0, 0, 0, 0, "bad rate '@0'" },
+	{ __LINE__, "testx", -EINVAL, 0, 0, 0, 0, 0, 0, "not a test pattern" },
+	{ __LINE__, "/dev/video0", -EINVAL, 0, 0, 0, 0, 0, 0, NULL },
 };
 
 static void parse(void)
 {
 	for (size_t i = 0; i < sizeof(parse_vec) / sizeof(parse_vec[0]); i++) {
 		struct vc_testsrc_opts o;
-		int ret = vc_testsrc_parse(parse_vec[i].path, &o);
+		char why[128];
+		int ret = vc_testsrc_parse(parse_vec[i].path, &o, why, sizeof(why));
 
 		CHECK_AT(parse_vec[i].line, ret == parse_vec[i].ret, "%s: ret %d",
 			 parse_vec[i].path, ret);
+		CHECK_AT(parse_vec[i].line, ret == 0 ? why[0] == 0 : why[0] != 0,
+			 "%s: ret %d with reason '%s'", parse_vec[i].path, ret, why);
+		if (parse_vec[i].why)
+			CHECK_AT(parse_vec[i].line, strstr(why, parse_vec[i].why) != NULL,
+				 "%s: reason '%s' lacks '%s'", parse_vec[i].path, why,
+				 parse_vec[i].why);
 		if (ret < 0 || parse_vec[i].ret < 0)
 			continue;
 		CHECK_AT(parse_vec[i].line,
 			 o.mode.fourcc == parse_vec[i].fourcc && o.mode.width == parse_vec[i].w &&
 				 o.mode.height == parse_vec[i].h && o.mode.ival.num == 1 &&
-				 o.mode.ival.den == parse_vec[i].fps && o.still == parse_vec[i].still,
-			 "%s: got %ux%u@%u/%u still %d", parse_vec[i].path, o.mode.width,
-			 o.mode.height, o.mode.ival.num, o.mode.ival.den, o.still);
+				 o.mode.ival.den == parse_vec[i].fps && o.still == parse_vec[i].still &&
+				 o.only == parse_vec[i].only,
+			 "%s: got %ux%u@%u/%u still %d only %d", parse_vec[i].path, o.mode.width,
+			 o.mode.height, o.mode.ival.num, o.mode.ival.den, o.still, o.only);
 	}
 }
 
@@ -238,6 +252,55 @@ static void clock_and_content(void)
 	vc_src_test.close(s);
 }
 
+/* "only": the caps list the configured format alone (every size and rate
+ * still), and set_mode adjusts any other format to it, as a driver with one
+ * format does; frames are those of that format. */
+static void only_one_format(void)
+{
+	static const uint32_t fmts[] = { V4L2_PIX_FMT_YUYV, V4L2_PIX_FMT_MJPEG };
+	static const char *const paths[] = { "test:1280x720@30:YUYV:only", "test:MJPG:only:@100" };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct vc_src *s;
+		struct vc_caps c;
+		struct vc_src_format f;
+		struct vc_src_buf b;
+		unsigned n;
+		char name[16];
+
+		CHECK(vc_src_test.open(paths[k], &s) == 0, "open %s", paths[k]);
+		CHECK(vc_src_test.get_caps(s, &c) == 0, "caps");
+		CHECK(c.n_fmts == 1 && c.fmts[0].fourcc == fmts[k], "%s: %zu formats, first %s",
+		      paths[k], c.n_fmts, c.n_fmts ? vc_fourcc_str(c.fmts[0].fourcc, name) : "-");
+		CHECK(c.n_fmts == 1 && c.fmts[0].n_sizes >= 6 && c.fmts[0].sizes[0].n_ivals >= 7,
+		      "%s: sizes/rates missing", paths[k]);
+		vc_caps_clear(&c);
+		struct vc_mode want = { fmts[!k], 320, 240, { 1, 15 } };
+		CHECK(vc_src_test.set_mode(s, &want, 1, &f) == 0 && f.mode.fourcc == fmts[k] &&
+			      f.mode.width == 320 && f.mode.ival.den == 15,
+		      "%s: try other format gave %s", paths[k], vc_fourcc_str(f.mode.fourcc, name));
+		CHECK(vc_src_test.set_mode(s, &want, 0, &f) == 0 && f.mode.fourcc == fmts[k],
+		      "%s: set other format", paths[k]);
+		CHECK(vc_src_test.get_format(s, &f) == 0 && f.mode.fourcc == fmts[k] &&
+			      f.mode.width == 320, "%s: format after set", paths[k]);
+		CHECK(vc_src_test.start(s, 2, &n) == 0, "start");
+		sleep_until(vc_src_test.next_due(s));
+		CHECK(vc_src_test.dequeue(s, &b) == 0 && b.bytesused[0] > 0, "%s: dequeue",
+		      paths[k]);
+		vc_src_test.queue(s, b.index);
+		vc_src_test.stop(s);
+		vc_src_test.close(s);
+	}
+	/* without "only" the other format is taken */
+	struct vc_src *s;
+	struct vc_src_format f;
+	struct vc_mode want = { V4L2_PIX_FMT_MJPEG, 0, 0, { 0, 0 } };
+	CHECK(vc_src_test.open("test:YUYV", &s) == 0, "open");
+	CHECK(vc_src_test.set_mode(s, &want, 1, &f) == 0 && f.mode.fourcc == V4L2_PIX_FMT_MJPEG,
+	      "without only");
+	vc_src_test.close(s);
+}
+
 static void still_and_set_mode(void)
 {
 	struct vc_src *s;
@@ -319,5 +382,6 @@ int main(void)
 	RUN("testsrc", clock_and_content);
 	RUN("testsrc", ahead_and_late_content);
 	RUN("testsrc", still_and_set_mode);
+	RUN("testsrc", only_one_format);
 	CHECK_EXIT();
 }
