@@ -375,9 +375,11 @@ static uint32_t absdiff_short(uint32_t want, uint32_t got)
 	return want > got ? want - got : 0;
 }
 
-/* Scores mode m for the requests; -EINVAL when some request cannot be planned. */
+/* Scores mode m for the requests, request i standing for weight[i] equal
+ * clients (its deficits count that many times); -EINVAL when some request
+ * cannot be planned. */
 static int score_mode(const struct vc_mode *m, int emulated, const struct vc_request *reqs,
-		      size_t n, struct score *s)
+		      const unsigned *weight, size_t n, struct score *s)
 {
 	/* outputs already counted (shared encodes cost once) */
 	struct vc_output seen[64];
@@ -392,12 +394,12 @@ static int score_mode(const struct vc_mode *m, int emulated, const struct vc_req
 		struct vc_plan p;
 		if (vc_negotiate_plan(m, &reqs[i], &p) < 0)
 			return -EINVAL;
-		s->size_deficit += absdiff_short(reqs[i].width, p.out.width) +
-				   absdiff_short(reqs[i].height, p.out.height);
+		s->size_deficit += (uint64_t)weight[i] * (absdiff_short(reqs[i].width, p.out.width) +
+							  absdiff_short(reqs[i].height, p.out.height));
 		/* with the rate unknown p.fps is the request's own: no deficit
 		 * can be told, rate_unknown ranks the mode instead */
 		if (reqs[i].fps && !s->rate_unknown)
-			s->fps_deficit += absdiff_short(reqs[i].fps, p.fps);
+			s->fps_deficit += (uint64_t)weight[i] * absdiff_short(reqs[i].fps, p.fps);
 		int dup = 0;
 		for (size_t k = 0; k < n_seen && !dup; k++)
 			dup = vc_output_equal(&seen[k], &p.out);
@@ -486,7 +488,8 @@ static const struct vc_caps_fmt *mode_fmt(const struct vc_caps *caps, const stru
 /* Calls fn for every candidate mode (discrete sizes, plus for stepwise
  * formats the maximum and each request's size rounded up to the step). */
 struct cand_ctx {
-	const struct vc_request *reqs;
+	const struct vc_request *reqs; /* distinct */
+	const unsigned *weight;        /* clients per distinct request */
 	size_t n;
 	uint32_t want_fps; /* 0 = fastest */
 	int found;
@@ -497,7 +500,7 @@ struct cand_ctx {
 static void consider(struct cand_ctx *c, const struct vc_caps_fmt *f, const struct vc_mode *m)
 {
 	struct score s;
-	if (score_mode(m, f->emulated, c->reqs, c->n, &s) < 0)
+	if (score_mode(m, f->emulated, c->reqs, c->weight, c->n, &s) < 0)
 		return;
 	if (!c->found || score_cmp(&s, &c->best_s) < 0) {
 		c->found = 1;
@@ -594,6 +597,14 @@ static int default_mode(const struct vc_caps *caps, struct vc_mode *out)
 	return -ENOENT;
 }
 
+/* Field by field: the struct has padding. */
+static int request_eq(const struct vc_request *a, const struct vc_request *b)
+{
+	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
+	       a->fps == b->fps && a->quality == b->quality && a->rotate == b->rotate &&
+	       a->flip == b->flip;
+}
+
 int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 		      const struct vc_mode *preferred, const struct vc_request *reqs,
 		      size_t n_reqs, struct vc_mode *out)
@@ -625,28 +636,42 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 	struct vc_fract dev_ival = ref.ival;
 	if (mode_fmt(caps, preferred) && ival_known(preferred->ival))
 		dev_ival = preferred->ival;
+	/* Equal requests (after that) are scored once with their count as a
+	 * weight: the same answer as scoring each, but many clients asking for
+	 * the same picture cost one plan per candidate mode instead of one
+	 * each (64 equal clients made every join O(candidates x 64^2)). */
 	struct vc_request rq[64];
-	size_t n = n_reqs < 64 ? n_reqs : 64;
+	unsigned weight[64];
+	size_t n = 0, n_in = n_reqs < 64 ? n_reqs : 64;
 	uint32_t want_fps = 0;
 	int fastest = 0;
-	for (size_t i = 0; i < n; i++) {
-		rq[i] = reqs[i];
-		if (!rq[i].width && !rq[i].height) {
-			int turned = rq[i].rotate % 180 == 90;
-			rq[i].width = turned ? ref.height : ref.width;
-			rq[i].height = turned ? ref.width : ref.height;
+	for (size_t i = 0; i < n_in; i++) {
+		struct vc_request q = reqs[i];
+		if (!q.width && !q.height) {
+			int turned = q.rotate % 180 == 90;
+			q.width = turned ? ref.height : ref.width;
+			q.height = turned ? ref.width : ref.height;
 		}
-		if (!rq[i].fps && ival_known(dev_ival))
-			rq[i].fps = ival_fps(dev_ival);
-		if (!rq[i].fps)
+		if (!q.fps && ival_known(dev_ival))
+			q.fps = ival_fps(dev_ival);
+		if (!q.fps)
 			fastest = 1;
-		else if (rq[i].fps > want_fps)
-			want_fps = rq[i].fps;
+		else if (q.fps > want_fps)
+			want_fps = q.fps;
+		size_t k = 0;
+		while (k < n && !request_eq(&rq[k], &q))
+			k++;
+		if (k == n) {
+			rq[n] = q;
+			weight[n++] = 0;
+		}
+		weight[k]++;
 	}
 
 	struct cand_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.reqs = rq;
+	c.weight = weight;
 	c.n = n;
 	c.want_fps = fastest ? 0 : want_fps;
 	each_candidate(caps, &c);
@@ -657,7 +682,7 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 	}
 	if (cur_f) {
 		struct score cs;
-		if (score_mode(cur, cur_f->emulated, rq, n, &cs) == 0) {
+		if (score_mode(cur, cur_f->emulated, rq, weight, n, &cs) == 0) {
 			int better = c.best_s.size_deficit < cs.size_deficit ||
 				     (c.best_s.size_deficit == cs.size_deficit &&
 				      (c.best_s.fps_deficit < cs.fps_deficit ||

@@ -417,6 +417,61 @@ static void mode_table(void)
 	CHECK(ARRAY_LEN(mode_rows) >= 50, "%zu mode rows", ARRAY_LEN(mode_rows));
 }
 
+/* Every row again with each request repeated 16 times, interleaved: equal
+ * requests are scored once with their count, which must give the answer of
+ * scoring each (all deficits scale alike). */
+static void repeated_requests(void)
+{
+	for (size_t i = 0; i < ARRAY_LEN(mode_rows); i++) {
+		const struct mode_row *r = &mode_rows[i];
+		struct vc_request reqs[64];
+		size_t n = 0;
+		struct vc_mode out;
+
+		if (r->rc || !r->n)
+			continue;
+		for (int k = 0; k < 16; k++)
+			for (size_t j = 0; j < r->n; j++)
+				reqs[n++] = r->reqs[j];
+		memset(&out, 0xff, sizeof(out));
+		int rc = vc_negotiate_mode(r->caps, r->cur.fourcc ? &r->cur : NULL,
+					   r->pref.fourcc ? &r->pref : NULL, reqs, n, &out);
+		CHECK_AT(r->line,
+			 rc == 0 && out.fourcc == r->want.fourcc && out.width == r->want.width &&
+				 out.height == r->want.height && out.ival.num == r->want.ival.num &&
+				 out.ival.den == r->want.ival.den,
+			 "x16: rc %d got %ux%u %u/%u", rc, out.width, out.height, out.ival.num,
+			 out.ival.den);
+	}
+}
+
+/* ...while a request's count still weighs: on caps_c neither mode serves a
+ * 1280x720 and a 1024x768 client fully; one 1024x768 client loses less
+ * than the 1280x720 one would, enough of them outweigh it. */
+static void count_weighs(void)
+{
+	static const struct {
+		int line;
+		unsigned n_small; /* 1024x768 clients beside one 1280x720 */
+		uint32_t want_w;
+	} rows[] = {
+		{ __LINE__, 1, 1280 }, { __LINE__, 2, 1280 }, { __LINE__, 40, 1024 },
+		{ __LINE__, 63, 1024 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		struct vc_request reqs[64] = { R(MJPG, 1280, 720) };
+		struct vc_mode out = { 0 };
+		size_t n = 1;
+
+		for (unsigned k = 0; k < rows[i].n_small; k++)
+			reqs[n++] = (struct vc_request)R(MJPG, 1024, 768);
+		int rc = vc_negotiate_mode(&caps_c, NULL, NULL, reqs, n, &out);
+		CHECK_AT(rows[i].line, rc == 0 && out.width == rows[i].want_w,
+			 "1 x 1280x720 + %u x 1024x768: got %ux%u", rows[i].n_small, out.width,
+			 out.height);
+	}
+}
+
 static void output_equal(void)
 {
 	struct vc_output a = { MJPG, 640, 480, 80, 0, 0 }, b = a;
@@ -514,6 +569,8 @@ int main(void)
 {
 	RUN("negotiate", plan_table);
 	RUN("negotiate", mode_table);
+	RUN("negotiate", repeated_requests);
+	RUN("negotiate", count_weighs);
 	RUN("negotiate", output_equal);
 	RUN("negotiate", steps_str);
 	RUN("negotiate", invariants);
