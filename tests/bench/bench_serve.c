@@ -5,8 +5,13 @@
  * capture timestamp (X-Timestamp) to the end of the part at the client, the
  * per-client rate and the child's RSS. Ratios against the 1-client run of the
  * same device mode show what fan-out costs (goal: 100 clients <= 1.5x).
- * Not a test: prints numbers. */
+ * "YUYV -> MJPEG" rows use a YUYV-only test camera (test:...:YUYV:only):
+ * with every format offered the daemon would rightly pick the pattern's own
+ * MJPEG and pass it through. Each row prints the X-Steps the clients got and
+ * the run fails when a row meant to encode did not (or a passthrough row
+ * encoded). Not a test otherwise: prints numbers. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -64,8 +69,9 @@ static void server_child(const char *dev, int port)
 	_exit(0);
 }
 
-/* CPU seconds (user + system) of a process. */
-static double proc_cpu(pid_t pid)
+/* CPU seconds of a process from /proc/PID/stat: user + system (or system
+ * alone), in clock ticks (10 ms): coarse, used for the user/system split. */
+static double proc_cpu_ticks(pid_t pid, int sys_only)
 {
 	char path[64], buf[1024];
 	unsigned long ut = 0, st = 0;
@@ -81,7 +87,42 @@ static double proc_cpu(pid_t pid)
 	char *p = strrchr(buf, ')');
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	return (double)(sys_only ? st : ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* CPU seconds of a process, to the nanosecond: the sum of its threads'
+ * run time (/proc/PID/task/TID/schedstat); the tick count when the kernel
+ * has no schedstat. The server's threads live for the whole run, so none
+ * is lost by exiting inside the window. */
+static double proc_cpu(pid_t pid)
+{
+	char path[300];
+	double sum = 0;
+	int any = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		unsigned long long ns;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.32s/schedstat", (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1) {
+			sum += (double)ns / 1e9;
+			any = 1;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return any ? sum : proc_cpu_ticks(pid, 0);
 }
 
 static long proc_rss_kb(pid_t pid)
@@ -134,6 +175,7 @@ struct cl {
 	size_t body_left; /* bytes of the current part's JPEG + CRLF still to come */
 	double ts;        /* X-Timestamp of the current part */
 	long frames;
+	char steps[32];   /* X-Steps of the response */
 };
 
 static double lat[200000];
@@ -168,9 +210,13 @@ static void feed(struct cl *c, const char *p, size_t n, int measuring, long *fra
 			char *cl = strstr(c->hdr, "Content-Length: ");
 			char *ts = strstr(c->hdr, "X-Timestamp: ");
 
+			char *st = strstr(c->hdr, "X-Steps: ");
+
 			if (cl && ts && strstr(c->hdr, "--vcapdframe")) {
 				c->body_left = strtoul(cl + 16, NULL, 10) + 2;
 				c->ts = strtod(ts + 13, NULL);
+			} else if (st && !c->steps[0]) {
+				sscanf(st + 9, "%31[^\r\n]", c->steps);
 			}
 			c->hlen = 0;
 		}
@@ -203,8 +249,9 @@ static double status_process_ms(int port)
 }
 
 struct result {
-	double cpu_per_s, cpu_us_per_frame, fps_per_client, p50, p99, process_ms;
+	double cpu_per_s, sys_per_s, cpu_us_per_frame, fps_per_client, p50, p99, process_ms;
 	long rss_kb;
+	char steps[32]; /* X-Steps of client 0 */
 };
 
 static int run(const char *dev, const char *path, int nclients, double secs, struct result *r)
@@ -234,7 +281,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	struct pollfd pfd[MAXC];
 	static char buf[1 << 16];
 	double t_start = now_s(CLOCK_MONOTONIC), t_meas = t_start + 1.0, t_end = t_meas + secs;
-	double cpu0 = 0;
+	double cpu0 = 0, sys0 = 0;
 	long frames = 0;
 	int measuring = 0;
 
@@ -245,6 +292,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 		if (!measuring && t >= t_meas) {
 			measuring = 1;
 			cpu0 = proc_cpu(pid);
+			sys0 = proc_cpu_ticks(pid, 1);
 		}
 		if (t >= t_end)
 			break;
@@ -262,6 +310,8 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 		}
 	}
 	double cpu = proc_cpu(pid) - cpu0;
+	r->sys_per_s = (proc_cpu_ticks(pid, 1) - sys0) / secs;
+	snprintf(r->steps, sizeof(r->steps), "%s", cls[0].steps[0] ? cls[0].steps : "?");
 	r->rss_kb = proc_rss_kb(pid);
 	r->process_ms = status_process_ms(port);
 	for (int i = 0; i < nclients; i++)
@@ -279,29 +329,68 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 
 static void row(const char *label, int n, const struct result *r, const struct result *base)
 {
-	printf("%-28s %4d %7.1f %9.1f %9.1f %7.2f %7.2f %7.2f %8ld %6.2fx\n", label, n,
-	       r->fps_per_client, r->cpu_per_s * 100, r->cpu_us_per_frame, r->process_ms, r->p50,
-	       r->p99, r->rss_kb, base && base->cpu_per_s > 0 ? r->cpu_per_s / base->cpu_per_s : 1.0);
+	printf("%-24s %4d %-15s %6.1f %6.1f %5.1f %9.1f %6.2f %7.2f %7.2f %8ld %6.2fx\n", label, n,
+	       r->steps, r->fps_per_client, r->cpu_per_s * 100, r->sys_per_s * 100, r->cpu_us_per_frame,
+	       r->process_ms, r->p50, r->p99, r->rss_kb,
+	       base && base->cpu_per_s > 0 ? r->cpu_per_s / base->cpu_per_s : 1.0);
+}
+
+/* A row meant to encode must show it (steps and a measured encode time), a
+ * passthrough row must not: otherwise the numbers measure something else. */
+static int row_is_what_it_says(const char *label, int encode, const struct result *r)
+{
+	int enc = strstr(r->steps, "encode") != NULL;
+
+	if (encode ? enc && r->process_ms > 0 : !strcmp(r->steps, "passthrough"))
+		return 1;
+	fprintf(stderr, "bench_serve: %s: expected %s, got steps '%s', encode %.2f ms\n", label,
+		encode ? "an encode" : "passthrough", r->steps, r->process_ms);
+	return 0;
+}
+
+struct bcase {
+	const char *dev, *label;
+	int encode;
+	int n[3];
+};
+
+static int table(const struct bcase *cs, size_t n_cs, double secs)
+{
+	struct result r, base;
+
+	printf("%-24s %4s %-15s %6s %6s %5s %9s %6s %7s %7s %8s %7s\n", "case", "cl", "steps",
+	       "fps/cl", "cpu %", "sys %", "cpu us/fr", "enc ms", "p50 ms", "p99 ms", "rss KiB",
+	       "cpu/1cl");
+	for (size_t m = 0; m < n_cs; m++)
+		for (size_t i = 0; i < 3 && cs[m].n[i]; i++) {
+			if (run(cs[m].dev, "/stream", cs[m].n[i], secs, &r) < 0)
+				return -1;
+			if (i == 0)
+				base = r;
+			row(cs[m].label, cs[m].n[i], &r, &base);
+			fflush(stdout);
+			if (!row_is_what_it_says(cs[m].label, cs[m].encode, &r))
+				return -1;
+		}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
-	static const struct {
-		const char *dev, *label;
-	} modes[] = {
-		{ "test:1280x720@30:YUYV", "720p YUYV -> MJPEG" },
-		{ "test:1920x1080@30:YUYV", "1080p YUYV -> MJPEG" },
+	/* YUYV -> MJPEG: a YUYV-only camera; passthrough: an MJPEG camera */
+	static const struct bcase serve[] = {
+		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", 1, { 1, 10, 100 } },
+		{ "test:1920x1080@30:YUYV:only", "1080p YUYV -> MJPEG", 1, { 1, 10, 100 } },
+		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", 0, { 1, 10, 100 } },
 	};
-	static const struct {
-		const char *dev, *label;
-	} pt[] = {
-		{ "test:640x480@30:MJPEG", "480p MJPEG passthrough" },
-		{ "test:640x480@30:YUYV", "480p YUYV -> MJPEG" },
-		{ "test:1280x720@30:MJPEG", "720p MJPEG passthrough" },
-		{ "test:1280x720@30:YUYV", "720p YUYV -> MJPEG" },
+	static const struct bcase pi[] = {
+		{ "test:640x480@30:MJPG:only", "480p MJPEG passthrough", 0, { 1, 20 } },
+		{ "test:640x480@30:YUYV:only", "480p YUYV -> MJPEG", 1, { 1, 20 } },
+		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", 0, { 1, 20 } },
+		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", 1, { 1, 20 } },
 	};
-	struct result r, base;
+	struct result r;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 5) { /* one case: SECS DEVICE PATH CLIENTS (for profiling) */
@@ -310,33 +399,16 @@ int main(int argc, char **argv)
 		row(argv[2], atoi(argv[4]), &r, NULL);
 		return 0;
 	}
-	printf("bench_serve: %.1f s windows; CPU = the serving process (test-pattern capture included);\n"
-	       "latency = capture timestamp -> last byte of the part at the client; proc = encode ms\n",
+	printf("bench_serve: %.1f s windows; CPU = the serving process (test-pattern capture\n"
+	       "included: it draws YUYV, or draws and encodes for the MJPEG camera);\n"
+	       "cpu %% = run time of all its threads (schedstat), sys %% = its kernel part (ticks);\n"
+	       "latency = capture timestamp -> last byte of the part at the client;\n"
+	       "steps = X-Steps the clients got; enc ms = the output's encode time (/api/status)\n",
 	       secs);
-	printf("%-28s %4s %7s %9s %9s %7s %7s %7s %8s %7s\n", "case", "cl", "fps/cl", "cpu %",
-	       "cpu us/fr", "proc ms", "p50 ms", "p99 ms", "rss KiB", "cpu/1cl");
-	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		static const int ns[] = { 1, 10, 100 };
-
-		for (size_t i = 0; i < 3; i++) {
-			if (run(modes[m].dev, "/stream", ns[i], secs, &r) < 0)
-				return 1;
-			if (i == 0)
-				base = r;
-			row(modes[m].label, ns[i], &r, &base);
-		}
-	}
+	if (table(serve, sizeof(serve) / sizeof(serve[0]), secs) < 0)
+		return 1;
 	printf("\nMJPEG passthrough vs YUYV -> MJPEG (issue 6)\n");
-	for (size_t m = 0; m < sizeof(pt) / sizeof(pt[0]); m++) {
-		static const int ns[] = { 1, 20 };
-
-		for (size_t i = 0; i < 2; i++) {
-			if (run(pt[m].dev, "/stream", ns[i], secs, &r) < 0)
-				return 1;
-			if (i == 0)
-				base = r;
-			row(pt[m].label, ns[i], &r, &base);
-		}
-	}
+	if (table(pi, sizeof(pi) / sizeof(pi[0]), secs) < 0)
+		return 1;
 	return 0;
 }
