@@ -4,7 +4,6 @@
 #define LOG_PREFIX "vcapd:"
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "server/controls.h"
 #include "server/discover.h"
 #include "server/http.h"
+#include "server/loop.h"
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
 #include "server/stream.h"
@@ -715,9 +715,7 @@ int main(int argc, char **argv)
 		hc.cors_origin = a.conf->cors_origin;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* worker threads hand results back through the loop */
-	evthread_use_pthreads();
-	a.base = event_base_new();
+	a.base = vc_loop_new(); /* thread-safe, precise timers */
 	if (!a.base) {
 		log_error("cannot create the event loop");
 		return 1;

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/thread.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -32,6 +31,7 @@
 #include "server/api.h"
 #include "server/capture.h"
 #include "server/http.h"
+#include "server/loop.h"
 #include "server/stream.h"
 
 #define PORT 18790
@@ -57,8 +57,7 @@ static void server_child(const char *dev, int port)
 	char addr[64];
 
 	vc_log_level = VC_LOG_WARN;
-	evthread_use_pthreads();
-	base = event_base_new();
+	base = vc_loop_new(); /* the daemon's loop */
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	if (!base || vc_cam_new(base, &cc, &cam) < 0 || vc_http_new(base, &hc, &h) < 0 ||
 	    vc_streams_new(base, h, &cam, 1, &s) < 0 || vc_streams_routes(s, h) < 0 ||
@@ -178,8 +177,10 @@ struct cl {
 	char steps[32];   /* X-Steps of the response */
 };
 
-static double lat[200000];
-static size_t n_lat;
+/* Latencies of the window's parts: to the last byte, and to the part's
+ * headers (the rest is the transfer of the JPEG). Static: one run at a time. */
+static double lat[200000], lat_hdr[200000];
+static size_t n_lat, n_lat_hdr;
 
 static void feed(struct cl *c, const char *p, size_t n, int measuring, long *frames)
 {
@@ -215,6 +216,8 @@ static void feed(struct cl *c, const char *p, size_t n, int measuring, long *fra
 			if (cl && ts && strstr(c->hdr, "--vcapdframe")) {
 				c->body_left = strtoul(cl + 16, NULL, 10) + 2;
 				c->ts = strtod(ts + 13, NULL);
+				if (measuring && n_lat_hdr < sizeof(lat_hdr) / sizeof(lat_hdr[0]))
+					lat_hdr[n_lat_hdr++] = now_s(CLOCK_REALTIME) - c->ts;
 			} else if (st && !c->steps[0]) {
 				sscanf(st + 9, "%31[^\r\n]", c->steps);
 			}
@@ -249,7 +252,7 @@ static double status_process_ms(int port)
 }
 
 struct result {
-	double cpu_per_s, sys_per_s, cpu_us_per_frame, fps_per_client, p50, p99, process_ms;
+	double cpu_per_s, sys_per_s, cpu_us_per_frame, fps_per_client, p50, p99, hdr_p50, process_ms;
 	long rss_kb;
 	char steps[32]; /* X-Steps of client 0 */
 };
@@ -285,7 +288,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	long frames = 0;
 	int measuring = 0;
 
-	n_lat = 0;
+	n_lat = n_lat_hdr = 0;
 	for (;;) {
 		double t = now_s(CLOCK_MONOTONIC);
 
@@ -324,14 +327,16 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	r->fps_per_client = (double)frames / secs / nclients;
 	r->p50 = n_lat ? lat[n_lat / 2] * 1e3 : 0;
 	r->p99 = n_lat ? lat[n_lat * 99 / 100] * 1e3 : 0;
+	qsort(lat_hdr, n_lat_hdr, sizeof(lat_hdr[0]), cmp_d);
+	r->hdr_p50 = n_lat_hdr ? lat_hdr[n_lat_hdr / 2] * 1e3 : 0;
 	return 0;
 }
 
 static void row(const char *label, int n, const struct result *r, const struct result *base)
 {
-	printf("%-24s %4d %-15s %6.1f %6.1f %5.1f %9.1f %6.2f %7.2f %7.2f %8ld %6.2fx\n", label, n,
-	       r->steps, r->fps_per_client, r->cpu_per_s * 100, r->sys_per_s * 100, r->cpu_us_per_frame,
-	       r->process_ms, r->p50, r->p99, r->rss_kb,
+	printf("%-24s %4d %-15s %6.1f %6.1f %5.1f %9.1f %6.2f %6.2f %7.2f %7.2f %8ld %6.2fx\n",
+	       label, n, r->steps, r->fps_per_client, r->cpu_per_s * 100, r->sys_per_s * 100,
+	       r->cpu_us_per_frame, r->process_ms, r->hdr_p50, r->p50, r->p99, r->rss_kb,
 	       base && base->cpu_per_s > 0 ? r->cpu_per_s / base->cpu_per_s : 1.0);
 }
 
@@ -358,9 +363,9 @@ static int table(const struct bcase *cs, size_t n_cs, double secs)
 {
 	struct result r, base;
 
-	printf("%-24s %4s %-15s %6s %6s %5s %9s %6s %7s %7s %8s %7s\n", "case", "cl", "steps",
-	       "fps/cl", "cpu %", "sys %", "cpu us/fr", "enc ms", "p50 ms", "p99 ms", "rss KiB",
-	       "cpu/1cl");
+	printf("%-24s %4s %-15s %6s %6s %5s %9s %6s %6s %7s %7s %8s %7s\n", "case", "cl", "steps",
+	       "fps/cl", "cpu %", "sys %", "cpu us/fr", "enc ms", "hdr50", "p50 ms", "p99 ms",
+	       "rss KiB", "cpu/1cl");
 	for (size_t m = 0; m < n_cs; m++)
 		for (size_t i = 0; i < 3 && cs[m].n[i]; i++) {
 			if (run(cs[m].dev, "/stream", cs[m].n[i], secs, &r) < 0)
@@ -402,7 +407,8 @@ int main(int argc, char **argv)
 	printf("bench_serve: %.1f s windows; CPU = the serving process (test-pattern capture\n"
 	       "included: it draws YUYV, or draws and encodes for the MJPEG camera);\n"
 	       "cpu %% = run time of all its threads (schedstat), sys %% = its kernel part (ticks);\n"
-	       "latency = capture timestamp -> last byte of the part at the client;\n"
+	       "latency = capture timestamp -> last byte of the part at the client (p50, p99;\n"
+	       "hdr50 = p50 to the part's headers, before its JPEG bytes);\n"
 	       "steps = X-Steps the clients got; enc ms = the output's encode time (/api/status)\n",
 	       secs);
 	if (table(serve, sizeof(serve) / sizeof(serve[0]), secs) < 0)

@@ -1,0 +1,114 @@
+/* vc_loop_new: a loop whose timers are not rounded up to milliseconds (a
+ * 2.5 ms timer fires near 2.5 ms, not at 3) and that worker threads may
+ * poke (event_active from another thread). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "check.h"
+#include "server/loop.h"
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t fired_us;
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	fired_us = mono_us();
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of 21 waits: one late wake-up on a busy machine does not
+ * decide it, while millisecond rounding makes every wait >= 3000 us. */
+static void precise_timer(void)
+{
+	struct event_base *b = vc_loop_new();
+	int64_t late[21];
+
+	CHECK(b != NULL, "no loop");
+	if (!b)
+		return;
+	struct event *ev = evtimer_new(b, on_timer, NULL);
+	for (int i = 0; i < 21; i++) {
+		struct timeval tv = { 0, 2500 };
+		int64_t t0 = mono_us();
+
+		fired_us = 0;
+		evtimer_add(ev, &tv);
+		event_base_loop(b, EVLOOP_ONCE);
+		late[i] = fired_us - t0;
+	}
+	qsort(late, 21, sizeof(late[0]), cmp_i64);
+	CHECK(late[0] >= 2500, "a 2500 us timer fired after %lld us", (long long)late[0]);
+	CHECK(late[10] < 2950, "median 2500 us timer fired after %lld us (rounded to ms?)",
+	      (long long)late[10]);
+	event_free(ev);
+	event_base_free(b);
+}
+
+static void on_poke(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	*(int *)arg = 1;
+}
+
+static void *poker(void *ev)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	event_active(ev, EV_READ, 0);
+	return NULL;
+}
+
+/* A thread's event_active wakes the loop blocked in epoll (pthread locking
+ * and a notify fd are on). */
+static void thread_wakes_loop(void)
+{
+	struct event_base *b = vc_loop_new();
+	int poked = 0;
+	pthread_t t;
+
+	CHECK(b != NULL, "no loop");
+	if (!b)
+		return;
+	struct event *ev = event_new(b, -1, 0, on_poke, &poked);
+	struct event *guard = evtimer_new(b, on_timer, NULL);
+	struct timeval two_s = { 2, 0 };
+
+	evtimer_add(guard, &two_s); /* bounded: a missing wake-up fails, not hangs */
+	int64_t t0 = mono_us();
+	CHECK(pthread_create(&t, NULL, poker, ev) == 0, "thread");
+	event_base_loop(b, EVLOOP_ONCE);
+	pthread_join(t, NULL);
+	CHECK(poked && mono_us() - t0 < 1000000, "poke seen %d after %lld us", poked,
+	      (long long)(mono_us() - t0));
+	event_free(guard);
+	event_free(ev);
+	event_base_free(b);
+}
+
+int main(void)
+{
+	RUN("loop", precise_timer);
+	RUN("loop", thread_wakes_loop);
+	CHECK_EXIT();
+}
