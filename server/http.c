@@ -453,6 +453,20 @@ void vc_http_wake(struct vc_http *h)
 		event_active(h->dm[i].io, EV_READ, 0);
 }
 
+int vc_http_plain_socket(const struct vc_http *h, struct MHD_Connection *conn)
+{
+	if (h->cfg.tls_cert_pem && h->cfg.tls_key_pem)
+		return -1; /* TLS: only MHD may write the socket */
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	return ci ? (int)ci->connect_fd : -1;
+}
+
+unsigned vc_http_timeout_s(const struct vc_http *h)
+{
+	return h->cfg.timeout_s;
+}
+
 unsigned vc_http_connections(const struct vc_http *h)
 {
 	unsigned n = 0;

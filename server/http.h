@@ -94,6 +94,13 @@ void vc_http_wake(struct vc_http *h);
 /* Number of open connections over all daemons. */
 unsigned vc_http_connections(const struct vc_http *h);
 
+/* The socket of a plain-HTTP connection, which a handler may write itself
+ * while the connection is suspended (streams); -1 on TLS. */
+int vc_http_plain_socket(const struct vc_http *h, struct MHD_Connection *conn);
+
+/* Seconds a connection may make no progress before it is dropped. */
+unsigned vc_http_timeout_s(const struct vc_http *h);
+
 /* Helpers for handlers. */
 /* A query argument, or NULL. */
 const char *vc_http_arg(const struct vc_http_req *r, const char *key);

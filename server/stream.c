@@ -1,10 +1,13 @@
 /* Fan-out from cameras to HTTP clients. Owns, per camera (hub), the list of
  * outputs; per output, its latest frame, its streaming clients and its
  * waiting snapshot requests. A new frame is processed once per output that
- * has users, becomes the output's `latest`, and wakes (MHD_resume_connection)
- * the suspended clients that are due; each client's content reader starts
- * its next part from `latest` when it has finished the previous one, so a
- * slow client holds one frame at most and skips the rest. */
+ * has users, becomes the output's `latest`, and wakes the clients that are
+ * due. A client starts its next part from `latest` when it has finished the
+ * previous one, so a slow client holds one frame at most and skips the rest.
+ * On plain HTTP, MHD sends the response headers, then the connection stays
+ * suspended and direct_pump sends the output's shared part (stream_part.c)
+ * on the socket; over TLS the content reader copies the part into MHD's
+ * buffer and the connection is resumed per frame. */
 #define LOG_PREFIX "stream:"
 #include "server/stream.h"
 
@@ -12,6 +15,8 @@
 #include <event2/event.h>
 #include <inttypes.h>
 #include <linux/videodev2.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +30,7 @@
 #include "common/negotiate.h"
 #include "common/params.h"
 #include "common/pipeline.h"
+#include "server/stream_part.h"
 #include "server/workers.h"
 
 #define BOUNDARY "vcapdframe"
@@ -39,9 +45,16 @@ struct client {
 	struct output *out;
 	struct vc_streams *s;
 	struct MHD_Connection *conn;
-	int raw, suspended, ending;
+	int raw, suspended, ending, failed;
 	struct vc_request req;     /* what this client asked (mode choice) */
-	struct vc_frame *cur;      /* part being sent (one frame at most) */
+	/* plain HTTP: after the response headers, parts go from the output's
+	 * shared part straight to the socket (sendfile) while the connection
+	 * stays suspended; MHD only ends the response */
+	int sock;                  /* -1: TLS, MHD's content reader copies (cur) */
+	struct event *wev;         /* sock writable again, or stalled too long */
+	struct vc_part *part;      /* part being sent on sock */
+	size_t part_off;
+	struct vc_frame *cur;      /* TLS: part being copied (one frame at most) */
 	char hdr[256];
 	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
 	unsigned n_pc;
@@ -77,6 +90,7 @@ struct output {
 	size_t latest_dht;         /* camera JPEG without Huffman tables: where the standard
 				    * ones go when sending (0 = none needed) */
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
+	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
 	uint64_t busy_drops;
 	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
@@ -243,12 +257,21 @@ static void output_free(struct output *o);
 static struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 				      const struct vc_plan *pl);
 
+static void output_drop_parts(struct output *o)
+{
+	for (int i = 0; i < 2; i++) {
+		vc_part_unref(o->part[i]);
+		o->part[i] = NULL;
+	}
+}
+
 /* Drops the frames an output made or holds from the previous mode. */
 static void output_drop_frames(struct output *o)
 {
 	vc_frame_unref(o->latest);
 	o->latest = NULL;
 	o->latest_dht = 0;
+	output_drop_parts(o);
 	vc_frame_unref(o->pending);
 	o->pending = NULL;
 }
@@ -404,6 +427,7 @@ static void hub_acquire(struct hub *h)
 static void output_free(struct output *o)
 {
 	DLIST_UNLINK(o->hub->outputs, o);
+	output_drop_parts(o);
 	vc_frame_unref(o->latest);
 	vc_frame_unref(o->pending);
 	vc_pipeline_free(o->pipe);
@@ -483,9 +507,16 @@ static struct output *output_for_plan(struct hub *h, const struct vc_request *re
 
 /* ---- frames in ---- */
 
+static void direct_pump(struct client *c);
+
 static void wake_clients(struct output *o, int64_t now)
 {
 	for (struct client *c = o->clients; c; c = c->next) {
+		if (c->sock >= 0) {
+			if (c->wev && !c->part) /* idle on its socket (else it takes latest when done) */
+				direct_pump(c);
+			continue;
+		}
 		if (!c->suspended)
 			continue;
 		if (c->fps_limit && now < c->next_due_us)
@@ -508,6 +539,7 @@ static void wake_clients(struct output *o, int64_t now)
 static void output_publish(struct output *o, struct vc_frame *res, size_t dht)
 {
 	vc_frame_unref(o->latest);
+	output_drop_parts(o);
 	o->latest = res;
 	o->latest_dht = dht;
 	o->latest_n++;
@@ -743,6 +775,9 @@ static void client_free(void *cls)
 	DLIST_UNLINK(c->out->clients, c);
 	c->out->n_clients--;
 	output_unused(c->out);
+	if (c->wev)
+		event_free(c->wev);
+	vc_part_unref(c->part);
 	vc_frame_unref(c->cur);
 	free(c);
 }
@@ -771,34 +806,195 @@ static unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_Io
 	return n;
 }
 
-static void start_part(struct client *c, struct vc_frame *f, uint64_t n, size_t dht)
+/* The pieces of one stream part of frame f: the frame's bytes, and for
+ * MJPEG streams the multipart header (formatted into hdr) before them and
+ * a CRLF after. Returns the count; *len = their total. */
+static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, char hdr[256],
+			    struct MHD_IoVec pc[5], size_t *len)
 {
 	static const char crlf[] = "\r\n";
 	struct MHD_IoVec fp[3];
-	size_t len;
-	unsigned nf = frame_pieces(f, dht, fp, &len);
+	size_t flen;
+	unsigned nf = frame_pieces(f, dht, fp, &flen), n = 0;
 
-	if (c->sent_n && n > c->sent_n + 1)
-		c->skipped += n - c->sent_n - 1;
-	c->sent_n = n;
-	c->cur = vc_frame_ref(f);
-	c->off = 0;
-	c->n_pc = 0;
-	if (!c->raw) {
-		int k = snprintf(c->hdr, sizeof(c->hdr),
+	*len = 0;
+	if (!raw) {
+		int k = snprintf(hdr, 256,
 				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
 				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
 				 "\r\n\r\n",
-				 len, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
-		c->pc[c->n_pc++] = (struct MHD_IoVec){ c->hdr, (size_t)k };
+				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
+		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
 	}
 	for (unsigned i = 0; i < nf; i++)
-		c->pc[c->n_pc++] = fp[i];
-	if (!c->raw)
-		c->pc[c->n_pc++] = (struct MHD_IoVec){ crlf, 2 };
-	c->part_len = 0;
-	for (unsigned i = 0; i < c->n_pc; i++)
-		c->part_len += c->pc[i].iov_len;
+		pc[n++] = fp[i];
+	if (!raw)
+		pc[n++] = (struct MHD_IoVec){ crlf, 2 };
+	for (unsigned i = 0; i < n; i++)
+		*len += pc[i].iov_len;
+	return n;
+}
+
+/* Bookkeeping when c starts sending output frame n. */
+static void part_begin(struct client *c, uint64_t n, int64_t now)
+{
+	if (c->sent_n && n > c->sent_n + 1)
+		c->skipped += n - c->sent_n - 1;
+	c->sent_n = n;
+	if (c->fps_limit) {
+		int64_t ival = 1000000 / c->fps_limit;
+		/* next due relative to the schedule, with 10% slack for jitter */
+		c->next_due_us = (c->next_due_us && now - c->next_due_us < ival)
+					 ? c->next_due_us + ival : now + ival;
+		c->next_due_us -= ival / 10;
+	}
+}
+
+/* Bookkeeping when c has sent a whole part. */
+static void part_end(struct client *c)
+{
+	int64_t now = now_us();
+
+	c->frames++;
+	if (c->last_us && now > c->last_us) {
+		double inst = 1e6 / (double)(now - c->last_us);
+		c->fps = c->fps ? c->fps * 0.9 + inst * 0.1 : inst;
+	}
+	c->last_us = now;
+}
+
+/* Whether c should start a part of o's latest frame now. */
+static int part_due(const struct client *c, const struct output *o, int64_t now)
+{
+	return o->latest && o->latest_n != c->sent_n && !(c->fps_limit && now < c->next_due_us);
+}
+
+/* ---- plain HTTP: parts sent on the socket ---- */
+
+/* The output's latest frame as a part of the given kind, made once for all
+ * its clients. NULL on ENOMEM. */
+static struct vc_part *output_part(struct output *o, int raw)
+{
+	if (!o->part[raw]) {
+		char hdr[256];
+		struct MHD_IoVec pc[5];
+		struct iovec iov[5];
+		size_t len;
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, hdr, pc, &len);
+
+		for (unsigned i = 0; i < n; i++)
+			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
+		o->part[raw] = vc_part_new(iov, n);
+	}
+	return o->part[raw];
+}
+
+/* Hands c back to MHD, which ends the response (and closes: the body is
+ * delimited by the close) once the reader says so. */
+static void direct_end(struct client *c, int failed)
+{
+	c->ending = 1;
+	c->failed |= failed;
+	event_del(c->wev);
+	if (c->suspended) {
+		c->suspended = 0;
+		MHD_resume_connection(c->conn);
+		vc_http_wake(c->s->http);
+	}
+}
+
+/* Sends parts to c's socket until the socket is full (then waits for it to
+ * drain) or c has the newest frame (then wake_clients calls again). */
+static void direct_pump(struct client *c)
+{
+	for (;;) {
+		struct output *o = c->out;
+
+		if (!c->part) {
+			int64_t now = now_us();
+
+			if (c->ending || c->s->stopping) {
+				direct_end(c, 0);
+				return;
+			}
+			if (!part_due(c, o, now))
+				return;
+			c->part = vc_part_ref(output_part(o, c->raw));
+			if (!c->part) {
+				log_warn("client %s: out of memory, dropped", c->peer);
+				direct_end(c, 1);
+				return;
+			}
+			c->part_off = 0;
+			part_begin(c, o->latest_n, now);
+		}
+		ssize_t k = vc_part_send(c->part, c->sock, c->part_off);
+		if (k == -EAGAIN) {
+			struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
+
+			event_add(c->wev, &tv);
+			return;
+		}
+		if (k < 0) {
+			log_debug("client %s: %s", c->peer, strerror((int)-k));
+			direct_end(c, 1);
+			return;
+		}
+		c->bytes += (uint64_t)k;
+		c->part_off += (size_t)k;
+		if (c->part_off == c->part->len) {
+			vc_part_unref(c->part);
+			c->part = NULL;
+			part_end(c);
+		}
+	}
+}
+
+static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd;
+	if (what & EV_TIMEOUT) {
+		log_info("client %s: took nothing for %u s, dropped", c->peer,
+			 vc_http_timeout_s(c->s->http));
+		direct_end(c, 1);
+		return;
+	}
+	direct_pump(c);
+}
+
+/* MHD calls the reader once the response headers are sent: from then on a
+ * plain-HTTP client's parts go to the socket from direct_pump, with the
+ * connection suspended so MHD leaves the socket alone. */
+static ssize_t direct_read(struct client *c)
+{
+	if (c->ending || c->s->stopping)
+		return c->failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+	if (!c->wev) {
+		int one = 1;
+
+		c->wev = event_new(c->s->base, c->sock, EV_WRITE, on_sock_writable, c);
+		if (!c->wev)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		/* whole parts go out in one send each: push them at once (MHD
+		 * may have left the socket corked after the headers) */
+		setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	c->suspended = 1;
+	MHD_suspend_connection(c->conn);
+	event_active(c->wev, EV_WRITE, 0); /* first send from the loop, not inside MHD */
+	return 0;
+}
+
+/* ---- TLS: MHD's content reader copies parts ---- */
+
+static void start_part(struct client *c, struct vc_frame *f, uint64_t n, size_t dht, int64_t now)
+{
+	part_begin(c, n, now);
+	c->cur = vc_frame_ref(f);
+	c->off = 0;
+	c->n_pc = part_pieces(f, dht, c->raw, c->hdr, c->pc, &c->part_len);
 }
 
 /* Copies part bytes [off, off + max) into buf. */
@@ -829,40 +1025,27 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	struct output *o = c->out;
 
 	(void)pos;
+	if (c->sock >= 0)
+		return direct_read(c);
 	if (!c->cur) {
 		int64_t now = now_us();
 
 		if (c->ending || c->s->stopping)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		if (!o->latest || o->latest_n == c->sent_n ||
-		    (c->fps_limit && now < c->next_due_us)) {
+		if (!part_due(c, o, now)) {
 			/* nothing new: sleep until output_frame() wakes us */
 			c->suspended = 1;
 			MHD_suspend_connection(c->conn);
 			return 0;
 		}
-		start_part(c, o->latest, o->latest_n, o->latest_dht);
-		if (c->fps_limit) {
-			int64_t ival = 1000000 / c->fps_limit;
-			/* next due relative to the schedule, with 10% slack for jitter */
-			c->next_due_us = (c->next_due_us && now - c->next_due_us < ival)
-						 ? c->next_due_us + ival : now + ival;
-			c->next_due_us -= ival / 10;
-		}
+		start_part(c, o->latest, o->latest_n, o->latest_dht, now);
 	}
 	size_t n = copy_part(c, buf, max);
 	c->bytes += n;
 	if (c->off >= c->part_len) {
-		int64_t now = now_us();
-
 		vc_frame_unref(c->cur);
 		c->cur = NULL;
-		c->frames++;
-		if (c->last_us && now > c->last_us) {
-			double inst = 1e6 / (double)(now - c->last_us);
-			c->fps = c->fps ? c->fps * 0.9 + inst * 0.1 : inst;
-		}
-		c->last_us = now;
+		part_end(c);
 	}
 	return (ssize_t)n;
 }
@@ -970,12 +1153,18 @@ static enum MHD_Result start_stream(struct vc_streams *s, struct vc_http_req *r,
 	c->fps_limit = req.fps;
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
+	c->sock = vc_http_plain_socket(s->http, r->conn);
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, client_read, c, client_free);
 	if (!resp) {
 		free(c);
 		return MHD_NO;
 	}
+	/* we write the body ourselves (direct_pump): no chunked framing, the
+	 * body ends with the connection (HTTP/1.1 status line, Connection: close) */
+	if (c->sock >= 0 && MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+						     MHD_RO_END) != MHD_YES)
+		c->sock = -1;
 	/* linked before queueing: client_free (called when resp dies) unlinks */
 	DLIST_PUSH(o->clients, c);
 	o->n_clients++;
@@ -1257,7 +1446,10 @@ static void hub_end_users(struct hub *h)
 	for (struct output *o = h->outputs; o; o = o->next) {
 		for (struct client *c = o->clients; c; c = c->next) {
 			c->ending = 1;
-			if (c->suspended) {
+			if (c->sock >= 0) {
+				if (!c->part) /* else direct_pump ends it after the part */
+					direct_end(c, 0);
+			} else if (c->suspended) {
 				c->suspended = 0;
 				MHD_resume_connection(c->conn);
 			}
