@@ -271,6 +271,15 @@ static int k_max_clients(struct pstate *st, int line, const char *v)
 	return 0;
 }
 
+static int k_client_timeout(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 3600, &x) < 0)
+		return BAD("client_timeout: '%s' is not seconds 1-3600", v);
+	st->c->client_timeout = (int)x;
+	return 0;
+}
+
 static int k_max_clients_per_ip(struct pstate *st, int line, const char *v)
 {
 	long x;
@@ -406,6 +415,7 @@ static const struct key server_keys[] = {
 	{ "web_root", k_web_root, 0 },
 	{ "max_clients", k_max_clients, 0 },
 	{ "max_clients_per_ip", k_max_clients_per_ip, 0 },
+	{ "client_timeout", k_client_timeout, 0 },
 	{ "tls_cert", k_tls_cert, 0 },
 	{ "tls_key", k_tls_key, 0 },
 	{ "cors_origin", k_cors_origin, 0 },
@@ -962,6 +972,8 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		fprintf(f, "max_clients = %d\n", c->max_clients);
 	if (c->max_clients_per_ip)
 		fprintf(f, "max_clients_per_ip = %d\n", c->max_clients_per_ip);
+	if (c->client_timeout)
+		fprintf(f, "client_timeout = %d\n", c->client_timeout);
 	if (c->tls_cert)
 		fprintf(f, "tls_cert = %s\ntls_key = %s\n", c->tls_cert, c->tls_key);
 	if (c->cors_origin)

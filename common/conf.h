@@ -69,6 +69,7 @@ struct vc_conf {
 	char *web_root;
 	int max_clients;       /* 0 = unset */
 	int max_clients_per_ip;
+	int client_timeout;    /* s a connection may make no progress; 0 = unset (30) */
 	char *tls_cert, *tls_key; /* both or neither */
 	char *cors_origin;     /* NULL = CORS off */
 	char *realm;           /* Basic realm; NULL = "vcapd" */

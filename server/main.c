@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "common/conf.h"
@@ -665,6 +666,20 @@ static int setup_routes(struct app *a)
 	return vc_webroot_routes(a->http, a->conf ? a->conf->web_root : NULL);
 }
 
+/* Every stream client is a socket and may hold a frame's memfd while it
+ * sends it: the usual soft limit of 1024 descriptors would cap a daemon
+ * configured for more clients well below max_clients. */
+static void raise_fd_limit(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max && r.rlim_cur < 65536) {
+		r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
+		if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+			log_debug("cannot raise the descriptor limit: %s", strerror(errno));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .log_level = -1 };
@@ -705,6 +720,7 @@ int main(int argc, char **argv)
 	if (a.conf) {
 		hc.conn_limit = (unsigned)a.conf->max_clients;
 		hc.per_ip_limit = (unsigned)a.conf->max_clients_per_ip;
+		hc.timeout_s = (unsigned)a.conf->client_timeout;
 		if (a.conf->tls_cert && (vc_ops_read_file(a.conf->tls_cert, &a.tls_cert) < 0 ||
 					 vc_ops_read_file(a.conf->tls_key, &a.tls_key) < 0)) {
 			log_error("cannot read %s / %s", a.conf->tls_cert, a.conf->tls_key);
@@ -714,7 +730,8 @@ int main(int argc, char **argv)
 		hc.tls_key_pem = a.tls_key;
 		hc.cors_origin = a.conf->cors_origin;
 	}
-	signal(SIGPIPE, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN); /* sendfile() to a closed client has no MSG_NOSIGNAL */
+	raise_fd_limit();
 	a.base = vc_loop_new(); /* thread-safe, precise timers */
 	if (!a.base) {
 		log_error("cannot create the event loop");

@@ -116,6 +116,7 @@ int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int wi
 		{ "listen", with_listen && !vc_ops_listen_equal(a, b) },
 		{ "max_clients", a->max_clients != b->max_clients },
 		{ "max_clients_per_ip", a->max_clients_per_ip != b->max_clients_per_ip },
+		{ "client_timeout", a->client_timeout != b->client_timeout },
 		{ "tls_cert", str_differ(a->tls_cert, b->tls_cert) },
 		{ "tls_key", str_differ(a->tls_key, b->tls_key) },
 		{ "web_root", str_differ(a->web_root, b->web_root) },

@@ -17,6 +17,8 @@
 #include <linux/videodev2.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ struct client {
 	struct output *out;
 	struct vc_streams *s;
 	struct MHD_Connection *conn;
-	int raw, suspended, ending, failed;
+	int raw, suspended, ending;
 	struct vc_request req;     /* what this client asked (mode choice) */
 	/* plain HTTP: after the response headers, parts go from the output's
 	 * shared part straight to the socket (sendfile) while the connection
@@ -54,6 +56,7 @@ struct client {
 	struct event *wev;         /* sock writable again, or stalled too long */
 	struct vc_part *part;      /* part being sent on sock */
 	size_t part_off;
+	int outq;                  /* unacknowledged bytes in sock when it filled */
 	struct vc_frame *cur;      /* TLS: part being copied (one frame at most) */
 	char hdr[256];
 	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
@@ -891,16 +894,25 @@ static struct vc_part *output_part(struct output *o, int raw)
 
 /* Hands c back to MHD, which ends the response (and closes: the body is
  * delimited by the close) once the reader says so. */
-static void direct_end(struct client *c, int failed)
+static void direct_end(struct client *c)
 {
 	c->ending = 1;
-	c->failed |= failed;
 	event_del(c->wev);
 	if (c->suspended) {
 		c->suspended = 0;
 		MHD_resume_connection(c->conn);
 		vc_http_wake(c->s->http);
 	}
+}
+
+/* Waits for c's full socket to drain, at most the client timeout. */
+static void direct_wait(struct client *c)
+{
+	struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
+
+	if (ioctl(c->sock, SIOCOUTQ, &c->outq) < 0)
+		c->outq = -1;
+	event_add(c->wev, &tv);
 }
 
 /* Sends parts to c's socket until the socket is full (then waits for it to
@@ -914,7 +926,7 @@ static void direct_pump(struct client *c)
 			int64_t now = now_us();
 
 			if (c->ending || c->s->stopping) {
-				direct_end(c, 0);
+				direct_end(c);
 				return;
 			}
 			if (!part_due(c, o, now))
@@ -922,7 +934,7 @@ static void direct_pump(struct client *c)
 			c->part = vc_part_ref(output_part(o, c->raw));
 			if (!c->part) {
 				log_warn("client %s: out of memory, dropped", c->peer);
-				direct_end(c, 1);
+				direct_end(c);
 				return;
 			}
 			c->part_off = 0;
@@ -930,14 +942,12 @@ static void direct_pump(struct client *c)
 		}
 		ssize_t k = vc_part_send(c->part, c->sock, c->part_off);
 		if (k == -EAGAIN) {
-			struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
-
-			event_add(c->wev, &tv);
+			direct_wait(c);
 			return;
 		}
 		if (k < 0) {
 			log_debug("client %s: %s", c->peer, strerror((int)-k));
-			direct_end(c, 1);
+			direct_end(c);
 			return;
 		}
 		c->bytes += (uint64_t)k;
@@ -956,9 +966,17 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	if (what & EV_TIMEOUT) {
+		int outq, was = c->outq;
+
+		/* writable needs a good part of the buffer free: a slow reader
+		 * that still acknowledges data is waited for, not dropped */
+		if (was > 0 && ioctl(c->sock, SIOCOUTQ, &outq) == 0 && outq < was) {
+			direct_wait(c);
+			return;
+		}
 		log_info("client %s: took nothing for %u s, dropped", c->peer,
 			 vc_http_timeout_s(c->s->http));
-		direct_end(c, 1);
+		direct_end(c);
 		return;
 	}
 	direct_pump(c);
@@ -970,7 +988,7 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 static ssize_t direct_read(struct client *c)
 {
 	if (c->ending || c->s->stopping)
-		return c->failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+		return MHD_CONTENT_READER_END_OF_STREAM; /* the close ends the body: no error to log */
 	if (!c->wev) {
 		int one = 1;
 
@@ -1448,7 +1466,7 @@ static void hub_end_users(struct hub *h)
 			c->ending = 1;
 			if (c->sock >= 0) {
 				if (!c->part) /* else direct_pump ends it after the part */
-					direct_end(c, 0);
+					direct_end(c);
 			} else if (c->suspended) {
 				c->suspended = 0;
 				MHD_resume_connection(c->conn);

@@ -46,6 +46,7 @@ static void good_full(void)
 		 "web_root = /srv/web#1\n"
 		 "max_clients = 100\n"
 		 "max_clients_per_ip = 8\n"
+		 "client_timeout = 7\n"
 		 "tls_cert = %s\n"
 		 "tls_key = %s\n"
 		 "cors_origin = https://example.org\n"
@@ -82,7 +83,8 @@ static void good_full(void)
 	CHECK(c->n_listen == 3 && strcmp(c->listen[1], "[::1]:9090") == 0, "listen");
 	CHECK(c->log_level == 3, "log_level %d", c->log_level);
 	CHECK(strcmp(c->web_root, "/srv/web#1") == 0, "'#' inside a value kept");
-	CHECK(c->max_clients == 100 && c->max_clients_per_ip == 8, "limits");
+	CHECK(c->max_clients == 100 && c->max_clients_per_ip == 8 && c->client_timeout == 7,
+	      "limits");
 	CHECK(c->n_users == 2 && strcmp(c->users[1].name, "bob") == 0 &&
 	      strcmp(c->users[1].hash, "$y$j9T$abc$def") == 0, "users");
 	CHECK(c->auth[VC_CLASS_VIEW] == (VC_AUTH_BASIC | VC_AUTH_TOKEN) &&
@@ -155,6 +157,8 @@ static const struct bad bads[] = {
 	{ __LINE__, "[server]\nmax_clients = 0\n", 2, "max_clients: '0'" },
 	{ __LINE__, "[server]\nmax_clients = 10 # ten\n", 2, "max_clients: '10 # ten'" },
 	{ __LINE__, "[server]\nmax_clients_per_ip = -1\n", 2, "max_clients_per_ip" },
+	{ __LINE__, "[server]\n\nclient_timeout = 0\n", 3, "client_timeout: '0' is not seconds" },
+	{ __LINE__, "[server]\nclient_timeout = 3601\n", 2, "client_timeout" },
 	{ __LINE__, "[server]\ntls_cert = /nonexistent/cert.pem\n", 2, "tls_cert: cannot read '/nonexistent/cert.pem'" },
 	{ __LINE__, "[server]\ntls_key = /nonexistent/key.pem\n", 2, "tls_key: cannot read" },
 	{ __LINE__, "[server]\ncors_origin = example.org\n", 2, "cors_origin: 'example.org'" },

@@ -1,0 +1,72 @@
+#!/bin/sh
+# A stream client that stops reading is dropped after client_timeout and its
+# connection closed; a slow reader that still takes data is kept; a fast one
+# keeps streaming. Raw 1280x720 YUYV frames (1.8 MB) fill the socket buffers
+# within a second. Clients are told apart by their fps limit in /api/status.
+# Ports 18600-18609.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_stall
+PORT=18600
+. tests/integ/lib/common.sh
+U=http://127.0.0.1:$PORT
+RAW="$U/raw/stream?format=YUYV"
+
+printf '[server]\nclient_timeout = 3\n' >"$TMP/c.conf"
+if ! start_vcapd $PORT --config "$TMP/c.conf" --device test:1280x720@30:YUYV; then
+	fail start "daemon did not answer on $PORT"; exit 1
+fi
+# sockets only: each frame being sent is also a descriptor (its memfd)
+nfd() { ls -l "/proc/$VPID/fd" 2>/dev/null | grep -c 'socket:'; }
+# field FPS_LIMIT NAME: NAME ("frames", "bytes") of the client with that fps limit, "" when gone
+field() {
+	curl -s "$U/api/status" | tr '{' '\n' | grep "\"fps_limit\":$1}" |
+		sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | head -1
+}
+fd0=$(nfd)
+
+# stalled: curl writes into a fifo nobody reads, so it stops reading the socket
+mkfifo "$TMP/stall"
+exec 7<>"$TMP/stall"
+curl -s "$RAW&fps=25" >"$TMP/stall" & stall=$!
+curl -s --limit-rate 2M -o /dev/null "$RAW&fps=20" & slow=$!
+curl -s -o /dev/null "$RAW&fps=15" & fast=$!
+PIDS="$PIDS $stall $slow $fast"
+
+i=0 dropped=1
+while [ $i -lt 60 ]; do
+	sleep 0.25
+	[ -n "$(field 20 frames)" ] && [ -z "$(field 25 frames)" ] && { dropped=0; break; }
+	i=$((i + 1))
+done
+check stalled_dropped $dropped "the stalled client is still listed after 15 s (timeout 3 s): $(curl -s "$U/api/status" | head -c 600)"
+grep -q "took nothing for 3 s, dropped" "$TMP/vcapd-$PORT.log"
+check drop_logged $? "$(tail -3 "$TMP/vcapd-$PORT.log")"
+
+# the server closed its side: once the fifo drains, curl sees the end
+cat "$TMP/stall" >/dev/null & drain=$!
+PIDS="$PIDS $drain"
+i=0
+while kill -0 $stall 2>/dev/null && [ $i -lt 40 ]; do sleep 0.25; i=$((i + 1)); done
+! kill -0 $stall 2>/dev/null
+check stalled_connection_closed $? "curl of the stalled client still runs 10 s after the drop"
+exec 7>&-
+
+# the slow reader (2 MB/s: about a frame a second, the socket full in between) and the fast one stay, and move on
+b0=$(field 20 bytes) f0=$(field 15 frames)
+sleep 4
+b1=$(field 20 bytes) f1=$(field 15 frames)
+[ -n "$b1" ] && [ "${b1:-0}" -gt "${b0:-0}" ]
+check slow_reader_kept $? "slow client bytes $b0 -> $b1 (gone when empty)"
+[ -n "$f1" ] && [ "$((f1 - ${f0:-0}))" -ge 30 ]
+check fast_reader_rate $? "fast client (fps=15) frames $f0 -> $f1 in 4 s"
+fd1=$(nfd)
+# the stalled client's socket is closed: only the two others remain
+check stalled_socket_freed "$([ "$fd1" -le $((fd0 + 2)) ]; echo $?)" "$fd0 sockets before the clients, $fd1 with the 2 remaining"
+kill $slow $fast 2>/dev/null
+stop_vcapd; rc=$?
+check sigterm_exit0 "$([ "$rc" = 0 ]; echo $?)" "exit $rc"
+if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$TMP/vcapd-$PORT.log"; then
+	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$TMP/vcapd-$PORT.log" | tr '\n' ' ' | head -c 1500)"
+else
+	ok sanitizer_clean
+fi
