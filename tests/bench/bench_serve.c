@@ -3,8 +3,9 @@
  * the parent opens N /stream clients on non-blocking sockets and measures,
  * over a window, the child's CPU per delivered frame, the latency from the
  * capture timestamp (X-Timestamp) to the end of the part at the client, the
- * per-client rate and the child's RSS. Ratios against the 1-client run of the
- * same device mode show what fan-out costs (goal: 100 clients <= 1.5x).
+ * per-client rate, the child's RSS and the stream parts it holds open
+ * (memfds: not in RSS). Ratios against the 1-client run of the same device
+ * mode show what fan-out costs (goal: 100 clients <= 1.5x).
  * "YUYV -> MJPEG" rows use a YUYV-only test camera (test:...:YUYV:only):
  * with every format offered the daemon would rightly pick the pattern's own
  * MJPEG and pass it through. Each row prints the X-Steps the clients got and
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +143,32 @@ static long proc_rss_kb(pid_t pid)
 	return kb;
 }
 
+/* Bytes of the stream parts the child holds open (memfds, not in its RSS). */
+static long proc_part_kb(pid_t pid)
+{
+	char dir[64], path[320], link[128];
+	long sum = 0;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ssize_t n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strstr(link, "memfd:vcapd-part") && stat(path, &st) == 0)
+			sum += (long)st.st_size;
+	}
+	closedir(d);
+	return (sum + 1023) / 1024;
+}
+
 static int connect_get_hdr(int port, const char *path, const char *extra)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
@@ -253,7 +281,7 @@ static double status_process_ms(int port)
 
 struct result {
 	double cpu_per_s, sys_per_s, cpu_us_per_frame, fps_per_client, p50, p99, hdr_p50, process_ms;
-	long rss_kb;
+	long rss_kb, part_kb;
 	char steps[32]; /* X-Steps of client 0 */
 };
 
@@ -316,6 +344,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	r->sys_per_s = (proc_cpu_ticks(pid, 1) - sys0) / secs;
 	snprintf(r->steps, sizeof(r->steps), "%s", cls[0].steps[0] ? cls[0].steps : "?");
 	r->rss_kb = proc_rss_kb(pid);
+	r->part_kb = proc_part_kb(pid);
 	r->process_ms = status_process_ms(port);
 	for (int i = 0; i < nclients; i++)
 		close(cls[i].fd);
@@ -334,9 +363,9 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 
 static void row(const char *label, int n, const struct result *r, const struct result *base)
 {
-	printf("%-24s %4d %-15s %6.1f %6.1f %5.1f %9.1f %6.2f %6.2f %7.2f %7.2f %8ld %6.2fx\n",
+	printf("%-24s %4d %-15s %6.1f %6.1f %5.1f %9.1f %6.2f %6.2f %7.2f %7.2f %8ld %8ld %6.2fx\n",
 	       label, n, r->steps, r->fps_per_client, r->cpu_per_s * 100, r->sys_per_s * 100,
-	       r->cpu_us_per_frame, r->process_ms, r->hdr_p50, r->p50, r->p99, r->rss_kb,
+	       r->cpu_us_per_frame, r->process_ms, r->hdr_p50, r->p50, r->p99, r->rss_kb, r->part_kb,
 	       base && base->cpu_per_s > 0 ? r->cpu_per_s / base->cpu_per_s : 1.0);
 }
 
@@ -363,9 +392,9 @@ static int table(const struct bcase *cs, size_t n_cs, double secs)
 {
 	struct result r, base;
 
-	printf("%-24s %4s %-15s %6s %6s %5s %9s %6s %6s %7s %7s %8s %7s\n", "case", "cl", "steps",
+	printf("%-24s %4s %-15s %6s %6s %5s %9s %6s %6s %7s %7s %8s %8s %7s\n", "case", "cl", "steps",
 	       "fps/cl", "cpu %", "sys %", "cpu us/fr", "enc ms", "hdr50", "p50 ms", "p99 ms",
-	       "rss KiB", "cpu/1cl");
+	       "rss KiB", "part KiB", "cpu/1cl");
 	for (size_t m = 0; m < n_cs; m++)
 		for (size_t i = 0; i < 3 && cs[m].n[i]; i++) {
 			if (run(cs[m].dev, "/stream", cs[m].n[i], secs, &r) < 0)
@@ -409,7 +438,8 @@ int main(int argc, char **argv)
 	       "cpu %% = run time of all its threads (schedstat), sys %% = its kernel part (ticks);\n"
 	       "latency = capture timestamp -> last byte of the part at the client (p50, p99;\n"
 	       "hdr50 = p50 to the part's headers, before its JPEG bytes);\n"
-	       "steps = X-Steps the clients got; enc ms = the output's encode time (/api/status)\n",
+	       "steps = X-Steps the clients got; enc ms = the output's encode time (/api/status);\n"
+	       "part KiB = stream parts (memfds) the server holds at the end, not in its rss\n",
 	       secs);
 	if (table(serve, sizeof(serve) / sizeof(serve[0]), secs) < 0)
 		return 1;
