@@ -631,8 +631,7 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 	 * device runs at when nobody asks for less, i.e. the configured mode's,
 	 * else the reference's; not cur's alone, or a rate lowered for an
 	 * fps-limited client would stick to every client joining later. With
-	 * no known rate at all the fastest interval of each size is taken.
-	 * At most 64 requests are considered, the serving layer's limit. */
+	 * no known rate at all the fastest interval of each size is taken. */
 	struct vc_fract dev_ival = ref.ival;
 	if (mode_fmt(caps, preferred) && ival_known(preferred->ival))
 		dev_ival = preferred->ival;
@@ -640,12 +639,12 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 	 * weight: the same answer as scoring each, but many clients asking for
 	 * the same picture cost one plan per candidate mode instead of one
 	 * each (64 equal clients made every join O(candidates x 64^2)). */
-	struct vc_request rq[64];
-	unsigned weight[64];
-	size_t n = 0, n_in = n_reqs < 64 ? n_reqs : 64;
+	struct vc_request rq[VC_NEGOTIATE_DISTINCT];
+	unsigned weight[VC_NEGOTIATE_DISTINCT];
+	size_t n = 0;
 	uint32_t want_fps = 0;
 	int fastest = 0;
-	for (size_t i = 0; i < n_in; i++) {
+	for (size_t i = 0; i < n_reqs; i++) {
 		struct vc_request q = reqs[i];
 		if (!q.width && !q.height) {
 			int turned = q.rotate % 180 == 90;
@@ -654,13 +653,15 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 		}
 		if (!q.fps && ival_known(dev_ival))
 			q.fps = ival_fps(dev_ival);
+		size_t k = 0;
+		while (k < n && !request_eq(&rq[k], &q))
+			k++;
+		if (k == VC_NEGOTIATE_DISTINCT)
+			continue; /* one picture too many to weigh: served, not steering */
 		if (!q.fps)
 			fastest = 1;
 		else if (q.fps > want_fps)
 			want_fps = q.fps;
-		size_t k = 0;
-		while (k < n && !request_eq(&rq[k], &q))
-			k++;
 		if (k == n) {
 			rq[n] = q;
 			weight[n++] = 0;

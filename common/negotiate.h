@@ -84,8 +84,11 @@ int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
  * configured mode, used when nobody asks for anything specific (its rate is
  * what requests without fps want). out->ival is the interval to ask the
  * device for, taken from the caps; 0/0 only when the caps list no rate for
- * the chosen format (the driver keeps its own then).
+ * the chosen format (the driver keeps its own then). Any number of requests
+ * count (equal ones weigh by their number); beyond VC_NEGOTIATE_DISTINCT
+ * different ones, the rest are served by conversion but do not steer.
  * Returns 0 and *out, or -ENOENT when caps lists no usable format. */
+#define VC_NEGOTIATE_DISTINCT 64
 int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 		      const struct vc_mode *preferred, const struct vc_request *reqs,
 		      size_t n_reqs, struct vc_mode *out);

@@ -495,6 +495,8 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	if (ret == -ENODEV)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
 				     vc_cam_id(cam));
+	if (ret == -ENOMEM)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	if (ret < 0)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "this request cannot be served");
 	struct buf b = { 0 };

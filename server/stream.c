@@ -194,17 +194,25 @@ static int frame_in_mode(const struct vc_frame *f, const struct vc_mode *m)
 
 /* The requests of every client and waiting snapshot of hub h (an output may
  * serve several requests that differ but plan to the same output). */
-static size_t hub_requests(const struct hub *h, struct vc_request *reqs, size_t max)
+/* Every user's request, with room for one more (the caller's own): an
+ * array to free, or NULL on ENOMEM. */
+static struct vc_request *hub_requests(const struct hub *h, size_t *n)
 {
-	size_t n = 0;
+	size_t total = 0;
 
+	for (const struct output *o = h->outputs; o; o = o->next)
+		total += output_users(o);
+	struct vc_request *reqs = malloc((total + 1) * sizeof(*reqs));
+	if (!reqs)
+		return NULL;
+	*n = 0;
 	for (const struct output *o = h->outputs; o; o = o->next) {
-		for (const struct client *c = o->clients; c && n < max; c = c->next)
-			reqs[n++] = c->req;
-		for (const struct waiter *w = o->waiters; w && n < max; w = w->next)
-			reqs[n++] = w->req;
+		for (const struct client *c = o->clients; c; c = c->next)
+			reqs[(*n)++] = c->req;
+		for (const struct waiter *w = o->waiters; w; w = w->next)
+			reqs[(*n)++] = w->req;
 	}
-	return n;
+	return reqs;
 }
 
 /* What negotiation starts from. With clients, the mode asked for (or
@@ -380,7 +388,7 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 {
 	const struct vc_caps *caps = vc_cam_caps(h->cam);
-	struct vc_request reqs[64];
+	struct vc_request *reqs;
 	size_t n = 0;
 	struct vc_mode cur, m, actual;
 	struct vc_geom g;
@@ -389,11 +397,14 @@ static void hub_update_mode(struct hub *h, const struct vc_request *extra)
 		return;
 	const struct vc_mode *curp, *prefp;
 
-	n = hub_requests(h, reqs, 63);
+	if (!(reqs = hub_requests(h, &n)))
+		return; /* ENOMEM: the mode stays */
 	hub_negotiate_from(h, n, &cur, &curp, &prefp);
 	if (extra)
 		reqs[n++] = *extra;
-	if (vc_negotiate_mode(caps, curp, prefp, reqs, n, &m) < 0)
+	int rc = vc_negotiate_mode(caps, curp, prefp, reqs, n, &m);
+	free(reqs);
+	if (rc < 0)
 		return;
 	mode_fill_rate(&m, h->cam);
 	if (h->target.fourcc && mode_eq(&m, &h->target))
@@ -1635,7 +1646,7 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return -ENODEV;
 	const struct vc_caps *caps = vc_cam_caps(cam);
-	struct vc_request reqs[64];
+	struct vc_request *reqs;
 	size_t n = 0;
 	struct vc_mode cur;
 
@@ -1644,10 +1655,12 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 	/* the same question hub_update_mode() asks when this request arrives */
 	const struct vc_mode *curp, *prefp;
 
-	n = hub_requests(h, reqs, 63);
+	if (!(reqs = hub_requests(h, &n)))
+		return -ENOMEM;
 	hub_negotiate_from(h, n, &cur, &curp, &prefp);
 	reqs[n++] = *req;
 	int ret = vc_negotiate_mode(caps, curp, prefp, reqs, n, mode);
+	free(reqs);
 	if (ret < 0)
 		return -ENODEV;
 	mode_fill_rate(mode, cam);

@@ -95,7 +95,8 @@ int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int ra
 		       struct vc_params *p, struct vc_cam **cam, enum MHD_Result *res);
 
 /* The plan a request would get now, and the device mode it would lead to
- * (for /api/try). 0, -EINVAL (unservable), -ENODEV (camera absent). */
+ * (for /api/try). 0, -EINVAL (unservable), -ENODEV (camera absent),
+ * -ENOMEM. */
 int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
 		   struct vc_plan *plan, struct vc_mode *mode);
 

@@ -472,6 +472,51 @@ static void count_weighs(void)
 	}
 }
 
+/* Every request counts, not the first 64: 20 clients at 1280x720 joined by
+ * 150 at 1024x768 (a 1024x768 mode wins from about 5.3 of them per 1280x720
+ * one, see count_weighs) get 1024x768; 20 + 60 keep 1280x720. Capped at 64
+ * inputs, 20 + 44 would keep 1280x720 for the 170. Beyond 64 distinct
+ * pictures the rest do not steer. */
+static void many_clients(void)
+{
+	static struct vc_request reqs[400];
+	static const struct {
+		int line;
+		unsigned n_big, n_small;
+		uint32_t want_w;
+	} rows[] = {
+		{ __LINE__, 20, 60, 1280 },
+		{ __LINE__, 20, 150, 1024 },
+		{ __LINE__, 60, 300, 1280 },
+		{ __LINE__, 30, 300, 1024 },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		struct vc_mode out = { 0 };
+		size_t n = 0;
+
+		for (unsigned k = 0; k < rows[i].n_big; k++)
+			reqs[n++] = (struct vc_request)R(MJPG, 1280, 720);
+		for (unsigned k = 0; k < rows[i].n_small; k++)
+			reqs[n++] = (struct vc_request)R(MJPG, 1024, 768);
+		int rc = vc_negotiate_mode(&caps_c, NULL, NULL, reqs, n, &out);
+		CHECK_AT(rows[i].line, rc == 0 && out.width == rows[i].want_w,
+			 "%u x 1280x720 + %u x 1024x768: got %ux%u", rows[i].n_big,
+			 rows[i].n_small, out.width, out.height);
+	}
+	/* 64 distinct sizes (all above 1280x720's deficit-free set) fill the
+	 * table; 200 more clients of a 65th picture do not move the mode */
+	struct vc_mode a = { 0 }, b = { 0 };
+	size_t n = 0;
+	for (unsigned k = 0; k < VC_NEGOTIATE_DISTINCT; k++)
+		reqs[n++] = (struct vc_request)R(MJPG, 1280 - 2 * k, 720);
+	int ra = vc_negotiate_mode(&caps_c, NULL, NULL, reqs, n, &a);
+	for (unsigned k = 0; k < 200; k++)
+		reqs[n++] = (struct vc_request)R(MJPG, 320, 240);
+	int rb = vc_negotiate_mode(&caps_c, NULL, NULL, reqs, n, &b);
+	CHECK(ra == 0 && rb == 0 && a.width == b.width && a.height == b.height,
+	      "65th picture steered: %ux%u -> %ux%u", a.width, a.height, b.width, b.height);
+}
+
 static void output_equal(void)
 {
 	struct vc_output a = { MJPG, 640, 480, 80, 0, 0 }, b = a;
@@ -571,6 +616,7 @@ int main(void)
 	RUN("negotiate", mode_table);
 	RUN("negotiate", repeated_requests);
 	RUN("negotiate", count_weighs);
+	RUN("negotiate", many_clients);
 	RUN("negotiate", output_equal);
 	RUN("negotiate", steps_str);
 	RUN("negotiate", invariants);
