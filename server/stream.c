@@ -193,9 +193,8 @@ static int frame_in_mode(const struct vc_frame *f, const struct vc_mode *m)
 }
 
 /* The requests of every client and waiting snapshot of hub h (an output may
- * serve several requests that differ but plan to the same output). */
-/* Every user's request, with room for one more (the caller's own): an
- * array to free, or NULL on ENOMEM. */
+ * serve several requests that differ but plan to the same output), with room
+ * for one more (the caller's own): an array to free, or NULL on ENOMEM. */
 static struct vc_request *hub_requests(const struct hub *h, size_t *n)
 {
 	size_t total = 0;
@@ -908,7 +907,8 @@ static struct vc_part *output_part(struct output *o, int raw)
 static void direct_end(struct client *c)
 {
 	c->ending = 1;
-	event_del(c->wev);
+	if (c->wev) /* none yet when the stream ends before its headers went out */
+		event_del(c->wev);
 	if (c->suspended) {
 		c->suspended = 0;
 		MHD_resume_connection(c->conn);
