@@ -37,7 +37,7 @@ override LDFLAGS += -fsanitize=address,undefined
 endif
 
 COMMON_SRC := $(wildcard common/*.c)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 TOOL_SRC   := $(wildcard tests/tools/*.c)

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "server/auth.h"
-#include "server/testsrc.h"
+#include "server/http/auth.h"
+#include "server/capture/testsrc.h"
 
 int vc_ops_load(const char *path, struct vc_conf **out)
 {

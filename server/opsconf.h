@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 #include "common/conf.h"
-#include "server/capture.h"
-#include "server/controls.h"
+#include "server/capture/capture.h"
+#include "server/capture/controls.h"
 
 /* Loads path; on errors logs each "file:line: message" and returns < 0. */
 int vc_ops_load(const char *path, struct vc_conf **out);

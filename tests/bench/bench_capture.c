@@ -21,7 +21,7 @@
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/pool.h"
-#include "server/capture.h"
+#include "server/capture/capture.h"
 
 static double now(void)
 {

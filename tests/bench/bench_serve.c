@@ -30,11 +30,11 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "server/api.h"
-#include "server/capture.h"
-#include "server/http.h"
+#include "server/http/api.h"
+#include "server/capture/capture.h"
+#include "server/http/http.h"
 #include "server/loop.h"
-#include "server/stream.h"
+#include "server/stream/stream.h"
 
 #define PORT 18790
 #define MAXC 128

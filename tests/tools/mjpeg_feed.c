@@ -40,7 +40,7 @@
 #include <linux/videodev2.h>
 
 #include "common/jpeg.h"
-#include "server/v4l2_int.h"
+#include "server/capture/v4l2_int.h"
 
 struct frames {
 	uint8_t *buf;
@@ -152,7 +152,7 @@ static int grab_setup(const char *dev, int *fdp, struct v4l2_requestbuffers *rb,
 	return 0;
 }
 
-/* The daemon's copy-out check (server/v4l2_copyout.c) on a raw fd: may the
+/* The daemon's copy-out check (server/capture/v4l2_copyout.c) on a raw fd: may the
  * producer have written into the frame filled at seq while we copied it? */
 static int copy_overtaken(int fd, unsigned count, uint32_t seq)
 {

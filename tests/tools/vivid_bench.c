@@ -2,7 +2,7 @@
  * vivid-vm guest through tests/vm/bench_vivid.sh). CPU time per captured
  * frame of the capturing process (user + sys of all its threads, getrusage)
  * on the vivid driver, YUYV at 1280x720 and 1920x1080, for the two ways
- * server/capture.c hands a frame over:
+ * server/capture/capture.c hands a frame over:
  *   lend  the frame points into the mmap'd V4L2 buffer; the consumer drops it
  *         at once and the release re-queues the buffer (zero copy);
  *   copy  the consumer keeps lent frames until fewer than the floor of
@@ -31,8 +31,8 @@
 
 #include "common/fmt.h"
 #include "common/log.h"
-#include "server/capture.h"
-#include "server/v4l2src.h"
+#include "server/capture/capture.h"
+#include "server/capture/v4l2src.h"
 
 #define MAX_HELD 32
 #define ROUNDS 3

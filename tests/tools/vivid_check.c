@@ -1,4 +1,4 @@
-/* vivid_check: checks the V4L2 source (server/v4l2src.c through libv4l2)
+/* vivid_check: checks the V4L2 source (server/capture/v4l2src.c through libv4l2)
  * against the vivid driver, inside the vivid-vm guest. Each check prints one
  * line "vivid.<name>: OK" / "FAIL why" / "SKIP why", like v4l2-compliance.
  *
@@ -13,7 +13,7 @@
  *   vivid_check controls DEV            enumeration, menus, get/set round trip
  *   vivid_check inputs DEV              webcam/TV/S-Video/HDMI: standards,
  *                                       DV timings, source-change events
- *   vivid_check reopen DEV              a camera (server/capture.c) on the TV
+ *   vivid_check reopen DEV              a camera (server/capture/capture.c) on the TV
  *                                       and the HDMI input: the standard /
  *                                       DV timings chosen are set again when
  *                                       it reopens after an unplug
@@ -47,11 +47,11 @@
 #include <event2/thread.h>
 
 #include "common/fmt.h"
-#include "server/capture.h"
-#include "server/controls.h"
-#include "server/discover.h"
-#include "server/source.h"
-#include "server/v4l2src.h"
+#include "server/capture/capture.h"
+#include "server/capture/controls.h"
+#include "server/capture/discover.h"
+#include "server/capture/source.h"
+#include "server/capture/v4l2src.h"
 
 static const struct vc_src_ops *ops = &vc_src_v4l2;
 static int n_fail; /* failed checks in this run: the exit status */
@@ -1367,7 +1367,7 @@ static int cmd_emulated(const char *dev)
 		capture(s, &f, 10, 3000, &g, &r);
 		/* The source copies v4l2loopback's frames out and drops the first
 		 * buffer after REQBUFS when the producer has not refilled it yet
-		 * (its length was reset: server/v4l2_copyout.c): that one only. */
+		 * (its length was reset: server/capture/v4l2_copyout.c): that one only. */
 		unsigned bad = r.errors - (r.errors == 1 && r.first_error);
 		if (r.err < 0 || bad || r.short_bufs || !r.changed)
 			FAIL(name, "%s; %u frames, %u error-flagged, %u wrong size, changed %d", r.why,

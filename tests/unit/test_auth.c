@@ -7,8 +7,8 @@
 
 #include "check.h"
 #include "common/conf.h"
-#include "server/auth.h"
-#include "server/auth_http.h"
+#include "server/http/auth.h"
+#include "server/http/auth_http.h"
 
 static char h6[CRYPT_OUTPUT_SIZE], hy[CRYPT_OUTPUT_SIZE];
 

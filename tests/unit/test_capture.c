@@ -13,8 +13,8 @@
 #include "check.h"
 #include "common/jpeg.h"
 #include "common/pool.h"
-#include "server/capture.h"
-#include "server/testsrc.h"
+#include "server/capture/capture.h"
+#include "server/capture/testsrc.h"
 
 #define MAX_HELD 64
 

@@ -1,4 +1,4 @@
-/* server/controls.c over a fake source whose controls cover every case the
+/* server/capture/controls.c over a fake source whose controls cover every case the
  * enumeration must handle: classes, strings and disabled controls left out,
  * menus with a skipped item, integer menus, 64-bit values, buttons,
  * read-only controls; vc_ctrl_set's checks before the device sees a value. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "server/controls.h"
+#include "server/capture/controls.h"
 
 struct fake_ctrl {
 	struct vc_src_ctrl q;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "server/discover.h"
+#include "server/capture/discover.h"
 
 static char root[256];
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "server/stream_part.h"
+#include "server/stream/stream_part.h"
 
 /* A connected TCP pair on 127.0.0.1: *tx non-blocking with a small send
  * buffer (sends split), *rx the reader. */

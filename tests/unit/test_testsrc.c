@@ -7,8 +7,8 @@
 
 #include "check.h"
 #include "common/jpeg.h"
-#include "server/source.h"
-#include "server/testsrc.h"
+#include "server/capture/source.h"
+#include "server/capture/testsrc.h"
 
 static const struct {
 	int line;

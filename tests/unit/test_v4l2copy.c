@@ -1,10 +1,10 @@
 /* Copy-out decisions for drivers that overwrite dequeued buffers
- * (server/v4l2_copyout.c): when is a copy possibly torn, given the frame's
+ * (server/capture/v4l2_copyout.c): when is a copy possibly torn, given the frame's
  * sequence and every buffer's sequence read after the copy; when does a
  * buffer still carry the record REQBUFS reset. Table-driven;
  * the live behaviour against v4l2loopback is checked in tests/vm/boot_loopback.sh. */
 #include "check.h"
-#include "server/v4l2_int.h"
+#include "server/capture/v4l2_int.h"
 
 static void overtaken_table(void)
 {

@@ -1,4 +1,4 @@
-/* server/v4l2_json.c formatting: one TV standard and one DV timings as the
+/* server/capture/v4l2_json.c formatting: one TV standard and one DV timings as the
  * JSON objects /api/cams shows, parsed back with common/json; a driver name
  * with a quote cannot break the document; a NULL source adds nothing. */
 #include <stdio.h>
@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "common/json.h"
-#include "server/v4l2src.h"
+#include "server/capture/v4l2src.h"
 
 static void std_object(void)
 {

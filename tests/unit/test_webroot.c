@@ -1,4 +1,4 @@
-/* Web root path resolution (server/webroot.c): a table of paths against a
+/* Web root path resolution (server/http/webroot.c): a table of paths against a
  * tree made here with symlinks in and out, hidden names, a FIFO and a
  * directory named index.html; then every path of up to three components
  * from a small alphabet: whatever opens must be one of the regular files
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "server/webroot.h"
+#include "server/http/webroot.h"
 
 static char base[64], root[96];
 

@@ -1,0 +1,1098 @@
+/* One camera on the event loop: opens its source (server/capture/source.h), keeps the
+ * state machine absent -> idle -> streaming -> error/retry with exponential
+ * backoff, lends dequeued buffers as refcounted frames and re-queues them
+ * when the last reference goes, copies instead of lending when too few
+ * buffers would stay queued, counts drops/errors/copies, detects stalls and
+ * stops streaming when nobody watches.
+ *
+ * Threads: everything runs on the loop thread except frame release, which may
+ * come from a worker. A release only pushes the slot onto a mutex-protected
+ * return list and activates an event; the loop re-queues. The process must
+ * call evthread_use_pthreads() before creating the event_base. */
+#define LOG_PREFIX "capture: "
+#include "server/capture/capture.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/jpeg.h"
+#include "common/log.h"
+#include "common/pool.h"
+#include "server/capture/source.h"
+
+#define BACKOFF_MIN_MS 250
+#define BACKOFF_MAX_MS 5000
+#define DEF_BUFFERS 4
+#define DEF_STALL_MS 5000
+#define DRAIN_MS 300        /* wait this long for lent buffers before reopening */
+#define MAX_SLOTS 32
+
+struct session;
+
+/* One lendable slot; its address is the release opaque. */
+struct slot {
+	struct session *sess;
+	unsigned index;
+	struct slot *next; /* on the return list */
+};
+
+/* Shared with releasing threads; outlives the camera while frames are out. */
+struct retq {
+	pthread_mutex_t mu;
+	struct slot *head;     /* returned slots waiting for the loop */
+	struct event *ev;      /* activated on return; NULL once the camera is freed */
+	unsigned total_lent;   /* over all sessions */
+};
+
+/* One open source instance. Retired sessions wait for their lent buffers
+ * before closing (the source unmaps on close). */
+struct session {
+	struct vc_src *src;
+	struct retq *rq;
+	struct vc_src_format fmt;
+	unsigned n_bufs;
+	unsigned lent;         /* under rq->mu */
+	int retired;           /* under rq->mu */
+	struct slot slots[MAX_SLOTS];
+};
+
+struct vc_cam {
+	struct event_base *base;
+	char *id, *path;
+	struct vc_cam_config cfg;
+	const struct vc_src_ops *ops;
+
+	enum vc_cam_state state;
+	struct session *sess;
+	struct vc_caps caps;
+	struct vc_src_format fmt;
+	int streaming;
+	int consumers;
+	int backoff_ms;
+	int last_err;          /* last logged open/start error, to log a cause once */
+	int was_failed;        /* a recovery is counted as a restart */
+	int reopen;            /* after draining: close and reopen the source */
+	struct vc_mode want;   /* pending mode (fourcc 0 = none) */
+	int want_pending;
+	vc_cam_reconf_fn reconf_fn; /* pending reconfiguration, run while stopped */
+	uint8_t reconf_arg[VC_CAM_RECONF_ARG_MAX];
+	struct {                    /* re-run after every open */
+		vc_cam_reconf_fn fn;
+		uint8_t arg[VC_CAM_RECONF_ARG_MAX];
+	} keep[VC_CAM_KEEP_MAX];
+
+	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
+	struct retq *rq;
+	struct vc_pool *pool;  /* storage for copies; frames out keep it alive */
+
+	int have_seq;
+	uint64_t last_seq;
+	int64_t last_frame_us;
+	int64_t fps_t0;
+	uint64_t fps_n;
+	struct vc_cam_stats st;
+
+	vc_cam_frame_cb on_frame;
+	vc_cam_event_cb on_event;
+	void *opaque;
+};
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void add_ms(struct event *ev, int64_t ms)
+{
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+
+	if (ms < 0)
+		tv = (struct timeval){ 0, 0 };
+	event_add(ev, &tv);
+}
+
+/* ---- source selection ---- */
+
+/* v4l2src.c may be missing from a build (another helper owns it); a weak
+ * reference keeps the test and fault sources usable without it. */
+extern const struct vc_src_ops vc_src_v4l2 __attribute__((weak));
+
+const struct vc_src_ops *vc_src_for_path(const char *path)
+{
+	if (!strcmp(path, "test") || !strncmp(path, "test:", 5))
+		return &vc_src_test;
+	if (!strncmp(path, "fault:", 6))
+		return &vc_src_fault;
+	return &vc_src_v4l2 ? &vc_src_v4l2 : NULL;
+}
+
+/* ---- state ---- */
+
+const char *vc_cam_state_name(enum vc_cam_state s)
+{
+	static const char *const names[] = { "absent", "idle", "streaming", "error" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static void notify(struct vc_cam *cam)
+{
+	if (cam->on_event)
+		cam->on_event(cam->opaque, cam);
+}
+
+static void set_state(struct vc_cam *cam, enum vc_cam_state s)
+{
+	if (cam->state == s)
+		return;
+	log_info("%s (%s): %s -> %s", cam->id, cam->path, vc_cam_state_name(cam->state),
+		 vc_cam_state_name(s));
+	cam->state = s;
+	notify(cam);
+}
+
+static int is_gone(int err)
+{
+	return err == -ENODEV || err == -ENXIO || err == -EIO;
+}
+
+/* ---- sessions and buffer returns ---- */
+
+static void session_close(struct session *s)
+{
+	s->src->ops->close(s->src);
+	free(s);
+}
+
+static void retq_free(struct retq *rq)
+{
+	pthread_mutex_destroy(&rq->mu);
+	free(rq);
+}
+
+/* Release callback of lent frames: any thread. */
+static void slot_release(struct vc_frame *f, void *opaque)
+{
+	struct slot *sl = opaque;
+	struct session *s = sl->sess;
+	struct retq *rq = s->rq;
+	int close_it = 0, free_rq = 0;
+
+	(void)f;
+	pthread_mutex_lock(&rq->mu);
+	if (rq->ev) {
+		sl->next = rq->head;
+		rq->head = sl;
+		/* Under the mutex: vc_cam_free cannot free the event meanwhile. */
+		event_active(rq->ev, EV_READ, 0);
+	} else {
+		/* The camera is gone: finish here, whatever thread this is. */
+		s->lent--;
+		rq->total_lent--;
+		close_it = s->lent == 0;
+		free_rq = rq->total_lent == 0;
+	}
+	pthread_mutex_unlock(&rq->mu);
+	if (close_it)
+		session_close(s);
+	if (free_rq)
+		retq_free(rq);
+}
+
+/* Retires the current session: closed now if nothing is lent, else by the
+ * last return. */
+static void retire(struct vc_cam *cam)
+{
+	struct session *s = cam->sess;
+	int close_now;
+
+	if (!s)
+		return;
+	cam->sess = NULL;
+	if (cam->streaming) {
+		s->src->ops->stop(s->src);
+		cam->streaming = 0;
+	}
+	pthread_mutex_lock(&cam->rq->mu);
+	s->retired = 1;
+	close_now = s->lent == 0;
+	pthread_mutex_unlock(&cam->rq->mu);
+	if (close_now)
+		session_close(s);
+}
+
+static void device_gone(struct vc_cam *cam, int err);
+static void start_stream(struct vc_cam *cam);
+static void after_drain(struct vc_cam *cam);
+static void schedule_retry(struct vc_cam *cam);
+static void restart(struct vc_cam *cam, int reopen);
+
+static void on_returns(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+	struct slot *list;
+
+	(void)fd;
+	(void)what;
+	pthread_mutex_lock(&cam->rq->mu);
+	list = cam->rq->head;
+	cam->rq->head = NULL;
+	pthread_mutex_unlock(&cam->rq->mu);
+	while (list) {
+		struct slot *sl = list;
+		struct session *s = sl->sess;
+		int retired, last;
+
+		list = sl->next;
+		pthread_mutex_lock(&cam->rq->mu);
+		s->lent--;
+		cam->rq->total_lent--;
+		retired = s->retired;
+		last = s->lent == 0;
+		pthread_mutex_unlock(&cam->rq->mu);
+		if (retired) {
+			if (last)
+				session_close(s);
+			continue;
+		}
+		int ret = s->src->ops->queue(s->src, sl->index);
+		if (ret < 0 && s == cam->sess && cam->streaming) {
+			if (is_gone(ret)) {
+				device_gone(cam, ret);
+			} else {
+				log_warn("%s: QBUF %u: %s", cam->id, sl->index, strerror(-ret));
+			}
+		}
+	}
+	if (cam->sess && !cam->streaming && cam->reopen && cam->sess->lent == 0)
+		after_drain(cam);
+}
+
+/* ---- streaming ---- */
+
+static int floor_bufs(unsigned n)
+{
+	unsigned f = (n + 3) / 4;
+
+	return f ? (int)f : 1;
+}
+
+/* Whether a dequeued buffer holds a whole picture. A JPEG must parse (camera
+ * MJPEG arrives corrupt, truncated or empty after USB trouble); its
+ * bytesused is trimmed to the JPEG itself (drivers and v4l2loopback may
+ * report the whole buffer), so consumers can pass it through as is. */
+static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b)
+{
+	const struct vc_geom *g = &fmt->geom;
+
+	if (b->flags & VC_SRC_BUF_ERROR)
+		return 0;
+	if (fmt->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		struct vc_jpeg_info info;
+
+		if (b->bytesused[0] == 0 || vc_jpeg_parse(b->mem[0], b->bytesused[0], &info) < 0)
+			return 0;
+		b->bytesused[0] = info.size;
+		return 1;
+	}
+	for (int p = 0; p < g->color_planes && p < 3; p++) {
+		const struct vc_plane_geom *pg = &g->plane[p];
+		if (pg->offset + pg->size > b->bytesused[pg->mem])
+			return 0;
+	}
+	return 1;
+}
+
+static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_buf *b)
+{
+	struct vc_frame *f;
+	int lend;
+
+	pthread_mutex_lock(&cam->rq->mu);
+	/* Keep a floor of queued buffers: lending this one must leave at least
+	 * floor_bufs() with the driver, else consumers get a copy. */
+	lend = (int)s->n_bufs - (int)s->lent - 1 >= floor_bufs(s->n_bufs);
+	if (lend) {
+		s->lent++;
+		cam->rq->total_lent++;
+	}
+	pthread_mutex_unlock(&cam->rq->mu);
+
+	uint8_t *mem[3] = { b->mem[0], b->mem[1], b->mem[2] };
+	f = vc_frame_wrap(s->fmt.fmt, &s->fmt.geom, mem, b->bytesused,
+			  lend ? slot_release : NULL, lend ? &s->slots[b->index] : NULL);
+	if (f) {
+		f->color = s->fmt.color;
+		f->field = b->field ? b->field : s->fmt.field;
+		f->seq = b->seq;
+		f->ts_us = b->ts_us ? b->ts_us : mono_us();
+		f->ts_real_us = real_us() - (mono_us() - f->ts_us);
+	}
+	if (f && !lend) {
+		struct vc_frame *c = vc_pool_copy(cam->pool, f);
+		vc_frame_unref(f);
+		f = c;
+		cam->st.copies++;
+	}
+	if (!lend || !f) {
+		int ret = s->src->ops->queue(s->src, b->index);
+		if (ret < 0 && is_gone(ret)) {
+			vc_frame_unref(f);
+			if (lend) { /* the wrap failed: undo the lend */
+				pthread_mutex_lock(&cam->rq->mu);
+				s->lent--;
+				cam->rq->total_lent--;
+				pthread_mutex_unlock(&cam->rq->mu);
+			}
+			device_gone(cam, ret);
+			return;
+		}
+		if (!f) {
+			if (lend) {
+				pthread_mutex_lock(&cam->rq->mu);
+				s->lent--;
+				cam->rq->total_lent--;
+				pthread_mutex_unlock(&cam->rq->mu);
+			}
+			cam->st.errors++;
+			return;
+		}
+	}
+	cam->st.frames++;
+	cam->fps_n++;
+	if (cam->on_frame)
+		cam->on_frame(cam->opaque, f);
+	vc_frame_unref(f);
+}
+
+static void arm_frame_timer(struct vc_cam *cam)
+{
+	struct session *s = cam->sess;
+
+	if (!s || !cam->streaming || s->src->ops->fd(s->src) >= 0)
+		return;
+	int64_t due = s->src->ops->next_due(s->src);
+	if (due < 0)
+		return;
+	int64_t d = due - mono_us();
+	struct timeval tv = { 0, 0 };
+	if (d > 0)
+		tv = (struct timeval){ (time_t)(d / 1000000), (suseconds_t)(d % 1000000) };
+	event_add(cam->frame_ev, &tv);
+}
+
+static void poll_events(struct vc_cam *cam)
+{
+	struct session *s = cam->sess;
+	struct vc_src_event ev;
+
+	while (s && s == cam->sess && s->src->ops->get_event &&
+	       s->src->ops->get_event(s->src, &ev) == 1) {
+		if (ev.type == VC_SRC_EV_SOURCE_CHANGE) {
+			log_info("%s: source changed; renegotiating", cam->id);
+			cam->was_failed = 1;
+			restart(cam, 1); /* reopening re-reads caps and the mode */
+			return;
+		}
+		if (ev.type == VC_SRC_EV_EOS)
+			cam->last_frame_us = 0; /* the stall check restarts it */
+	}
+}
+
+static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+	struct session *s = cam->sess;
+
+	(void)fd;
+	(void)what;
+	int drained = 0;
+
+	/* Bounded burst: never more than the buffer count per wake-up. */
+	for (unsigned i = 0; s && s == cam->sess && cam->streaming && i < s->n_bufs; i++) {
+		struct vc_src_buf b;
+		int ret = s->src->ops->dequeue(s->src, &b);
+
+		if (ret == -EAGAIN) {
+			drained = 1;
+			break;
+		}
+		if (ret < 0) {
+			if (is_gone(ret)) {
+				device_gone(cam, ret);
+			} else {
+				log_warn("%s: DQBUF: %s", cam->id, strerror(-ret));
+				cam->st.errors++;
+			}
+			return;
+		}
+		if (b.index >= s->n_bufs) {
+			cam->st.errors++;
+			continue;
+		}
+		if (cam->have_seq && b.seq > cam->last_seq + 1)
+			cam->st.dropped += b.seq - cam->last_seq - 1;
+		cam->have_seq = 1;
+		cam->last_seq = b.seq;
+		cam->last_frame_us = mono_us();
+		if (!buffer_ok(&s->fmt, &b)) {
+			cam->st.errors++;
+			log_debug("%s: discarded buffer %u (seq %llu)", cam->id, b.index,
+				  (unsigned long long)b.seq);
+			ret = s->src->ops->queue(s->src, b.index);
+			if (ret < 0 && is_gone(ret)) {
+				device_gone(cam, ret);
+				return;
+			}
+			continue;
+		}
+		deliver(cam, s, &b);
+		/* A consumer that did not keep the frame released it just now:
+		 * re-queue before the next dequeue so a burst does not look like
+		 * consumers holding buffers (and cost copies). */
+		pthread_mutex_lock(&cam->rq->mu);
+		int returned = cam->rq->head != NULL;
+		pthread_mutex_unlock(&cam->rq->mu);
+		if (returned)
+			on_returns(-1, 0, cam);
+	}
+	if (s && s == cam->sess)
+		poll_events(cam);
+	/* Some drivers (v4l2loopback) only register for wake-ups in poll()
+	 * when no frame is ready; epoll registers once, when the fd is added,
+	 * so a frame ready at STREAMON time meant no wake-up ever again. Re-add
+	 * the fd now that DQBUF said EAGAIN: two syscalls per wake-up. */
+	if (drained && s && s == cam->sess && cam->streaming && event_get_fd(cam->frame_ev) >= 0) {
+		event_del(cam->frame_ev);
+		event_add(cam->frame_ev, NULL);
+	}
+	arm_frame_timer(cam);
+}
+
+static void stop_stream(struct vc_cam *cam)
+{
+	if (!cam->streaming)
+		return;
+	cam->sess->src->ops->stop(cam->sess->src);
+	cam->streaming = 0;
+	event_del(cam->frame_ev);
+	event_del(cam->tick_ev);
+}
+
+static void start_stream(struct vc_cam *cam)
+{
+	struct session *s = cam->sess;
+	unsigned n = 0;
+	int ret;
+
+	if (!s || cam->streaming)
+		return;
+	ret = s->src->ops->start(s->src, cam->cfg.n_buffers ? cam->cfg.n_buffers : DEF_BUFFERS,
+				 &n);
+	if (ret < 0) {
+		if (ret != cam->last_err)
+			log_error("%s (%s): start streaming: %s", cam->id, cam->path,
+				  strerror(-ret));
+		cam->last_err = ret;
+		if (is_gone(ret)) {
+			device_gone(cam, ret);
+		} else {
+			retire(cam);
+			set_state(cam, VC_CAM_ERROR);
+			cam->was_failed = 1;
+			schedule_retry(cam);
+		}
+		return;
+	}
+	if (n > MAX_SLOTS)
+		n = MAX_SLOTS; /* never more slots than we can track; extra stay unused */
+	s->n_bufs = n;
+	cam->streaming = 1;
+	cam->have_seq = 0;
+	cam->last_frame_us = mono_us();
+	cam->fps_t0 = cam->last_frame_us;
+	cam->fps_n = 0;
+	int fd = s->src->ops->fd(s->src);
+	struct event *ev = event_new(cam->base, fd, fd >= 0 ? EV_READ | EV_PERSIST : 0,
+				     on_frame_ready, cam);
+	if (!ev) {
+		s->src->ops->stop(s->src);
+		cam->streaming = 0;
+		retire(cam);
+		set_state(cam, VC_CAM_ERROR);
+		schedule_retry(cam);
+		return;
+	}
+	event_free(cam->frame_ev);
+	cam->frame_ev = ev;
+	if (fd >= 0)
+		event_add(cam->frame_ev, NULL);
+	else
+		arm_frame_timer(cam);
+	int tick = cam->cfg.stall_timeout_ms / 4;
+	add_ms(cam->tick_ev, tick > 250 ? 250 : tick);
+	if (cam->was_failed) {
+		cam->st.restarts++;
+		cam->was_failed = 0;
+		log_info("%s (%s): recovered", cam->id, cam->path);
+	}
+	cam->last_err = 0;
+	cam->backoff_ms = BACKOFF_MIN_MS;
+	set_state(cam, VC_CAM_STREAMING);
+}
+
+/* Stops streaming and restarts it (or reopens the source) once every lent
+ * buffer is back, or after DRAIN_MS at the latest. */
+static void restart(struct vc_cam *cam, int reopen)
+{
+	if (!cam->sess)
+		return;
+	stop_stream(cam);
+	cam->reopen = reopen ? 2 : 1;
+	if (cam->sess->lent == 0)
+		after_drain(cam);
+	else
+		add_ms(cam->drain_ev, DRAIN_MS);
+}
+
+static int apply_mode(struct vc_cam *cam)
+{
+	struct session *s = cam->sess;
+	struct vc_src_format f;
+	int ret;
+
+	if (cam->reconf_fn) {
+		vc_cam_reconf_fn fn = cam->reconf_fn;
+
+		cam->reconf_fn = NULL;
+		ret = fn(s->src, cam->reconf_arg);
+		if (ret < 0) {
+			log_warn("%s: reconfiguring: %s", cam->id, strerror(-ret));
+			if (is_gone(ret))
+				return ret;
+		}
+		/* An input or standard brings its own formats and sizes. */
+		vc_caps_clear(&cam->caps);
+		ret = s->src->ops->get_caps(s->src, &cam->caps);
+		if (ret < 0)
+			log_warn("%s: querying caps: %s", cam->id, strerror(-ret));
+	}
+	if (!cam->want_pending)
+		return s->src->ops->get_format(s->src, &s->fmt);
+	ret = s->src->ops->set_mode(s->src, &cam->want, 0, &f);
+	if (ret < 0) {
+		log_error("%s: set mode: %s", cam->id, strerror(-ret));
+		return ret;
+	}
+	cam->want_pending = 0;
+	s->fmt = f;
+	return 0;
+}
+
+static void after_drain(struct vc_cam *cam)
+{
+	int reopen = cam->reopen;
+
+	event_del(cam->drain_ev);
+	cam->reopen = 0;
+	if (!cam->sess)
+		return;
+	if (cam->sess->lent == 0 && reopen != 2) {
+		/* Same instance: new mode (if any) and stream again. */
+		int ret = apply_mode(cam);
+		if (ret < 0 && is_gone(ret)) {
+			device_gone(cam, ret);
+			return;
+		}
+		cam->fmt = cam->sess->fmt;
+		notify(cam);
+		if (cam->consumers > 0)
+			start_stream(cam);
+		else
+			set_state(cam, VC_CAM_IDLE);
+		return;
+	}
+	if (cam->sess->lent)
+		log_warn("%s: %u buffers still lent; reopening the source", cam->id,
+			 cam->sess->lent);
+	retire(cam);
+	event_active(cam->retry_ev, EV_TIMEOUT, 0);
+}
+
+static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+
+	(void)fd;
+	(void)what;
+	if (cam->reopen) {
+		cam->reopen = 2;
+		after_drain(cam);
+	}
+}
+
+static void device_gone(struct vc_cam *cam, int err)
+{
+	log_error("%s (%s): device gone: %s", cam->id, cam->path, strerror(-err));
+	event_del(cam->frame_ev);
+	event_del(cam->tick_ev);
+	event_del(cam->drain_ev);
+	retire(cam);
+	cam->reopen = 0;
+	cam->was_failed = 1;
+	cam->last_err = err;
+	set_state(cam, VC_CAM_ABSENT);
+	schedule_retry(cam);
+}
+
+/* Housekeeping while streaming: stall detection, fps, source events. */
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+	int64_t now = mono_us();
+
+	(void)fd;
+	(void)what;
+	if (!cam->streaming)
+		return;
+	if (now - cam->fps_t0 >= 1000000) {
+		cam->st.fps = (double)cam->fps_n * 1e6 / (double)(now - cam->fps_t0);
+		cam->fps_t0 = now;
+		cam->fps_n = 0;
+	}
+	/* Never shorter than three frame intervals (slow scientific cameras,
+	 * 1 fps time-lapse modes). */
+	const struct vc_fract *iv = &cam->fmt.mode.ival;
+	int64_t stall_us = (int64_t)cam->cfg.stall_timeout_ms * 1000;
+	if (iv->den && (int64_t)iv->num * 3000000 / iv->den > stall_us)
+		stall_us = (int64_t)iv->num * 3000000 / iv->den;
+	if (now - cam->last_frame_us > stall_us) {
+		log_warn("%s (%s): no frame for %lld ms; restarting", cam->id, cam->path,
+			 (long long)(stall_us / 1000));
+		cam->was_failed = 1;
+		restart(cam, 1);
+		return;
+	}
+	poll_events(cam);
+	if (cam->streaming) {
+		int tick = cam->cfg.stall_timeout_ms / 4;
+		add_ms(cam->tick_ev, tick > 250 ? 250 : tick);
+	}
+}
+
+/* ---- open / retry ---- */
+
+static void schedule_retry(struct vc_cam *cam)
+{
+	add_ms(cam->retry_ev, cam->backoff_ms);
+	cam->backoff_ms = cam->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : cam->backoff_ms * 2;
+}
+
+static void try_open(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+	struct session *s;
+	struct vc_src *src = NULL;
+	int ret;
+
+	(void)fd;
+	(void)what;
+	if (cam->sess)
+		return;
+	if (!cam->ops) {
+		if (cam->last_err != -ENOSYS)
+			log_error("%s (%s): no source for this path in this build", cam->id,
+				  cam->path);
+		cam->last_err = -ENOSYS;
+		set_state(cam, VC_CAM_ERROR);
+		schedule_retry(cam);
+		return;
+	}
+	ret = cam->ops->open(cam->path, &src);
+	if (ret < 0) {
+		if (ret != cam->last_err)
+			log_warn("%s (%s): open: %s; retrying", cam->id, cam->path,
+				 strerror(-ret));
+		cam->last_err = ret;
+		set_state(cam, ret == -ENOENT || is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
+		schedule_retry(cam);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		cam->ops->close(src);
+		schedule_retry(cam);
+		return;
+	}
+	s->src = src;
+	s->rq = cam->rq;
+	for (unsigned i = 0; i < MAX_SLOTS; i++) {
+		s->slots[i].sess = s;
+		s->slots[i].index = i;
+	}
+	cam->sess = s;
+	if (cam->cfg.input >= 0 && src->ops->input_set) {
+		ret = src->ops->input_set(src, (uint32_t)cam->cfg.input);
+		if (ret < 0)
+			log_warn("%s: input %d: %s", cam->id, cam->cfg.input, strerror(-ret));
+	}
+	ret = 0;
+	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !is_gone(ret); i++) {
+		ret = cam->keep[i].fn(src, cam->keep[i].arg);
+		if (ret < 0)
+			log_warn("%s: re-applying a kept setting: %s", cam->id, strerror(-ret));
+	}
+	/* caps after the input and its standard/timings: they bring their sizes */
+	vc_caps_clear(&cam->caps);
+	int err = src->ops->get_caps(src, &cam->caps);
+	if (err < 0)
+		log_warn("%s: querying caps: %s", cam->id, strerror(-err));
+	ret = is_gone(ret) ? ret : apply_mode(cam);
+	if (ret < 0) {
+		cam->last_err = ret;
+		retire(cam);
+		set_state(cam, is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
+		cam->was_failed = 1;
+		schedule_retry(cam);
+		return;
+	}
+	cam->fmt = s->fmt;
+	if (cam->consumers > 0) {
+		start_stream(cam);
+	} else {
+		cam->last_err = 0;
+		cam->backoff_ms = BACKOFF_MIN_MS;
+		if (cam->was_failed) {
+			cam->st.restarts++;
+			cam->was_failed = 0;
+		}
+		set_state(cam, VC_CAM_IDLE);
+	}
+	notify(cam);
+}
+
+static void on_idle(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+
+	(void)fd;
+	(void)what;
+	if (cam->consumers == 0 && cam->streaming) {
+		stop_stream(cam);
+		set_state(cam, VC_CAM_IDLE);
+	}
+}
+
+static void on_apply(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_cam *cam = arg;
+
+	(void)fd;
+	(void)what;
+	if ((!cam->want_pending && !cam->reconf_fn) || !cam->sess)
+		return; /* applied when the source opens */
+	if (cam->streaming || cam->reopen)
+		restart(cam, 0);
+	else {
+		cam->reopen = 1;
+		after_drain(cam);
+	}
+}
+
+/* ---- public ---- */
+
+int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out)
+{
+	struct vc_cam *cam = calloc(1, sizeof(*cam));
+
+	if (!cam)
+		return -ENOMEM;
+	cam->base = base;
+	cam->cfg = *cfg;
+	cam->id = strdup(cfg->id ? cfg->id : "0");
+	cam->path = strdup(cfg->path ? cfg->path : "test");
+	cam->rq = calloc(1, sizeof(*cam->rq));
+	cam->pool = vc_pool_new(4);
+	if (!cam->id || !cam->path || !cam->rq || !cam->pool)
+		goto fail;
+	pthread_mutex_init(&cam->rq->mu, NULL);
+	cam->cfg.id = cam->id;
+	cam->cfg.path = cam->path;
+	if (cam->cfg.stall_timeout_ms <= 0)
+		cam->cfg.stall_timeout_ms = DEF_STALL_MS;
+	cam->ops = vc_src_for_path(cam->path);
+	cam->backoff_ms = BACKOFF_MIN_MS;
+	if (cfg->preferred.fourcc || cfg->preferred.width || cfg->preferred.ival.den) {
+		cam->want = cfg->preferred;
+		cam->want_pending = 1;
+	}
+	cam->retry_ev = evtimer_new(base, try_open, cam);
+	cam->frame_ev = evtimer_new(base, on_frame_ready, cam);
+	cam->tick_ev = evtimer_new(base, on_tick, cam);
+	cam->idle_ev = evtimer_new(base, on_idle, cam);
+	cam->apply_ev = evtimer_new(base, on_apply, cam);
+	cam->drain_ev = evtimer_new(base, on_drain_timeout, cam);
+	cam->ret_ev = event_new(base, -1, 0, on_returns, cam);
+	if (!cam->retry_ev || !cam->frame_ev || !cam->tick_ev || !cam->idle_ev ||
+	    !cam->apply_ev || !cam->drain_ev || !cam->ret_ev)
+		goto fail;
+	cam->rq->ev = cam->ret_ev;
+	cam->state = VC_CAM_ABSENT;
+	/* Open from the loop, so callbacks set after new() see every event. */
+	event_active(cam->retry_ev, EV_TIMEOUT, 0);
+	*out = cam;
+	return 0;
+fail:
+	vc_cam_free(cam);
+	return -ENOMEM;
+}
+
+void vc_cam_free(struct vc_cam *cam)
+{
+	int free_rq = 1;
+
+	if (!cam)
+		return;
+	if (cam->rq) {
+		/* Handle returns already queued, then make later ones finish on
+		 * their own thread. */
+		if (cam->ret_ev)
+			on_returns(-1, 0, cam);
+		retire(cam);
+		pthread_mutex_lock(&cam->rq->mu);
+		cam->rq->ev = NULL;
+		free_rq = cam->rq->total_lent == 0;
+		pthread_mutex_unlock(&cam->rq->mu);
+		if (free_rq)
+			retq_free(cam->rq);
+	}
+	struct event *evs[] = { cam->retry_ev, cam->frame_ev, cam->tick_ev, cam->idle_ev,
+				cam->apply_ev, cam->drain_ev, cam->ret_ev };
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (evs[i])
+			event_free(evs[i]);
+	vc_caps_clear(&cam->caps);
+	vc_pool_free(cam->pool);
+	free(cam->id);
+	free(cam->path);
+	free(cam);
+}
+
+void vc_cam_set_callbacks(struct vc_cam *cam, vc_cam_frame_cb on_frame, vc_cam_event_cb on_event,
+			  void *opaque)
+{
+	cam->on_frame = on_frame;
+	cam->on_event = on_event;
+	cam->opaque = opaque;
+}
+
+void vc_cam_acquire(struct vc_cam *cam)
+{
+	if (cam->consumers++ > 0)
+		return;
+	event_del(cam->idle_ev);
+	if (cam->sess && !cam->streaming && !cam->reopen)
+		start_stream(cam);
+}
+
+void vc_cam_release(struct vc_cam *cam)
+{
+	if (cam->consumers <= 0 || --cam->consumers > 0)
+		return;
+	if (cam->cfg.idle_stop_ms >= 0)
+		add_ms(cam->idle_ev, cam->cfg.idle_stop_ms);
+}
+
+int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m)
+{
+	if (m->fourcc && !vc_fmt_by_fourcc(m->fourcc))
+		return -EINVAL;
+	if (m->fourcc && cam->caps.n_fmts && !vc_caps_find(&cam->caps, m->fourcc))
+		return -EINVAL;
+	cam->want = *m;
+	cam->want_pending = 1;
+	event_active(cam->apply_ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
+const char *vc_cam_id(const struct vc_cam *cam)
+{
+	return cam->id;
+}
+
+const char *vc_cam_path(const struct vc_cam *cam)
+{
+	return cam->path;
+}
+
+enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam)
+{
+	return cam->state;
+}
+
+void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g)
+{
+	if (m)
+		*m = cam->fmt.mode;
+	if (g)
+		*g = cam->fmt.geom;
+}
+
+const struct vc_caps *vc_cam_caps(const struct vc_cam *cam)
+{
+	return &cam->caps;
+}
+
+void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st)
+{
+	*st = cam->st;
+	if (!cam->streaming)
+		st->fps = 0;
+}
+
+void vc_cam_poke(struct vc_cam *cam)
+{
+	if (cam->sess)
+		return;
+	cam->backoff_ms = BACKOFF_MIN_MS;
+	event_del(cam->retry_ev);
+	event_active(cam->retry_ev, EV_TIMEOUT, 0);
+}
+
+int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len)
+{
+	if (len > sizeof(cam->reconf_arg))
+		return -E2BIG;
+	if (cam->reconf_fn)
+		return -EBUSY;
+	if (!cam->sess)
+		return -ENODEV;
+	cam->reconf_fn = fn;
+	memset(cam->reconf_arg, 0, sizeof(cam->reconf_arg));
+	if (len)
+		memcpy(cam->reconf_arg, arg, len);
+	event_active(cam->apply_ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
+int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
+			    size_t len)
+{
+	unsigned i = 0;
+
+	if (len > VC_CAM_RECONF_ARG_MAX)
+		return -E2BIG;
+	while (i < VC_CAM_KEEP_MAX && cam->keep[i].fn && cam->keep[i].fn != fn)
+		i++;
+	if (i == VC_CAM_KEEP_MAX)
+		return -ENOSPC;
+	if (cam->sess) {
+		int ret = vc_cam_reconfigure(cam, fn, arg, len);
+		if (ret < 0)
+			return ret;
+	}
+	cam->keep[i].fn = fn;
+	memset(cam->keep[i].arg, 0, sizeof(cam->keep[i].arg));
+	if (len)
+		memcpy(cam->keep[i].arg, arg, len);
+	return 0;
+}
+
+struct vc_src *vc_cam_source(struct vc_cam *cam)
+{
+	return cam->sess ? cam->sess->src : NULL;
+}
+
+/* The current source when it has the optional op, else the error. */
+#define SRC_WITH(cam, op)                                                     \
+	((cam)->sess ? ((cam)->sess->src->ops->op ? 0 : -ENOTTY) : -ENODEV)
+
+int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c)
+{
+	int ret = SRC_WITH(cam, ctrl_query);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_query(cam->sess->src, id, c);
+}
+
+int vc_cam_ctrl_menu(struct vc_cam *cam, uint32_t id, uint32_t index, char name[32])
+{
+	int ret = SRC_WITH(cam, ctrl_menu);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_menu(cam->sess->src, id, index, name);
+}
+
+int vc_cam_ctrl_get(struct vc_cam *cam, uint32_t id, int64_t *value)
+{
+	int ret = SRC_WITH(cam, ctrl_get);
+
+	return ret ? ret : cam->sess->src->ops->ctrl_get(cam->sess->src, id, value);
+}
+
+int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value)
+{
+	int ret = SRC_WITH(cam, ctrl_set);
+
+	if (ret)
+		return ret;
+	ret = cam->sess->src->ops->ctrl_set(cam->sess->src, id, value);
+	if (ret < 0 && is_gone(ret))
+		device_gone(cam, ret);
+	return ret;
+}
+
+int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in)
+{
+	int ret = SRC_WITH(cam, input_enum);
+
+	return ret ? ret : cam->sess->src->ops->input_enum(cam->sess->src, index, in);
+}
+
+int vc_cam_input_get(struct vc_cam *cam, uint32_t *index)
+{
+	int ret = SRC_WITH(cam, input_get);
+
+	return ret ? ret : cam->sess->src->ops->input_get(cam->sess->src, index);
+}
+
+static int set_input(struct vc_src *src, const void *arg)
+{
+	uint32_t index;
+
+	memcpy(&index, arg, sizeof(index));
+	return src->ops->input_set(src, index);
+}
+
+int vc_cam_input_set(struct vc_cam *cam, uint32_t index)
+{
+	int ret = SRC_WITH(cam, input_set);
+
+	if (ret == -ENODEV) {
+		cam->cfg.input = (int)index; /* applied when the source opens */
+		return 0;
+	}
+	if (ret)
+		return ret;
+	struct vc_src_input in;
+	if (cam->sess->src->ops->input_enum &&
+	    cam->sess->src->ops->input_enum(cam->sess->src, index, &in) < 0)
+		return -EINVAL;
+	ret = vc_cam_reconfigure(cam, set_input, &index, sizeof(index));
+	if (ret == 0)
+		cam->cfg.input = (int)index; /* and after every reopen */
+	return ret;
+}

@@ -1,0 +1,130 @@
+/* One camera: a capture source (V4L2 device through libv4l2, or the
+ * test-pattern source) driven by the event loop, with its state machine
+ * (absent -> idle -> streaming -> error/retry), its capabilities, controls,
+ * inputs and statistics. Frames are delivered to one callback on the loop
+ * thread; the fan-out to clients lives elsewhere.
+ *
+ * CONTRACT between the capture layer and the serving layer: extend it, do not
+ * break it. All functions must be called on the loop thread. */
+#ifndef VC_CAPTURE_H
+#define VC_CAPTURE_H
+
+#include <stdint.h>
+
+#include <stddef.h>
+
+#include "common/caps.h"
+#include "common/frame.h"
+#include "server/capture/source.h"
+
+struct event_base;
+struct vc_cam;
+
+enum vc_cam_state {
+	VC_CAM_ABSENT = 0, /* device node missing or unopenable; retried with backoff */
+	VC_CAM_IDLE,       /* open, not streaming (no consumers) */
+	VC_CAM_STREAMING,
+	VC_CAM_ERROR,      /* failed; retried with backoff */
+};
+
+struct vc_cam_config {
+	const char *id;       /* stable id used in URLs ("0", "front"); copied */
+	const char *path;     /* "/dev/video0", "/dev/v4l/by-id/...", "test", "test:640x480@30:YUYV" */
+	struct vc_mode preferred; /* zero fields = choose */
+	int input;            /* VIDIOC_S_INPUT index, -1 = leave */
+	unsigned n_buffers;   /* mmap buffers to request, 0 = default (4) */
+	int idle_stop_ms;     /* stop streaming this long after the last consumer; <0 = never */
+	int stall_timeout_ms; /* no frame this long while streaming = restart; 0 = default */
+};
+
+struct vc_cam_stats {
+	uint64_t frames;      /* frames delivered */
+	uint64_t dropped;     /* sequence gaps reported by the driver */
+	uint64_t errors;      /* error-flagged or invalid buffers discarded */
+	uint64_t copies;      /* frames copied because too few buffers stayed queued */
+	uint64_t restarts;    /* recoveries after errors/unplug */
+	double fps;           /* measured over the last seconds */
+};
+
+/* Called on the loop thread for every captured frame; the callee takes its own
+ * reference (vc_frame_ref) if it keeps the frame past the call. */
+typedef void (*vc_cam_frame_cb)(void *opaque, struct vc_frame *f);
+/* Called on state changes and mode changes (new caps or geometry). */
+typedef void (*vc_cam_event_cb)(void *opaque, struct vc_cam *cam);
+
+int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out);
+void vc_cam_free(struct vc_cam *cam); /* frames still referenced stay valid until unref'd */
+
+void vc_cam_set_callbacks(struct vc_cam *cam, vc_cam_frame_cb on_frame,
+			  vc_cam_event_cb on_event, void *opaque);
+
+/* Consumers: streaming starts with the first acquire and stops idle_stop_ms
+ * after the last release. */
+void vc_cam_acquire(struct vc_cam *cam);
+void vc_cam_release(struct vc_cam *cam);
+
+/* Ask for a new mode; applied asynchronously (STREAMOFF/S_FMT/STREAMON) and
+ * reported through on_event. Returns 0 or -errno (unsupported). */
+int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m);
+
+const char *vc_cam_id(const struct vc_cam *cam);
+const char *vc_cam_path(const struct vc_cam *cam);
+enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
+const char *vc_cam_state_name(enum vc_cam_state s);
+/* Current negotiated mode and geometry (valid when not ABSENT). */
+void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g);
+const struct vc_caps *vc_cam_caps(const struct vc_cam *cam);
+void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st);
+
+/* ---- additions (capture helper): hotplug, controls, inputs ---- */
+
+/* A device node appeared (hotplug): an ABSENT/ERROR camera retries now with
+ * its backoff reset; no-op when the source is open. */
+void vc_cam_poke(struct vc_cam *cam);
+
+/* Controls of the current source (struct vc_src_ctrl, server/capture/source.h),
+ * synchronous. -ENODEV while no source is open, -ENOTTY when the source has
+ * no controls; else what the source answers (ctrl_query with
+ * id | V4L2_CTRL_FLAG_NEXT_CTRL enumerates, -EINVAL at the end). */
+int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c);
+int vc_cam_ctrl_menu(struct vc_cam *cam, uint32_t id, uint32_t index, char name[32]);
+int vc_cam_ctrl_get(struct vc_cam *cam, uint32_t id, int64_t *value);
+int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value);
+
+/* Inputs. input_set validates the index (-EINVAL), then switches
+ * asynchronously like vc_cam_set_mode (stop, S_INPUT, caps re-read, mode
+ * renegotiated, restart; on_event reports it) and keeps the choice across
+ * reopens. While no source is open it only records the choice. */
+int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in);
+int vc_cam_input_get(struct vc_cam *cam, uint32_t *index);
+int vc_cam_input_set(struct vc_cam *cam, uint32_t index);
+
+/* Anything that needs a stopped stream (S_STD, S_DV_TIMINGS through
+ * server/capture/v4l2src.h): fn(src, copy of arg) runs on the loop thread once
+ * streaming is stopped and lent buffers are back, then caps and format are
+ * re-read and streaming resumes. len <= VC_CAM_RECONF_ARG_MAX (-E2BIG);
+ * one pending at a time (-EBUSY); -ENODEV when no source is open. */
+#define VC_CAM_RECONF_ARG_MAX 256
+typedef int (*vc_cam_reconf_fn)(struct vc_src *src, const void *arg);
+int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len);
+
+/* Like vc_cam_reconfigure, for choices a device forgets when it goes away
+ * (S_STD, S_DV_TIMINGS: unplug and replug, a driver reload, a reopen after
+ * an error): fn(src, arg) runs now as vc_cam_reconfigure does, and again
+ * each time the source is opened, after the input is set and before the
+ * mode is negotiated. One kept choice per fn: a later call with the same fn
+ * replaces its arg. fn itself decides whether the choice still applies
+ * (e.g. only to the input it was made for; return 0 to skip). While no
+ * source is open it only records the choice (0). -ENOSPC when
+ * VC_CAM_KEEP_MAX other fns are kept; else as vc_cam_reconfigure (the
+ * choice is not kept when that fails). */
+#define VC_CAM_KEEP_MAX 4
+int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
+			    size_t len);
+
+/* The open source for read-only queries of source-specific extras
+ * (vc_v4l2_info, ..._enum/_get); NULL while none is open. Valid until control
+ * returns to the loop. */
+struct vc_src *vc_cam_source(struct vc_cam *cam);
+
+#endif

@@ -1,0 +1,932 @@
+/* The test-pattern source: behaves like a V4L2 device without one. Owns its
+ * heap "driver buffers", a frame clock (frame k is due at start + k *
+ * interval), the I420 master picture each frame is drawn into and the
+ * converter/JPEG contexts that turn it into the negotiated format.
+ *
+ * Drawing happens once in I420 (bars, digits); every other format comes from
+ * vc_conv_run() / vc_jpeg_encode(), so the source covers the whole table
+ * without a line of per-format code.
+ *
+ * A real driver fills buffers outside our process; to cost the event loop no
+ * more than one, a render thread draws the next frame ahead of its due time
+ * (render-ahead) and dequeue only hands it out. When the guess was wrong (the
+ * loop was late and frames were lost) dequeue renders the right one itself. */
+#define LOG_PREFIX "testsrc: "
+#include "server/capture/testsrc.h"
+
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/convert.h"
+#include "common/image.h"
+#include "common/jpeg.h"
+#include "common/log.h"
+#include "server/capture/source.h"
+
+#define DEF_W 640
+#define DEF_H 480
+#define DEF_FPS 30
+#define MIN_DIM 16
+#define MAX_DIM 4096
+#define MAX_BUFS 32
+#define DEF_BUFS 4
+#define JPEG_QUALITY 85
+
+struct tbuf {
+	uint8_t *mem[3];
+	int queued; /* with the "driver": may be filled */
+	int held;   /* dequeued, caller owns it */
+};
+
+/* The one render-ahead job: the loop thread asks (WANTED), the render
+ * thread answers (DONE); both under ahead.mu. */
+enum { JOB_NONE, JOB_WANTED, JOB_DONE };
+
+struct ahead {
+	pthread_t thread;
+	int running;      /* thread started (joined in stop_ahead) */
+	int quit;
+	int state;        /* JOB_* */
+	unsigned idx;     /* buffer it renders into (still queued for the loop) */
+	uint64_t seq;     /* frame it renders */
+	int ret;
+	size_t used[3];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+struct testsrc {
+	struct vc_src base; /* first: capture.c sees a struct vc_src */
+	struct vc_testsrc_opts opts;
+	struct vc_src_format cur;
+	struct tbuf bufs[MAX_BUFS];
+	unsigned n_bufs;
+	int streaming;
+	int64_t t0_us;    /* when frame 0 was due */
+	uint64_t next_seq; /* the next frame the clock produces */
+	struct vc_conv *conv;
+	struct vc_jpeg *jpeg;
+	uint8_t *master;  /* I420 picture of the current mode */
+	struct vc_geom master_geom;
+	/* conv, jpeg and master are used by the render thread while a job is
+	 * WANTED, by the loop thread otherwise: never both at once. */
+	struct ahead ah;
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- drawing (I420, BT.601 limited range) ---- */
+
+/* 100% colour bars: white yellow cyan green magenta red blue black. */
+static const uint8_t bar_y[8] = { 235, 210, 170, 145, 106, 81, 41, 16 };
+static const uint8_t bar_u[8] = { 128, 16, 166, 54, 202, 90, 240, 128 };
+static const uint8_t bar_v[8] = { 128, 146, 16, 34, 222, 240, 110, 128 };
+
+/* 5x7 digits and ':' '.', one byte per row, bit 4 = leftmost column. */
+static const uint8_t font[12][7] = {
+	{ 0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e }, /* 0 */
+	{ 0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e }, /* 1 */
+	{ 0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f }, /* 2 */
+	{ 0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e }, /* 3 */
+	{ 0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02 }, /* 4 */
+	{ 0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e }, /* 5 */
+	{ 0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e }, /* 6 */
+	{ 0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08 }, /* 7 */
+	{ 0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e }, /* 8 */
+	{ 0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c }, /* 9 */
+	{ 0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00 }, /* : */
+	{ 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c }, /* . */
+};
+
+static int glyph_index(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return c == ':' ? 10 : c == '.' ? 11 : -1;
+}
+
+struct pic {
+	uint8_t *p[3];
+	uint32_t stride[3];
+	uint32_t w, h, cw, ch;
+};
+
+/* A black box with white text at (x, y) in luma pixels, scale s; clipped. */
+static void draw_text(struct pic *pc, uint32_t x0, uint32_t y0, unsigned s, const char *txt)
+{
+	size_t n = strlen(txt);
+	uint32_t bw = (uint32_t)(n * 6 + 1) * s, bh = 9 * s;
+
+	for (uint32_t y = y0; y < y0 + bh && y < pc->h; y++)
+		for (uint32_t x = x0; x < x0 + bw && x < pc->w; x++)
+			pc->p[0][(size_t)y * pc->stride[0] + x] = 16;
+	for (uint32_t y = y0 / 2; y < (y0 + bh + 1) / 2 && y < pc->ch; y++)
+		for (uint32_t x = x0 / 2; x < (x0 + bw + 1) / 2 && x < pc->cw; x++) {
+			pc->p[1][(size_t)y * pc->stride[1] + x] = 128;
+			pc->p[2][(size_t)y * pc->stride[2] + x] = 128;
+		}
+	for (size_t i = 0; i < n; i++) {
+		int g = glyph_index(txt[i]);
+
+		if (g < 0)
+			continue;
+		for (unsigned r = 0; r < 7; r++)
+			for (unsigned c = 0; c < 5; c++) {
+				if (!(font[g][r] & (0x10 >> c)))
+					continue;
+				uint32_t px = x0 + (uint32_t)((i * 6 + 1 + c) * s);
+				uint32_t py = y0 + (1 + r) * s;
+				for (unsigned dy = 0; dy < s; dy++)
+					for (unsigned dx = 0; dx < s; dx++)
+						if (py + dy < pc->h && px + dx < pc->w)
+							pc->p[0][(size_t)(py + dy) * pc->stride[0] +
+								 px + dx] = 235;
+			}
+	}
+}
+
+/* Frame seq of a stream with interval ival: the bars move by a fixed number
+ * of pixels per frame, the text shows seq and the stream time seq * ival
+ * (not the wall clock: a frame must depend on its number only). */
+static void draw_frame(struct pic *pc, uint64_t seq, struct vc_fract ival)
+{
+	uint32_t step = pc->w / 64 > 2 ? (pc->w / 64) & ~1u : 2;
+	uint32_t off = (uint32_t)((seq * step) % pc->w);
+
+	for (uint32_t x = 0; x < pc->w; x++)
+		pc->p[0][x] = bar_y[(uint64_t)((x + off) % pc->w) * 8 / pc->w];
+	for (uint32_t y = 1; y < pc->h; y++)
+		memcpy(pc->p[0] + (size_t)y * pc->stride[0], pc->p[0], pc->w);
+	for (uint32_t x = 0; x < pc->cw; x++) {
+		uint32_t b = (uint32_t)((uint64_t)((2 * x + off) % pc->w) * 8 / pc->w);
+		pc->p[1][x] = bar_u[b];
+		pc->p[2][x] = bar_v[b];
+	}
+	for (uint32_t y = 1; y < pc->ch; y++) {
+		memcpy(pc->p[1] + (size_t)y * pc->stride[1], pc->p[1], pc->cw);
+		memcpy(pc->p[2] + (size_t)y * pc->stride[2], pc->p[2], pc->cw);
+	}
+
+	unsigned s = pc->h / 160 ? pc->h / 160 : 1;
+	char txt[32];
+	uint64_t ms = ival.den ? seq * ival.num * 1000 / ival.den : 0;
+
+	snprintf(txt, sizeof(txt), "%08llu", (unsigned long long)(seq % 100000000));
+	draw_text(pc, 4 * s, 4 * s, s, txt);
+	snprintf(txt, sizeof(txt), "%02u:%02u:%02u.%03u", (unsigned)(ms / 3600000 % 100),
+		 (unsigned)(ms / 60000 % 60), (unsigned)(ms / 1000 % 60), (unsigned)(ms % 1000));
+	draw_text(pc, 4 * s, 15 * s, s, txt);
+}
+
+static const struct vc_fmt *i420(void)
+{
+	return vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
+}
+
+/* Draws frame seq into master (I420 laid out by mg), then produces the
+ * requested format into mem[]. */
+static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
+		  const struct vc_geom *mg, const struct vc_fmt *fmt, const struct vc_geom *g,
+		  struct vc_fract ival, uint64_t seq, uint8_t *const mem[3], const size_t cap[3],
+		  size_t bytesused[3])
+{
+	struct vc_image src, dst;
+	uint8_t *mm[3] = { master, master, master };
+	int ret;
+
+	vc_image_from_geom(i420(), mg, mm, &src);
+	struct pic pc = {
+		.p = { src.plane[0], src.plane[1], src.plane[2] },
+		.stride = { src.stride[0], src.stride[1], src.stride[2] },
+		.w = mg->width, .h = mg->height,
+		.cw = (mg->width + 1) / 2, .ch = (mg->height + 1) / 2,
+	};
+	draw_frame(&pc, seq, ival);
+	memset(bytesused, 0, 3 * sizeof(bytesused[0]));
+	if (fmt->layout == VC_LAYOUT_COMPRESSED) {
+		ret = vc_jpeg_encode(jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
+		return ret;
+	}
+	vc_image_from_geom(fmt, g, mem, &dst);
+	ret = vc_conv_run(conv, &src, &dst);
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < g->mem_planes; i++)
+		bytesused[i] = g->mem_size[i];
+	return 0;
+}
+
+/* ---- formats, sizes, path ---- */
+
+/* A format the source can produce: JPEG through the encoder, raw rows the
+ * converter can write from I420. */
+static int producible(const struct vc_fmt *f)
+{
+	if (!f || !vc_fmt_is_raw(f))
+		return 0;
+	if (f->layout == VC_LAYOUT_COMPRESSED)
+		return 1;
+	return vc_conv_supported(i420(), f);
+}
+
+static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* TRY_FMT semantics: never fails, adjusts to the nearest supported mode. */
+static void adjust(struct vc_mode *m)
+{
+	const struct vc_fmt *f = vc_fmt_by_fourcc(m->fourcc);
+
+	if (!producible(f))
+		m->fourcc = V4L2_PIX_FMT_YUYV;
+	m->width = clamp_u32(m->width ? m->width : DEF_W, MIN_DIM, MAX_DIM) & ~1u;
+	m->height = clamp_u32(m->height ? m->height : DEF_H, MIN_DIM, MAX_DIM) & ~1u;
+	if (!m->ival.num || !m->ival.den) {
+		m->ival.num = 1;
+		m->ival.den = DEF_FPS;
+	}
+	/* 1..240 frames per second. */
+	if ((uint64_t)m->ival.den > (uint64_t)m->ival.num * 240)
+		m->ival = (struct vc_fract){ 1, 240 };
+	if (m->ival.num > m->ival.den)
+		m->ival = (struct vc_fract){ 1, 1 };
+}
+
+static int parse_uint(const char *s, const char *end, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > 100000)
+			return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Option words name what was wrong in *why (if given), so --check-config
+ * and --device can say more than "bad path". */
+static void say(char *why, size_t why_len, const char *fmt, const char *tok)
+{
+	if (why && why_len)
+		snprintf(why, why_len, fmt, tok);
+}
+
+static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *why,
+		     size_t why_len)
+{
+	char tok[32];
+	const char *at, *x;
+
+	if (n == 0)
+		return 0;
+	if (n >= sizeof(tok)) {
+		say(why, why_len, "option too long: '%.40s...'", s);
+		return -EINVAL;
+	}
+	memcpy(tok, s, n);
+	tok[n] = 0;
+	if (!strcasecmp(tok, "still")) {
+		o->still = 1;
+		return 0;
+	}
+	if (!strcasecmp(tok, "only")) {
+		o->only = 1;
+		return 0;
+	}
+	at = strchr(tok, '@');
+	x = strchr(tok, 'x');
+	if (at || (x && tok[0] >= '0' && tok[0] <= '9')) {
+		const char *end = at ? at : tok + n;
+		if (x && x < end) {
+			if (parse_uint(tok, x, &o->mode.width) < 0 ||
+			    parse_uint(x + 1, end, &o->mode.height) < 0) {
+				say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
+				return -EINVAL;
+			}
+		} else if (end != tok) {
+			say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
+			return -EINVAL;
+		}
+		if (at) {
+			uint32_t fps;
+			if (parse_uint(at + 1, tok + n, &fps) < 0 || fps == 0) {
+				say(why, why_len, "bad rate '%s' (want @FPS, 1-240)", tok);
+				return -EINVAL;
+			}
+			o->mode.ival = (struct vc_fract){ 1, fps };
+		}
+		return 0;
+	}
+	const struct vc_fmt *f = vc_fmt_find(tok);
+	if (!f) {
+		say(why, why_len,
+		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV or "
+		    "MJPG, still, only)",
+		    tok);
+		return -EINVAL;
+	}
+	if (!producible(f)) {
+		say(why, why_len, "format '%s' cannot be produced by the test pattern", tok);
+		return -EINVAL;
+	}
+	o->mode.fourcc = f->fourcc;
+	return 0;
+}
+
+int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, size_t why_len)
+{
+	memset(o, 0, sizeof(*o));
+	say(why, why_len, "%s", "");
+	if (strncmp(path, "test", 4) != 0 || (path[4] != 0 && path[4] != ':')) {
+		say(why, why_len, "'%.40s' is not a test pattern path (want test or test:...)",
+		    path);
+		return -EINVAL;
+	}
+	const char *p = path[4] ? path + 5 : path + 4;
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (parse_opt(p, n, o, why, why_len) < 0)
+			return -EINVAL;
+		p += n + (e ? 1 : 0);
+	}
+	adjust(&o->mode);
+	return 0;
+}
+
+static int make_format(const struct vc_mode *m, struct vc_src_format *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->mode = *m;
+	out->fmt = vc_fmt_by_fourcc(m->fourcc);
+	if (!out->fmt)
+		return -EINVAL;
+	out->field = V4L2_FIELD_NONE;
+	return vc_fmt_geometry(out->fmt, m->width, m->height, 0, &out->geom);
+}
+
+int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
+		      const size_t cap[3], size_t bytesused[3])
+{
+	struct vc_src_format f;
+	struct vc_geom mg;
+	int ret = make_format(m, &f);
+
+	if (ret < 0)
+		return ret;
+	ret = vc_fmt_geometry(i420(), m->width, m->height, 0, &mg);
+	if (ret < 0)
+		return ret;
+	struct vc_conv *conv = vc_conv_new();
+	struct vc_jpeg *jpeg = vc_jpeg_new();
+	uint8_t *master = malloc(mg.sizeimage);
+	if (!conv || !jpeg || !master)
+		ret = -ENOMEM;
+	else
+		ret = render(conv, jpeg, master, &mg, f.fmt, &f.geom, m->ival, seq, mem, cap,
+			     bytesused);
+	free(master);
+	vc_jpeg_free(jpeg);
+	vc_conv_free(conv);
+	return ret;
+}
+
+/* ---- ops ---- */
+
+static struct testsrc *ts_of(struct vc_src *s)
+{
+	return (struct testsrc *)s;
+}
+
+static void free_bufs(struct testsrc *t)
+{
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		for (int p = 0; p < 3; p++)
+			free(t->bufs[i].mem[p]);
+	memset(t->bufs, 0, sizeof(t->bufs));
+	t->n_bufs = 0;
+}
+
+/* ---- render-ahead ---- */
+
+static void *ahead_main(void *arg)
+{
+	struct testsrc *t = arg;
+	struct ahead *ah = &t->ah;
+
+	pthread_mutex_lock(&ah->mu);
+	for (;;) {
+		while (!ah->quit && ah->state != JOB_WANTED)
+			pthread_cond_wait(&ah->cv, &ah->mu);
+		if (ah->quit)
+			break;
+		unsigned idx = ah->idx;
+		uint64_t seq = ah->seq;
+		size_t used[3];
+
+		pthread_mutex_unlock(&ah->mu);
+		int ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt,
+				 &t->cur.geom, t->cur.mode.ival, seq, t->bufs[idx].mem,
+				 t->cur.geom.mem_size, used);
+		pthread_mutex_lock(&ah->mu);
+		ah->ret = ret;
+		memcpy(ah->used, used, sizeof(used));
+		ah->state = JOB_DONE;
+		pthread_cond_broadcast(&ah->cv);
+	}
+	pthread_mutex_unlock(&ah->mu);
+	return NULL;
+}
+
+/* Without the thread (still mode, or it could not start) dequeue renders
+ * itself: slower for the loop, same frames. */
+static void start_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+	int ret;
+
+	ah->quit = 0;
+	ah->state = JOB_NONE;
+	if (t->opts.still)
+		return;
+	ret = pthread_create(&ah->thread, NULL, ahead_main, t);
+	if (ret) {
+		log_warn("no render thread (%s): rendering on the loop", strerror(ret));
+		return;
+	}
+	ah->running = 1;
+}
+
+static void stop_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+
+	if (!ah->running)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	ah->quit = 1;
+	pthread_cond_broadcast(&ah->cv);
+	pthread_mutex_unlock(&ah->mu);
+	pthread_join(ah->thread, NULL);
+	ah->running = 0;
+	ah->state = JOB_NONE;
+}
+
+/* Loop thread: asks for the frame the clock produces next, in a queued
+ * buffer, unless a job is already out or every buffer is held. */
+static void want_ahead(struct testsrc *t)
+{
+	struct ahead *ah = &t->ah;
+
+	if (!ah->running)
+		return;
+	pthread_mutex_lock(&ah->mu);
+	for (unsigned i = 0; ah->state == JOB_NONE && i < t->n_bufs; i++)
+		if (t->bufs[i].queued) {
+			ah->idx = i;
+			ah->seq = t->next_seq;
+			ah->state = JOB_WANTED;
+			pthread_cond_signal(&ah->cv);
+		}
+	pthread_mutex_unlock(&ah->mu);
+}
+
+/* Loop thread: waits for the job out, if any, and takes it when it holds
+ * frame seq (returns 1 with *idx, *ret, used[]); 0 = render it yourself. */
+static int take_ahead(struct testsrc *t, uint64_t seq, unsigned *idx, int *ret, size_t used[3])
+{
+	struct ahead *ah = &t->ah;
+	int hit = 0;
+
+	if (!ah->running)
+		return 0;
+	pthread_mutex_lock(&ah->mu);
+	while (ah->state == JOB_WANTED)
+		pthread_cond_wait(&ah->cv, &ah->mu);
+	if (ah->state == JOB_DONE && ah->seq == seq && t->bufs[ah->idx].queued) {
+		*idx = ah->idx;
+		*ret = ah->ret;
+		memcpy(used, ah->used, 3 * sizeof(used[0]));
+		hit = 1;
+	}
+	ah->state = JOB_NONE;
+	pthread_mutex_unlock(&ah->mu);
+	return hit;
+}
+
+static int ts_open(const char *path, struct vc_src **out)
+{
+	struct testsrc *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->base.ops = &vc_src_test;
+	char why[128];
+
+	ret = vc_testsrc_parse(path, &t->opts, why, sizeof(why));
+	if (ret < 0) {
+		log_error("%s: bad test pattern: %s", path, why);
+		free(t);
+		return ret;
+	}
+	ret = make_format(&t->opts.mode, &t->cur);
+	if (ret < 0) {
+		free(t);
+		return ret;
+	}
+	t->conv = vc_conv_new();
+	t->jpeg = vc_jpeg_new();
+	if (!t->conv || !t->jpeg) {
+		vc_conv_free(t->conv);
+		vc_jpeg_free(t->jpeg);
+		free(t);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&t->ah.mu, NULL);
+	pthread_cond_init(&t->ah.cv, NULL);
+	*out = &t->base;
+	return 0;
+}
+
+static void ts_close(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	stop_ahead(t);
+	pthread_cond_destroy(&t->ah.cv);
+	pthread_mutex_destroy(&t->ah.mu);
+	free_bufs(t);
+	free(t->master);
+	vc_conv_free(t->conv);
+	vc_jpeg_free(t->jpeg);
+	free(t);
+}
+
+static const struct vc_fract ivals[] = { { 1, 60 }, { 1, 30 }, { 1, 25 }, { 1, 15 },
+					 { 1, 10 }, { 1, 5 },  { 1, 1 } };
+static const uint32_t sizes[][2] = { { 160, 120 },  { 320, 240 },   { 640, 480 },
+				     { 800, 600 },  { 1280, 720 },  { 1920, 1080 } };
+
+/* The standard rates plus the configured one (test:WxH@FPS) in order,
+ * fastest first, so negotiation can choose exactly what was configured. */
+static size_t rates_with(struct vc_fract want, struct vc_fract out[VC_CAPS_MAX_IVALS])
+{
+	size_t n = 0, nstd = sizeof(ivals) / sizeof(ivals[0]);
+	int added = 0;
+
+	for (size_t i = 0; i < nstd; i++) {
+		/* ivals[i] compared with want: num/den cross products */
+		uint64_t a = (uint64_t)ivals[i].num * want.den, b = (uint64_t)want.num * ivals[i].den;
+		if (a == b)
+			added = 1;
+		else if (!added && a > b) {
+			out[n++] = want;
+			added = 1;
+		}
+		out[n++] = ivals[i];
+	}
+	if (!added)
+		out[n++] = want;
+	return n;
+}
+
+/* The standard sizes plus the configured one, smallest first. */
+static size_t sizes_with(uint32_t w, uint32_t h, uint32_t out[][2])
+{
+	size_t n = 0, nstd = sizeof(sizes) / sizeof(sizes[0]);
+	int added = 0;
+
+	for (size_t i = 0; i < nstd; i++) {
+		uint64_t a = (uint64_t)sizes[i][0] * sizes[i][1], b = (uint64_t)w * h;
+		if (sizes[i][0] == w && sizes[i][1] == h)
+			added = 1;
+		else if (!added && a > b) {
+			out[n][0] = w;
+			out[n++][1] = h;
+			added = 1;
+		}
+		out[n][0] = sizes[i][0];
+		out[n++][1] = sizes[i][1];
+	}
+	if (!added) {
+		out[n][0] = w;
+		out[n++][1] = h;
+	}
+	return n;
+}
+
+/* What the caps list: every producible format, or with "only" just the
+ * configured one (a YUYV-only webcam: clients must be served by encoding). */
+static int offered(const struct testsrc *t, const struct vc_fmt *f)
+{
+	return producible(f) && (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
+}
+
+static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
+{
+	const struct vc_mode *cm = &ts_of(s)->opts.mode;
+	struct vc_fract rates[VC_CAPS_MAX_IVALS];
+	uint32_t szs[sizeof(sizes) / sizeof(sizes[0]) + 1][2];
+	size_t n = 0, n_rates = rates_with(cm->ival, rates), n_szs = sizes_with(cm->width, cm->height, szs);
+
+	memset(caps, 0, sizeof(*caps));
+	for (size_t i = 0; i < vc_fmt_count(); i++)
+		n += offered(ts_of(s), vc_fmt_at(i));
+	caps->fmts = calloc(n ? n : 1, sizeof(*caps->fmts));
+	if (!caps->fmts)
+		return -ENOMEM;
+	for (size_t i = 0; i < vc_fmt_count(); i++) {
+		const struct vc_fmt *f = vc_fmt_at(i);
+		if (!offered(ts_of(s), f))
+			continue;
+		struct vc_caps_fmt *cf = &caps->fmts[caps->n_fmts++];
+		cf->fourcc = f->fourcc;
+		cf->stepwise = 1;
+		cf->min_w = cf->min_h = MIN_DIM;
+		cf->max_w = cf->max_h = MAX_DIM;
+		cf->step_w = cf->step_h = 2;
+		cf->n_sizes = n_szs;
+		cf->sizes = calloc(cf->n_sizes, sizeof(*cf->sizes));
+		if (!cf->sizes) {
+			vc_caps_clear(caps);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < cf->n_sizes; k++) {
+			cf->sizes[k].width = szs[k][0];
+			cf->sizes[k].height = szs[k][1];
+			cf->sizes[k].n_ivals = n_rates;
+			memcpy(cf->sizes[k].ival, rates, n_rates * sizeof(rates[0]));
+		}
+	}
+	return 0;
+}
+
+static int ts_set_mode(struct vc_src *s, const struct vc_mode *want, int try_only,
+		       struct vc_src_format *out)
+{
+	struct testsrc *t = ts_of(s);
+	struct vc_mode m = t->cur.mode;
+	struct vc_src_format f;
+	int ret;
+
+	/* like S_FMT on a driver with one format: any other is adjusted to it */
+	if (want->fourcc && !t->opts.only)
+		m.fourcc = want->fourcc;
+	if (want->width)
+		m.width = want->width;
+	if (want->height)
+		m.height = want->height;
+	if (want->ival.num && want->ival.den)
+		m.ival = want->ival;
+	adjust(&m);
+	ret = make_format(&m, &f);
+	if (ret < 0)
+		return ret;
+	if (out)
+		*out = f;
+	if (try_only)
+		return 0;
+	if (t->streaming)
+		return -EBUSY;
+	t->cur = f;
+	return 0;
+}
+
+static int ts_get_format(struct vc_src *s, struct vc_src_format *out)
+{
+	*out = ts_of(s)->cur;
+	return 0;
+}
+
+static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
+{
+	struct testsrc *t = ts_of(s);
+	const struct vc_geom *g = &t->cur.geom;
+	int ret;
+
+	if (t->streaming)
+		return -EBUSY;
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		if (t->bufs[i].held)
+			return -EBUSY; /* like REQBUFS with buffers still mapped */
+	free_bufs(t);
+	free(t->master);
+	t->master = NULL;
+	if (!n_buffers)
+		n_buffers = DEF_BUFS;
+	if (n_buffers < 2)
+		n_buffers = 2;
+	if (n_buffers > MAX_BUFS)
+		n_buffers = MAX_BUFS;
+	ret = vc_fmt_geometry(i420(), g->width, g->height, 0, &t->master_geom);
+	if (ret < 0)
+		return ret;
+	t->master = malloc(t->master_geom.sizeimage);
+	if (!t->master)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n_buffers; i++) {
+		for (int p = 0; p < g->mem_planes; p++) {
+			t->bufs[i].mem[p] = malloc(g->mem_size[p]);
+			if (!t->bufs[i].mem[p]) {
+				t->n_bufs = i + 1;
+				free_bufs(t);
+				return -ENOMEM;
+			}
+		}
+		t->bufs[i].queued = 1;
+	}
+	t->n_bufs = n_buffers;
+	if (t->opts.still) {
+		/* Rendered once; dequeue then only hands buffers out. */
+		for (unsigned i = 0; i < n_buffers; i++) {
+			size_t used[3];
+			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
+				     t->cur.mode.ival, 0, t->bufs[i].mem, g->mem_size, used);
+			if (ret < 0) {
+				free_bufs(t);
+				return ret;
+			}
+		}
+	}
+	t->t0_us = now_us() + (int64_t)t->cur.mode.ival.num * 1000000 / t->cur.mode.ival.den;
+	t->next_seq = 0;
+	t->streaming = 1;
+	start_ahead(t);
+	want_ahead(t);
+	*n_actual = n_buffers;
+	return 0;
+}
+
+static void ts_stop(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	stop_ahead(t);
+	t->streaming = 0;
+	for (unsigned i = 0; i < t->n_bufs; i++)
+		t->bufs[i].queued = 0;
+}
+
+static int ts_fd(struct vc_src *s)
+{
+	(void)s;
+	return -1;
+}
+
+static int64_t due_of(const struct testsrc *t, uint64_t seq)
+{
+	const struct vc_fract *iv = &t->cur.mode.ival;
+
+	return t->t0_us + (int64_t)(seq * iv->num * 1000000 / iv->den);
+}
+
+static int64_t ts_next_due(struct vc_src *s)
+{
+	struct testsrc *t = ts_of(s);
+
+	return t->streaming ? due_of(t, t->next_seq) : -1;
+}
+
+static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
+{
+	struct testsrc *t = ts_of(s);
+	int64_t now = now_us();
+	const struct vc_geom *g = &t->cur.geom;
+	struct tbuf *tb = NULL;
+	unsigned idx = 0;
+	int ret;
+
+	if (!t->streaming)
+		return -EINVAL;
+	if (now < due_of(t, t->next_seq))
+		return -EAGAIN;
+	unsigned n_free = 0;
+	for (unsigned i = t->n_bufs; i-- > 0;)
+		if (t->bufs[i].queued) {
+			tb = &t->bufs[i];
+			idx = i;
+			n_free++;
+		}
+	/* Like a driver: while nobody dequeues, the queued buffers fill with
+	 * the next frames and later ones are lost (the sequence number shows
+	 * the gap); so lateness up to n_free intervals loses nothing. */
+	while (due_of(t, t->next_seq + (n_free ? n_free : 1)) <= now)
+		t->next_seq++;
+	uint64_t seq = t->next_seq++;
+	if (!tb)
+		return -EAGAIN;
+	memset(b, 0, sizeof(*b));
+	if (t->opts.still) {
+		for (int p = 0; p < g->mem_planes; p++)
+			b->bytesused[p] = g->mem_size[p];
+		if (t->cur.fmt->layout == VC_LAYOUT_COMPRESSED) {
+			struct vc_jpeg_info info;
+			ret = vc_jpeg_parse(tb->mem[0], g->mem_size[0], &info);
+			b->bytesused[0] = ret < 0 ? 0 : info.size;
+		}
+	} else {
+		if (take_ahead(t, seq, &idx, &ret, b->bytesused))
+			tb = &t->bufs[idx];
+		else
+			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
+				     t->cur.mode.ival, seq, tb->mem, g->mem_size, b->bytesused);
+		if (ret < 0) {
+			log_error("render %ux%u failed: %s", g->width, g->height, strerror(-ret));
+			return ret;
+		}
+	}
+	tb->queued = 0;
+	tb->held = 1;
+	b->index = idx;
+	for (int p = 0; p < 3; p++)
+		b->mem[p] = tb->mem[p];
+	b->seq = seq;
+	b->ts_us = due_of(t, seq);
+	b->field = V4L2_FIELD_NONE;
+	want_ahead(t);
+	return 0;
+}
+
+static int ts_queue(struct vc_src *s, unsigned index)
+{
+	struct testsrc *t = ts_of(s);
+
+	if (index >= t->n_bufs || !t->bufs[index].held)
+		return -EINVAL;
+	t->bufs[index].held = 0;
+	t->bufs[index].queued = t->streaming;
+	want_ahead(t);
+	return 0;
+}
+
+/* Two inputs, so input switching runs without hardware: moving and still. */
+static const char *const input_names[] = { "Moving bars", "Still bars" };
+
+static int ts_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
+{
+	(void)s;
+	if (index >= sizeof(input_names) / sizeof(input_names[0]))
+		return -EINVAL;
+	memset(in, 0, sizeof(*in));
+	in->index = index;
+	snprintf(in->name, sizeof(in->name), "%s", input_names[index]);
+	in->type = V4L2_INPUT_TYPE_CAMERA;
+	return 0;
+}
+
+static int ts_input_get(struct vc_src *s, uint32_t *index)
+{
+	*index = ts_of(s)->opts.still ? 1 : 0;
+	return 0;
+}
+
+static int ts_input_set(struct vc_src *s, uint32_t index)
+{
+	struct testsrc *t = ts_of(s);
+
+	if (index >= sizeof(input_names) / sizeof(input_names[0]))
+		return -EINVAL;
+	if (t->streaming)
+		return -EBUSY;
+	t->opts.still = index == 1;
+	return 0;
+}
+
+const struct vc_src_ops vc_src_test = {
+	.name = "test",
+	.open = ts_open,
+	.close = ts_close,
+	.get_caps = ts_get_caps,
+	.set_mode = ts_set_mode,
+	.get_format = ts_get_format,
+	.start = ts_start,
+	.stop = ts_stop,
+	.fd = ts_fd,
+	.next_due = ts_next_due,
+	.dequeue = ts_dequeue,
+	.queue = ts_queue,
+	.input_enum = ts_input_enum,
+	.input_get = ts_input_get,
+	.input_set = ts_input_set,
+};

@@ -1,0 +1,689 @@
+/* libmicrohttpd glue: owns the MHD daemons (one per listen address), runs
+ * them from the libevent loop, buffers request bodies and dispatches each
+ * request through the route table. MHD runs in external epoll mode: its
+ * epoll fd is one libevent read event, MHD_get_timeout arms one timer, so
+ * idle clients and suspended streams cost nothing. */
+#define LOG_PREFIX "http:"
+#include "server/http/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/log.h"
+
+/* Our response headers a cross-origin script may read (beyond the CORS
+ * safelisted ones). */
+#define CORS_EXPOSE "X-Steps, X-Size, X-Fourcc, X-Format, X-Width, X-Height, X-Bytesperline, " \
+	"X-Sizeimage, X-Colorspace, X-Colorimetry, X-Field, X-Timestamp, X-Frame-Seq, ETag, Retry-After"
+#define MAX_DAEMONS 16
+#define MAX_ROUTES 64
+
+struct route {
+	const char *method; /* NULL = GET/HEAD */
+	const char *path;
+	int prefix;
+	vc_http_fn fn;
+	void *opaque;
+};
+
+struct daemon_ev {
+	struct vc_http *h;
+	struct MHD_Daemon *d;
+	struct event *io, *tmo;
+	char addr[80];
+};
+
+/* Per-request bookkeeping (MHD's req_cls). */
+struct req {
+	struct vc_http_req pub;
+	const struct route *route;
+	char *body;
+	size_t body_len, body_cap;
+	int too_large;
+	char *url; /* copy of the path (MHD's may not outlive callbacks) */
+};
+
+struct vc_http {
+	struct event_base *base;
+	struct vc_http_config cfg;
+	struct daemon_ev dm[MAX_DAEMONS];
+	size_t n_dm;
+	struct route routes[MAX_ROUTES];
+	size_t n_routes;
+	vc_http_gate_fn gate; /* authentication (ops), may be NULL */
+	void *gate_opaque;
+	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
+};
+
+static void run_daemon(struct daemon_ev *de)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	MHD_run(de->d);
+	if (MHD_get_timeout(de->d, &ms) == MHD_YES) {
+		struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+
+		evtimer_add(de->tmo, &tv);
+	} else {
+		evtimer_del(de->tmo);
+	}
+}
+
+static void on_io(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	run_daemon(arg);
+}
+
+static void mhd_log(void *cls, const char *fm, va_list ap)
+{
+	char buf[512];
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fm, ap);
+	size_t n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = 0;
+	log_warn("mhd: %s", buf);
+}
+
+static int method_matches(const struct route *rt, const char *method)
+{
+	if (!rt->method || strcmp(rt->method, "GET") == 0)
+		return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	return strcmp(rt->method, method) == 0;
+}
+
+static int path_matches(const struct route *rt, const char *url)
+{
+	if (rt->prefix)
+		return strncmp(url, rt->path, strlen(rt->path)) == 0;
+	return strcmp(url, rt->path) == 0;
+}
+
+/* Finds the route; *path_known tells 405 from 404. */
+static const struct route *find_route(const struct vc_http *h, const char *url,
+				      const char *method, int *path_known)
+{
+	*path_known = 0;
+	for (size_t i = 0; i < h->n_routes; i++) {
+		const struct route *rt = &h->routes[i];
+
+		if (!path_matches(rt, url))
+			continue;
+		*path_known = 1;
+		if (method_matches(rt, method))
+			return rt;
+	}
+	return NULL;
+}
+
+/* The methods routed for url, "GET, HEAD, PUT" style ("" = none): the
+ * Allow header of a 405 and the methods a CORS preflight may ask for. */
+static void allowed_methods(const struct vc_http *h, const char *url, char *allow, size_t len)
+{
+	allow[0] = '\0';
+	for (size_t i = 0; i < h->n_routes; i++) {
+		const struct route *rt = &h->routes[i];
+		const char *m = rt->method ? rt->method : "GET";
+
+		if (!path_matches(rt, url) || strstr(allow, m))
+			continue;
+		snprintf(allow + strlen(allow), len - strlen(allow), "%s%s%s",
+			 allow[0] ? ", " : "", m, strcmp(m, "GET") ? "" : ", HEAD");
+	}
+}
+
+/* OPTIONS on a known path (RFC 9110 9.3.7): 204 with Allow, answered before
+ * the auth gate (it tells nothing but the methods). With CORS on it is also
+ * the preflight browsers send without credentials; with CORS off it carries
+ * no Access-Control-* header, so a cross-origin preflight still fails. The
+ * actual request is checked as usual. */
+static enum MHD_Result options(struct vc_http_req *r, int cors)
+{
+	char allow[64];
+	struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+	if (!resp)
+		return MHD_NO;
+	allowed_methods(r->srv, r->url, allow, sizeof(allow));
+	strncat(allow, ", OPTIONS", sizeof(allow) - strlen(allow) - 1);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (cors) {
+		MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow);
+		MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+					"Authorization, Content-Type");
+		MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+	}
+	return vc_http_queue(r, MHD_HTTP_NO_CONTENT, resp);
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
+				 const char *method, const char *version,
+				 const char *upload, size_t *upload_size, void **req_cls)
+{
+	struct vc_http *h = cls;
+	struct req *rq = *req_cls;
+
+	(void)version;
+	if (!rq) {
+		rq = calloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		rq->url = strdup(url ? url : "/");
+		if (!rq->url) {
+			free(rq);
+			return MHD_NO;
+		}
+		rq->pub.srv = h;
+		rq->pub.conn = c;
+		rq->pub.method = method;
+		rq->pub.url = rq->url;
+		*req_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+
+		*upload_size = 0;
+		if (rq->too_large || rq->body_len + n > h->cfg.body_limit) {
+			rq->too_large = 1;
+			return MHD_YES;
+		}
+		if (rq->body_len + n + 1 > rq->body_cap) {
+			size_t cap = (rq->body_len + n + 1) * 2;
+			char *nb = realloc(rq->body, cap);
+
+			if (!nb)
+				return MHD_NO;
+			rq->body = nb;
+			rq->body_cap = cap;
+		}
+		memcpy(rq->body + rq->body_len, upload, n);
+		rq->body_len += n;
+		rq->body[rq->body_len] = 0;
+		return MHD_YES;
+	}
+	rq->pub.method = method;
+	if (rq->too_large)
+		return vc_http_error(&rq->pub, MHD_HTTP_CONTENT_TOO_LARGE,
+				     "request body larger than %zu bytes", h->cfg.body_limit);
+	if (!rq->route) {
+		int known;
+
+		rq->route = find_route(h, rq->url, method, &known);
+		if (!rq->route) {
+			if (known && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+				return options(&rq->pub, h->cors != NULL);
+			if (known)
+				return vc_http_error(&rq->pub, MHD_HTTP_METHOD_NOT_ALLOWED,
+						     "method %s not allowed on %s", method, rq->url);
+			return vc_http_error(&rq->pub, MHD_HTTP_NOT_FOUND, "no such path: %s",
+					     rq->url);
+		}
+		rq->pub.rest = rq->url + (rq->route->prefix ? strlen(rq->route->path) : strlen(rq->url));
+		if (h->gate) {
+			enum MHD_Result res = MHD_YES;
+
+			if (h->gate(h->gate_opaque, &rq->pub, &res))
+				return res;
+		}
+	}
+	rq->pub.body = rq->body;
+	rq->pub.body_len = rq->body_len;
+	rq->pub.calls++;
+	return rq->route->fn(rq->route->opaque, &rq->pub);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct req *rq = *req_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (!rq)
+		return;
+	if (rq->pub.state_free)
+		rq->pub.state_free(rq->pub.state);
+	free(rq->body);
+	free(rq->url);
+	free(rq);
+	*req_cls = NULL;
+}
+
+int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struct vc_http **out)
+{
+	struct vc_http *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	h->base = base;
+	if (cfg)
+		h->cfg = *cfg;
+	if (!h->cfg.conn_limit)
+		h->cfg.conn_limit = 256;
+	if (!h->cfg.per_ip_limit)
+		h->cfg.per_ip_limit = 64;
+	if (!h->cfg.timeout_s)
+		h->cfg.timeout_s = 30;
+	if (!h->cfg.mem_limit)
+		h->cfg.mem_limit = 128 * 1024;
+	if (!h->cfg.body_limit)
+		h->cfg.body_limit = 64 * 1024;
+	if (vc_http_set_cors(h, h->cfg.cors_origin) < 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	h->cfg.cors_origin = NULL; /* the caller's string may go; h->cors is ours */
+	*out = h;
+	return 0;
+}
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT" -> sockaddr. */
+static int parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *sl)
+{
+	char host[64];
+	const char *port;
+
+	if (s[0] == '[') {
+		const char *e = strchr(s, ']');
+
+		if (!e || e[1] != ':' || (size_t)(e - s - 1) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, (size_t)(e - s - 1));
+		host[e - s - 1] = 0;
+		port = e + 2;
+	} else {
+		const char *e = strrchr(s, ':');
+
+		if (!e || (size_t)(e - s) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s, (size_t)(e - s));
+		host[e - s] = 0;
+		port = e + 1;
+		if (!host[0])
+			strcpy(host, "0.0.0.0");
+	}
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+	if (!*port || *end || p > 65535)
+		return -EINVAL;
+
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
+	if (getaddrinfo(host, port, &hints, &ai) != 0 || !ai)
+		return -EINVAL;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int vc_http_listen(struct vc_http *h, const char *addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	if (h->n_dm >= MAX_DAEMONS)
+		return -ENOSPC;
+	if (parse_addr(addr, &ss, &sl) < 0) {
+		log_error("bad listen address '%s' (want ADDR:PORT or [V6ADDR]:PORT)", addr);
+		return -EINVAL;
+	}
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	if (h->cfg.tls_cert_pem && h->cfg.tls_key_pem)
+		flags |= MHD_USE_TLS;
+	uint16_t port;
+	if (ss.ss_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	} else {
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	}
+
+	struct daemon_ev *de = &h->dm[h->n_dm];
+	de->h = h;
+	de->d = MHD_start_daemon(flags, port, NULL, NULL, on_access, h,
+				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				 MHD_OPTION_CONNECTION_LIMIT, h->cfg.conn_limit,
+				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.per_ip_limit,
+				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
+				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
+				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				 /* TLS (ops): ignored by MHD unless MHD_USE_TLS is set */
+				 h->cfg.tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+				 h->cfg.tls_cert_pem,
+				 MHD_OPTION_HTTPS_MEM_KEY, h->cfg.tls_key_pem,
+				 MHD_OPTION_END);
+	if (!de->d) {
+		int e = errno ? errno : EADDRINUSE;
+
+		log_error("cannot listen on %s: %s", addr, strerror(e));
+		return -e;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(de->d, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!di) {
+		MHD_stop_daemon(de->d);
+		log_error("%s: MHD has no epoll fd", addr);
+		return -ENOTSUP;
+	}
+	de->io = event_new(h->base, di->epoll_fd, EV_READ | EV_PERSIST, on_io, de);
+	de->tmo = evtimer_new(h->base, on_io, de);
+	if (!de->io || !de->tmo || event_add(de->io, NULL) < 0) {
+		if (de->io)
+			event_free(de->io);
+		if (de->tmo)
+			event_free(de->tmo);
+		MHD_stop_daemon(de->d);
+		return -ENOMEM;
+	}
+	const union MHD_DaemonInfo *pi = MHD_get_daemon_info(de->d, MHD_DAEMON_INFO_BIND_PORT);
+	if (pi)
+		port = pi->port;
+	snprintf(de->addr, sizeof(de->addr), "%s", addr);
+	h->n_dm++;
+	log_info("listening on %s (port %u)", addr, (unsigned)port);
+	return 0;
+}
+
+int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque)
+{
+	for (size_t i = 0; i < h->n_routes; i++) {
+		const struct route *rt = &h->routes[i];
+
+		if (!rt->prefix && strcmp(rt->path, path) == 0 &&
+		    (!rt->method || strcmp(rt->method, "GET") == 0)) {
+			*fn = rt->fn;
+			*opaque = rt->opaque;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
+{
+	h->gate = fn;
+	h->gate_opaque = opaque;
+}
+
+int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t n, void *opaque)
+{
+	for (size_t i = 0; i < n; i++)
+		if (vc_http_route(h, t[i].method, t[i].path, t[i].prefix, t[i].fn, opaque) < 0)
+			return -ENOSPC;
+	return 0;
+}
+
+int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
+		  vc_http_fn fn, void *opaque)
+{
+	if (h->n_routes >= MAX_ROUTES)
+		return -ENOSPC;
+	h->routes[h->n_routes++] = (struct route){ method, path, prefix, fn, opaque };
+	return 0;
+}
+
+int vc_http_set_cors(struct vc_http *h, const char *origin)
+{
+	char *c = NULL;
+
+	if (origin && !(c = strdup(origin)))
+		return -ENOMEM;
+	free(h->cors);
+	h->cors = c;
+	return 0;
+}
+
+void vc_http_wake(struct vc_http *h)
+{
+	for (size_t i = 0; i < h->n_dm; i++)
+		event_active(h->dm[i].io, EV_READ, 0);
+}
+
+int vc_http_plain_socket(const struct vc_http *h, struct MHD_Connection *conn)
+{
+	if (h->cfg.tls_cert_pem && h->cfg.tls_key_pem)
+		return -1; /* TLS: only MHD may write the socket */
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	return ci ? (int)ci->connect_fd : -1;
+}
+
+unsigned vc_http_timeout_s(const struct vc_http *h)
+{
+	return h->cfg.timeout_s;
+}
+
+unsigned vc_http_connections(const struct vc_http *h)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < h->n_dm; i++) {
+		const union MHD_DaemonInfo *di =
+			MHD_get_daemon_info(h->dm[i].d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+		if (di)
+			n += di->num_connections;
+	}
+	return n;
+}
+
+void vc_http_free(struct vc_http *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n_dm; i++) {
+		event_free(h->dm[i].io);
+		event_free(h->dm[i].tmo);
+		MHD_stop_daemon(h->dm[i].d);
+	}
+	free(h->cors);
+	free(h);
+}
+
+const char *vc_http_arg(const struct vc_http_req *r, const char *key)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+struct query_buf {
+	char *p;
+	size_t len, cap;
+	int full;
+	const char *skip;
+};
+
+static void query_put(struct query_buf *q, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *c = (const unsigned char *)s; *c && !q->full; c++) {
+		int plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			    (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.' ||
+			    *c == '~';
+		size_t need = plain ? 1 : 3;
+
+		if (q->len + need >= q->cap) {
+			q->full = 1;
+			break;
+		}
+		if (plain) {
+			q->p[q->len++] = (char)*c;
+		} else {
+			q->p[q->len++] = '%';
+			q->p[q->len++] = hex[*c >> 4];
+			q->p[q->len++] = hex[*c & 15];
+		}
+	}
+}
+
+static void query_sep(struct query_buf *q, char c)
+{
+	if (q->len + 1 < q->cap)
+		q->p[q->len++] = c;
+	else
+		q->full = 1;
+}
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct query_buf *q = cls;
+
+	(void)kind;
+	if (q->skip && strcmp(key, q->skip) == 0)
+		return MHD_YES;
+	if (q->len)
+		query_sep(q, '&');
+	query_put(q, key);
+	if (value) {
+		query_sep(q, '=');
+		query_put(q, value);
+	}
+	return q->full ? MHD_NO : MHD_YES;
+}
+
+int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size_t len)
+{
+	struct query_buf q = { buf, 0, len, len == 0, skip };
+
+	if (len)
+		buf[0] = 0;
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_arg, &q);
+	if (q.full)
+		return -E2BIG;
+	buf[q.len] = 0;
+	return (int)q.len;
+}
+
+const char *vc_http_header(const struct vc_http_req *r, const char *key)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);
+}
+
+const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+
+		if (sa->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *s6 = (const void *)sa;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+			port = ntohs(s6->sin6_port);
+		} else if (sa->sa_family == AF_INET) {
+			const struct sockaddr_in *s4 = (const void *)sa;
+
+			inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+			port = ntohs(s4->sin_port);
+		}
+	}
+	snprintf(buf, len, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+	return buf;
+}
+
+enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD_Response *resp)
+{
+	if (!resp)
+		return MHD_NO;
+	if (!MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	const char *cors = r->srv->cors;
+	if (cors && !MHD_get_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN)) {
+		/* "*" echoes the Origin (Vary tells caches the answer depends on it) */
+		const char *origin = vc_http_header(r, "Origin");
+
+		if (strcmp(cors, "*") == 0 && origin && *origin) {
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+			cors = origin;
+		}
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, cors);
+		/* scripts of the other origin may read what a picture is (/raw) */
+		MHD_add_response_header(resp, "Access-Control-Expose-Headers", CORS_EXPOSE);
+	}
+	enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+enum MHD_Result vc_http_send(struct vc_http_req *r, unsigned status, const char *ctype,
+			     const void *data, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+
+	if (!resp)
+		return MHD_NO;
+	if (ctype)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	return vc_http_queue(r, status, resp);
+}
+
+enum MHD_Result vc_http_send_owned(struct vc_http_req *r, unsigned status, const char *ctype,
+				   char *data, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+
+	if (!resp) {
+		free(data);
+		return MHD_NO;
+	}
+	if (ctype)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	return vc_http_queue(r, status, resp);
+}
+
+enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char *fmt, ...)
+{
+	char msg[384], body[1024];
+	va_list ap;
+	size_t o = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_debug("%s %s -> %u %s", r->method, r->url, status, msg);
+	o += (size_t)snprintf(body, sizeof(body), "{\"error\":\"");
+	/* JSON string escape: the message may quote client input. */
+	for (const unsigned char *p = (const unsigned char *)msg; *p && o < sizeof(body) - 40; p++) {
+		if (*p == '"' || *p == '\\')
+			o += (size_t)snprintf(body + o, sizeof(body) - o, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			o += (size_t)snprintf(body + o, sizeof(body) - o, "\\u%04x", *p);
+		else
+			body[o++] = (char)*p;
+	}
+	o += (size_t)snprintf(body + o, sizeof(body) - o, "\",\"status\":%u}\n", status);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(o, body, MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
+		/* Allow lists the methods routed for this path. */
+		char allow[64];
+
+		allowed_methods(r->srv, r->url, allow, sizeof(allow));
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	}
+	return vc_http_queue(r, status, resp);
+}
