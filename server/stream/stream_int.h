@@ -80,7 +80,6 @@ struct output {
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
 	uint64_t busy_drops;
-	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
 	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
 	uint64_t pipe_gen;         /* hub generation pipe was made for */
