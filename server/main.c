@@ -387,6 +387,32 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* Everything main() set up, in reverse: streams end, connections close
+ * (clients unlink), then the cameras and the rest. */
+static void app_close(struct app *a)
+{
+	if (a->streams && !a->stopping)
+		vc_streams_shutdown(a->streams);
+	vc_http_free(a->http);      /* closes every connection: clients unlink */
+	vc_api_free(a->api);
+	vc_streams_free(a->streams);
+	vc_camset_free(a->camset);
+	struct event *evs[] = { a->sig_int, a->sig_term, a->stop_timer, a->sig_hup,
+				a->status_timer };
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (evs[i])
+			event_free(evs[i]);
+	vc_sdnotify_free(a->notify);
+	vc_auth_free(a->auth);
+	if (a->boot_conf != a->conf)
+		vc_conf_free(a->boot_conf);
+	vc_conf_free(a->conf);
+	free(a->tls_cert);
+	free(a->tls_key);
+	if (a->base)
+		event_base_free(a->base);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .log_level = -1 };
@@ -482,30 +508,7 @@ int main(int argc, char **argv)
 	event_base_dispatch(a.base);
 	rc = 0;
 out:
-	if (a.streams && !a.stopping)
-		vc_streams_shutdown(a.streams);
-	vc_http_free(a.http);      /* closes every connection: clients unlink */
-	vc_api_free(a.api);
-	vc_streams_free(a.streams);
-	vc_camset_free(a.camset);
-	if (a.sig_int)
-		event_free(a.sig_int);
-	if (a.sig_term)
-		event_free(a.sig_term);
-	if (a.stop_timer)
-		event_free(a.stop_timer);
-	if (a.sig_hup)
-		event_free(a.sig_hup);
-	if (a.status_timer)
-		event_free(a.status_timer);
-	vc_sdnotify_free(a.notify);
-	vc_auth_free(a.auth);
-	if (a.boot_conf != a.conf)
-		vc_conf_free(a.boot_conf);
-	vc_conf_free(a.conf);
-	free(a.tls_cert);
-	free(a.tls_key);
-	event_base_free(a.base);
+	app_close(&a);
 	log_info("stopped");
 	return rc;
 }
