@@ -79,3 +79,40 @@ out=$(PATH="$TMP/bin:$PATH" sh tests/deps.sh vcap-fake-pkg 2>&1); rc=$?
 dt=$(($(date +%s) - t0))
 [ $rc = 1 ] && [ "$dt" -le 2 ] && echo "$out" | grep -q "index files failed" && ! echo "$out" | grep -q waiting
 check other_errors_fail_fast $? "rc=$rc after $dt s: $(echo "$out" | tr '\n' ' ')"
+
+# setup.sh on a machine without make (a fresh Debian / Raspberry Pi OS Lite):
+# PATH holds the base tools but no make; the apt-get stub's "install make"
+# puts the real make there. setup.sh must install it, then run make (here a
+# dry run, -n, of the build).
+mkdir -p "$TMP/sys"
+for c in sh dirname id mktemp grep cat rm sleep sed date tr head ln; do
+	ln -s "$(command -v $c)" "$TMP/sys/$c"
+done
+MAKE_BIN=$(command -v make)
+cat >"$TMP/sys/apt-get" <<EOS
+#!/bin/sh
+case "\$1" in
+update) exit 0 ;;
+install) echo "install \$*" >>"$TMP/setup-installed"
+	case " \$* " in *" make "*) ln -sf "$MAKE_BIN" "$TMP/sys/make" ;; esac
+	exit 0 ;;
+esac
+exit 1
+EOS
+cat >"$TMP/sys/dpkg-query" <<EOS
+#!/bin/sh
+# every package is there but make until the apt-get stub installed it
+p=\$(eval echo "\\\${\$#}")
+if [ "\$p" = make ] && [ ! -e "$TMP/sys/make" ]; then exit 1; fi
+echo "install ok installed"
+EOS
+chmod +x "$TMP/sys/apt-get" "$TMP/sys/dpkg-query"
+if PATH="$TMP/sys" command -v make >/dev/null 2>&1; then
+	fail setup_without_make "make is still on the test's PATH"
+else
+	out=$(PATH="$TMP/sys" sh setup.sh -n BUILD="$TMP/b" all 2>&1); rc=$?
+	[ $rc = 0 ] && echo "$out" | grep -q "no make here yet" &&
+		grep -q "install -y -qq --no-install-recommends make" "$TMP/setup-installed" &&
+		echo "$out" | grep -q "LD    $TMP/b/vcapd"
+	check setup_without_make $? "rc=$rc: $(echo "$out" | head -5 | tr '\n' ' ')"
+fi
