@@ -41,15 +41,30 @@ int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv)
 			dv->interlaced ? 'i' : 'p', (dv->fps_milli + 500) / 1000);
 }
 
+int vc_v4l2_info_json(char *dst, size_t n, const struct vc_v4l2_info *in)
+{
+	char card[sizeof(in->card)], driver[sizeof(in->driver)], bus[sizeof(in->bus)];
+
+	safe_name(card, sizeof(card), in->card);
+	safe_name(driver, sizeof(driver), in->driver);
+	safe_name(bus, sizeof(bus), in->bus);
+	return snprintf(dst, n, ",\"card\":\"%s\",\"driver\":\"%s\",\"bus\":\"%s\"", card, driver, bus);
+}
+
 void vc_v4l2_json(struct vc_src *src, void (*put)(void *opaque, const char *text), void *opaque)
 {
 	char t[256];
 	struct vc_v4l2_std s;
 	struct vc_v4l2_dv dv;
+	struct vc_v4l2_info in;
 	uint64_t cur = 0;
 
 	if (!src)
 		return;
+	if (vc_v4l2_info(src, &in) == 0) {
+		vc_v4l2_info_json(t, sizeof(t), &in);
+		put(opaque, t);
+	}
 	if (vc_v4l2_std_enum(src, 0, &s) == 0) {
 		int have = vc_v4l2_std_get(src, &cur) == 0;
 		if (have)

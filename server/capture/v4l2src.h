@@ -86,7 +86,10 @@ int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc
  * one DV timings as an object into dst of n bytes; snprintf's answer. */
 int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current);
 int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv);
-/* Members ,"tv_std":{current, standards[]} (when the current input has
+/* The device's identity as members ,"card":"...","driver":"...","bus":"..."
+ * (the web page titles a camera by its card name); snprintf's answer. */
+int vc_v4l2_info_json(char *dst, size_t n, const struct vc_v4l2_info *in);
+/* Members ,"card"/"driver"/"bus" (vc_v4l2_info_json), ,"tv_std":{current, standards[]} (when the current input has
  * standards) and ,"dv_timings":{current, detected, offered[] (at most 64),
  * offered_truncated} (when it has DV timings), passed to put piece by piece.
  * Nothing for a NULL or non-V4L2 source. */

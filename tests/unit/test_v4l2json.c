@@ -51,6 +51,30 @@ static void dv_object(void)
 	vc_json_object_free(&o);
 }
 
+/* The identity members the page titles a camera with: embedded in an
+ * object they parse, and a quote in a driver's card name cannot break out. */
+static void info_members(void)
+{
+	struct vc_v4l2_info in = { .driver = "uvcvideo", .card = "HD Pro Webcam C920",
+				   .bus = "usb-0000:01:00.0-1.2" };
+	char t[256], doc[300];
+	vc_v4l2_info_json(t, sizeof(t), &in);
+	CHECK(!strcmp(t, ",\"card\":\"HD Pro Webcam C920\",\"driver\":\"uvcvideo\","
+			 "\"bus\":\"usb-0000:01:00.0-1.2\""), "%s", t);
+	/* a full-length card field (no NUL inside the kernel's 32 bytes) is cut */
+	memset(in.card, 'A', sizeof(in.card));
+	in.card[sizeof(in.card) - 1] = '\0';
+	in.card[3] = '"';
+	in.card[4] = '\\';
+	vc_v4l2_info_json(t, sizeof(t), &in);
+	snprintf(doc, sizeof(doc), "{\"id\":1%s}", t);
+	struct vc_json_object o;
+	struct vc_json_perr pe;
+	CHECK(strstr(t, "\"card\":\"AAA??AAA") != NULL, "%s", t);
+	CHECK(vc_json_parse_object(doc, strlen(doc), &o, &pe) == 0, "parses: %s", doc);
+	vc_json_object_free(&o);
+}
+
 static void put_count(void *opaque, const char *text)
 {
 	(void)text;
@@ -68,6 +92,7 @@ int main(void)
 {
 	RUN("v4l2json", std_object);
 	RUN("v4l2json", dv_object);
+	RUN("v4l2json", info_members);
 	RUN("v4l2json", null_source);
 	CHECK_EXIT();
 }
