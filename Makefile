@@ -63,7 +63,8 @@ all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
 $(BUILD)/libvcap.a: $(COMMON_OBJ)
 	@echo "  AR    $@"
-	$(Q)$(AR) rcs $@ $^
+	@# anew each time: `ar r` keeps members whose source was removed or renamed
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
