@@ -44,6 +44,7 @@ struct vc_camset {
 	struct cam_slot slot[VC_CAMSET_MAX];
 	struct vc_streams *streams; /* NULL until vc_camset_serve */
 	const struct vc_conf *conf; /* the running config (the caller's), or NULL */
+	const struct vc_cli *cli;  /* the command line (the caller's); NULL before start */
 	int flags;                 /* --device given: the flags decide the cameras */
 	int zeroconf;              /* cameras are discovered (no --device, no [camera]) */
 	int stopping;
@@ -56,10 +57,14 @@ struct vc_camset {
 };
 
 /* Creates a camera and serves it (once the streams exist). 0 or -errno, logged. */
-static int cam_add(struct vc_camset *cs, const struct vc_cam_config *cc, enum cam_kind kind)
+static int cam_add(struct vc_camset *cs, const struct vc_cam_config *cc0, enum cam_kind kind)
 {
+	struct vc_cam_config c1 = *cc0, *cc = &c1;
 	struct vc_cam *cam;
 	int ret;
+
+	if (kind != CAM_FLAG && cs->cli) /* flags before any --device: every camera */
+		vc_cli_apply(&cs->cli->all, cc);
 
 	if (cs->n_cams >= VC_CAMSET_MAX) {
 		log_error("camera %s (%s): at most %d cameras", cc->id, cc->path, VC_CAMSET_MAX);
@@ -92,10 +97,15 @@ static void cam_remove(struct vc_camset *cs, size_t i)
 /* Reopens camera i with new settings in the same place: its clients stay
  * connected. The old device is closed before the new one opens (vc_cam_new
  * opens from the loop). */
-static int cam_replace(struct vc_camset *cs, size_t i, const struct vc_cam_config *cc)
+static int cam_replace(struct vc_camset *cs, size_t i, const struct vc_cam_config *cc0)
 {
+	struct vc_cam_config c1 = *cc0, *cc = &c1;
 	struct vc_cam *cam;
-	int ret = vc_cam_new(cs->base, cc, &cam);
+	int ret;
+
+	if (cs->cli) /* only config cameras are replaced */
+		vc_cli_apply(&cs->cli->all, cc);
+	ret = vc_cam_new(cs->base, cc, &cam);
 
 	if (ret == 0 && (ret = vc_streams_replace_cam(cs->streams, cs->cams[i], cam)) < 0)
 		vc_cam_free(cam);
@@ -353,21 +363,23 @@ int vc_camset_new(struct event_base *base, const struct vc_conf *conf, struct vc
 	return 0;
 }
 
-int vc_camset_start(struct vc_camset *cs, const char *const *devices, size_t n_devices)
+int vc_camset_start(struct vc_camset *cs, const struct vc_cli *cli)
 {
 	struct vc_cam_config ccs[VC_CAMSET_MAX];
 	const struct vc_conf *conf = cs->conf;
-	size_t n_ccs = 0;
+	size_t n_devices = cli->n_devices, n_ccs = 0;
 
+	cs->cli = cli;
 	cs->flags = n_devices > 0;
 	if (!n_devices && conf && conf->n_cams)
 		n_ccs = vc_ops_cam_configs(conf, ccs, VC_CAMSET_MAX, DEF_IDLE_STOP_MS);
 	for (size_t i = 0; i < n_devices; i++) {
 		char id[24];
-		struct vc_cam_config cc = { .id = id, .path = devices[i], .input = -1,
+		struct vc_cam_config cc = { .id = id, .input = -1,
 					    .idle_stop_ms = DEF_IDLE_STOP_MS };
 
 		snprintf(id, sizeof(id), "%zu", i);
+		vc_cli_device(cli, i, &cc); /* path, --resolution, --fps... */
 		int ret = cam_add(cs, &cc, CAM_FLAG);
 		if (ret < 0)
 			return ret;

@@ -12,9 +12,10 @@
 
 #include "common/conf.h"
 #include "server/capture/capture.h"
+#include "server/cli.h"
 #include "server/stream/stream.h"
 
-#define VC_CAMSET_MAX 16 /* cameras at most */
+#define VC_CAMSET_MAX VC_CLI_MAX_CAMS /* cameras at most (as many as --device) */
 
 struct event_base;
 struct vc_camset;
@@ -24,11 +25,13 @@ struct vc_camset;
  * vc_camset_reload. 0 or -ENOMEM. */
 int vc_camset_new(struct event_base *base, const struct vc_conf *conf, struct vc_camset **out);
 
-/* The cameras at start: one per devices[] path (ids "0".."n-1"; std,
- * dv_timings and control lines of a [camera] naming the same device), else
- * the config's [camera] sections, else every capture device found (or the
- * test pattern). 0 or -errno (logged). */
-int vc_camset_start(struct vc_camset *cs, const char *const *devices, size_t n_devices);
+/* The cameras at start: one per --device in cli (ids "0".."n-1", with their
+ * per-camera flags; std, dv_timings and control lines of a [camera] naming
+ * the same device), else the config's [camera] sections, else every capture
+ * device found (or the test pattern); flags before the first --device apply
+ * to every camera, also ones added later. cli stays the caller's and must
+ * outlive cs. 0 or -errno (logged). */
+int vc_camset_start(struct vc_camset *cs, const struct vc_cli *cli);
 
 /* The cameras, and where their count lives: both stay valid while cs
  * lives, and follow adds and removes (the compatibility routes read them). */

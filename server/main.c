@@ -4,7 +4,6 @@
 #define LOG_PREFIX "vcapd:"
 #include <errno.h>
 #include <event2/event.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,28 +21,13 @@
 #include "server/capture/discover.h"
 #include "server/http/http.h"
 #include "server/camset.h"
+#include "server/cli.h"
 #include "server/loop.h"
 #include "server/opsconf.h"
 #include "server/sdnotify.h"
 #include "server/stream/stream.h"
-#include "server/capture/testsrc.h"
 #include "server/capture/v4l2src.h"
 #include "server/http/webroot.h"
-
-#define VCAPD_VERSION "0.1"
-#define MAX_CAMS 16
-#define MAX_LISTEN 16
-
-struct opts {
-	const char *devices[MAX_CAMS];
-	size_t n_devices;
-	const char *listen[MAX_LISTEN];
-	size_t n_listen;
-	const char *config;   /* --config FILE (ops) */
-	int check_config;     /* --check-config */
-	int log_level;        /* from the flag, -1 = none; overrides the file */
-	const char *make_token; /* --make-token SCOPE[:SECONDS] */
-};
 
 /* The running daemon: everything the signal handlers reach. */
 struct app {
@@ -55,7 +39,7 @@ struct app {
 	struct event *sig_int, *sig_term, *stop_timer;
 	int stopping;
 	/* ops: config, auth (swapped on reload), systemd notify */
-	const struct opts *opts;
+	const struct vc_cli *opts;
 	struct vc_conf *conf;
 	struct vc_auth *auth;
 	struct vc_sdnotify *notify;
@@ -69,111 +53,6 @@ struct app {
 	char status_last[160];
 	time_t status_sent;
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: vcapd [OPTIONS]\n"
-		"Serves V4L2 cameras over HTTP (MJPEG streams, snapshots, raw frames, JSON API).\n\n"
-		"  --device PATH       camera: /dev/videoN, /dev/v4l/by-id/..., or the test pattern\n"
-		"                      'test' / 'test:WxH@FPS:FORMAT[:still][:only]' (only: offer\n"
-		"                      FORMAT alone, like a YUYV-only webcam) (repeatable; default: every\n"
-		"                      V4L2 capture device found, also ones plugged in later,\n"
-		"                      else the test pattern)\n"
-		"  --listen ADDR:PORT  where to listen, IPv4 or [IPv6] (repeatable;\n"
-		"                      default 127.0.0.1:8080)\n"
-		"  --log-level LEVEL   error, warn, info (default) or debug\n"
-		"  --config FILE       read FILE (see conf/vcapd.conf); flags override it;\n"
-		"                      SIGHUP rereads it (cameras, auth, log level apply at\n"
-		"                      once; listen, TLS, limits, web_root at a restart)\n"
-		"  --make-token SCOPE[:SECONDS]  print a ?token= for SCOPE (view, status,\n"
-		"                      control, or a comma list) valid SECONDS (default\n"
-		"                      token_ttl or 3600), signed with the config's secret\n"
-		"  --check-config      validate the config, print the effective config and\n"
-		"                      exit (non-zero with file:line messages on errors)\n"
-		"  --help              this text\n"
-		"  --version           print the version\n");
-}
-
-static int parse_opts(int argc, char **argv, struct opts *o)
-{
-	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "log-level", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, 'C' },
-		{ "make-token", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char why[128];
-
-	while ((c = getopt_long(argc, argv, "d:l:hV", lo, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (o->n_devices >= MAX_CAMS) {
-				fprintf(stderr, "vcapd: at most %d --device\n", MAX_CAMS);
-				return 2;
-			}
-			/* a malformed test pattern can never open: say so now instead
-			 * of retrying (and logging) forever */
-			if ((!strcmp(optarg, "test") || !strncmp(optarg, "test:", 5)) &&
-			    vc_testsrc_parse(optarg, &(struct vc_testsrc_opts){ 0 }, why,
-					     sizeof(why)) < 0) {
-				fprintf(stderr,
-					"vcapd: --device %s: bad test pattern: %s\n",
-					optarg, why);
-				return 2;
-			}
-			o->devices[o->n_devices++] = optarg;
-			break;
-		case 'l':
-			if (o->n_listen >= MAX_LISTEN) {
-				fprintf(stderr, "vcapd: at most %d --listen\n", MAX_LISTEN);
-				return 2;
-			}
-			o->listen[o->n_listen++] = optarg;
-			break;
-		case 'L': {
-			int lvl = vc_log_parse_level(optarg);
-
-			if (lvl < 0) {
-				fprintf(stderr, "vcapd: bad --log-level '%s'\n", optarg);
-				return 2;
-			}
-			vc_log_level = lvl;
-			o->log_level = lvl;
-			break;
-		}
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'C':
-			o->check_config = 1;
-			break;
-		case 'T':
-			o->make_token = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			printf("vcapd %s\n", VCAPD_VERSION);
-			return 1;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "vcapd: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	return 0;
-}
 
 static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
 {
@@ -206,7 +85,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* --make-token: mint a URL token with the config's secret and print it. */
-static int make_token(const struct opts *o)
+static int make_token(const struct vc_cli *o)
 {
 	struct vc_conf *c = NULL;
 	struct vc_auth *au = NULL;
@@ -415,12 +294,12 @@ static void app_close(struct app *a)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .log_level = -1 };
+	struct vc_cli o;
 	struct app a = { .opts = &o };
 	int ret, rc = 1;
 
 	vc_log_init();
-	ret = parse_opts(argc, argv, &o);
+	ret = vc_cli_parse(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
 	if (o.check_config) {
@@ -441,7 +320,7 @@ int main(int argc, char **argv)
 		return 1;
 	a.listen_flags = o.n_listen > 0;
 	if (!o.n_listen && a.conf)
-		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < MAX_LISTEN; i++)
+		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < VC_CLI_MAX_LISTEN; i++)
 			o.listen[o.n_listen++] = a.conf->listen[i];
 	if (!o.n_listen)
 		o.listen[o.n_listen++] = "127.0.0.1:8080";
@@ -469,7 +348,7 @@ int main(int argc, char **argv)
 	if (vc_sdnotify_new(a.base, loop_healthy, &a, &a.notify) < 0)
 		goto out;
 	if (vc_camset_new(a.base, a.conf, &a.camset) < 0 ||
-	    vc_camset_start(a.camset, o.devices, o.n_devices) < 0)
+	    vc_camset_start(a.camset, &o) < 0)
 		goto out;
 	const size_t *n_cams;
 	struct vc_cam *const *cams = vc_camset_cams(a.camset, &n_cams);
