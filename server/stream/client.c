@@ -60,7 +60,8 @@ void client_free(void *cls)
 /* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
  * standard Huffman tables inserted at offset dht when nonzero) or the raw
  * memory planes. Returns the count; *len = their total. */
-unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len)
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len)
 {
 	unsigned n = 0;
 
@@ -89,7 +90,7 @@ static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, char 
 	static const char crlf[] = "\r\n";
 	struct MHD_IoVec fp[3];
 	size_t flen;
-	unsigned nf = frame_pieces(f, dht, fp, &flen), n = 0;
+	unsigned nf = client_frame_pieces(f, dht, fp, &flen), n = 0;
 
 	*len = 0;
 	if (!raw) {

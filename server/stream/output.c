@@ -286,7 +286,7 @@ void output_frame(struct output *o, struct vc_frame *f)
 		/* zero copy: the capture frame itself. Capture parsed its JPEG
 		 * and dropped corrupt ones; one without Huffman tables (many USB
 		 * webcams) is sent with the standard ones as a separate piece
-		 * before the first SOS (dht = its offset, frame_pieces), never
+		 * before the first SOS (dht = its offset, client_frame_pieces), never
 		 * copied. An unchecked JPEG cannot come from capture: not sent. */
 		if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
 			if (!f->jpeg.checked)

@@ -118,7 +118,7 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 	}
 	struct MHD_IoVec iov[3];
 	size_t len;
-	unsigned n = frame_pieces(f, dht, iov, &len);
+	unsigned n = client_frame_pieces(f, dht, iov, &len);
 	vc_frame_ref(f);
 	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
 	if (!resp) {

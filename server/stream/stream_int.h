@@ -4,7 +4,7 @@
  * (stream clients and sending), snapshot.c (one-shot requests) and stream.c
  * (the public vc_streams_* calls, routes, request parsing). Functions
  * declared here are shared between these files only: prefixed by the file
- * that defines them (hub_, output_, client_, snapshot_), not vc_. */
+ * that defines them (hub_, output_, client_, snapshot_, stream_), not vc_. */
 #ifndef VC_STREAM_INT_H
 #define VC_STREAM_INT_H
 
@@ -219,7 +219,8 @@ void client_wake(struct client *c, int64_t now);
 void client_end(struct client *c);
 /* The bytes of frame f as sent, in up to 3 pieces (dht: see
  * output.latest_dht). Returns the count; *len = their total. */
-unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len);
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len);
 
 /* ---- snapshot.c ---- */
 
