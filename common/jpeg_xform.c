@@ -68,7 +68,8 @@ int vc_jpeg_transform(struct vc_jpeg *j, const uint8_t *in, size_t len, int rota
 	unsigned long osz = j->xbuf_size;
 	/* Warnings (corrupt entropy data in a well-formed frame) still give a
 	 * frame, as in decoding; fatal errors do not. */
-	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t, TJFLAG_NOREALLOC) < 0) {
+	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t,
+			 TJFLAG_NOREALLOC | TJFLAG_LIMITSCANS) < 0) {
 		log_debug("transform: %s", tjGetErrorStr2(j->tjx));
 		if (tjGetErrorCode(j->tjx) != TJERR_WARNING)
 			return -EBADMSG;
