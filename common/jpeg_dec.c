@@ -64,10 +64,14 @@ static const struct { int ss, tj, hs, vs; } ss_map[] = {
 /* A TurboJPEG return code as 0 / -EBADMSG: warnings pass (see the top). */
 static int tj_result(struct vc_jpeg *j, int rc, const char *what)
 {
+	const char *msg;
+
 	if (rc == 0)
 		return 0;
-	log_debug("%s: %s", what, tjGetErrorStr2(j->tjd));
-	return tjGetErrorCode(j->tjd) == TJERR_WARNING ? 0 : -EBADMSG;
+	int warned = vc_jpeg_tj_warned(j->tjd, &msg);
+
+	log_debug("%s: %s", what, msg);
+	return warned ? 0 : -EBADMSG;
 }
 
 /* Applies dst's colorimetry (JPEG samples are full-range BT.601). */
@@ -249,33 +253,34 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 			dst_color(dst, 1);
 		return 0;
 	}
-	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8) {
-		int jhs = -1, jvs = 0;
+	int jhs = -1, jvs = 0;
 
-		if (info.subsamp == VC_JPEG_SS_GRAY)
-			jhs = 0;
-		for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
-			if (ss_map[i].ss == info.subsamp) {
-				jhs = ss_map[i].hs;
-				jvs = ss_map[i].vs;
-			}
-		if (jhs >= 0 && yuv_overreads(&info, jhs, sw, scale_denom))
-			return decode_converted(j, in, len, scale_denom, &info, 1, dst);
-		if (jhs >= 0) {
-			r = decode_planes(j, in, &info, jhs, jvs, sw, sh, dst);
-			if (r < 0)
-				return r;
-			if (info.subsamp == VC_JPEG_SS_GRAY) {
-				uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
-				uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
-
-				for (int p = 1; p < 3; p++)
-					for (uint32_t y = 0; y < ch; y++)
-						memset(dst->plane[p] + (size_t)y * dst->stride[p], 128, cw);
-			}
-			dst_color(dst, info.subsamp == VC_JPEG_SS_GRAY);
-			return 0;
+	if (info.subsamp == VC_JPEG_SS_GRAY)
+		jhs = 0;
+	for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
+		if (ss_map[i].ss == info.subsamp) {
+			jhs = ss_map[i].hs;
+			jvs = ss_map[i].vs;
 		}
+	/* Decided here, for this call and the converter's temporary picture
+	 * alike: that one must not be planar YUV either. */
+	int via_rgb = jhs >= 0 && yuv_overreads(&info, jhs, sw, scale_denom);
+
+	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8 &&
+	    jhs >= 0 && !via_rgb) {
+		r = decode_planes(j, in, &info, jhs, jvs, sw, sh, dst);
+		if (r < 0)
+			return r;
+		if (info.subsamp == VC_JPEG_SS_GRAY) {
+			uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
+			uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
+
+			for (int p = 1; p < 3; p++)
+				for (uint32_t y = 0; y < ch; y++)
+					memset(dst->plane[p] + (size_t)y * dst->stride[p], 128, cw);
+		}
+		dst_color(dst, info.subsamp == VC_JPEG_SS_GRAY);
+		return 0;
 	}
-	return decode_converted(j, in, len, scale_denom, &info, 0, dst);
+	return decode_converted(j, in, len, scale_denom, &info, via_rgb, dst);
 }

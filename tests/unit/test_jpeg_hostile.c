@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <turbojpeg.h>
+#include <linux/videodev2.h>
 
 #include "common/fmt.h"
 #include "common/image.h"
@@ -31,11 +32,15 @@ static int pic_alloc(struct pic *p, const char *fmt, uint32_t w, uint32_t h)
 	memset(p, 0, sizeof(*p));
 	if (!f || vc_fmt_geometry(f, w, h, 0, &p->g) < 0)
 		return -1;
-	vc_image_from_geom(f, &p->g, p->mem, &p->img);
+	p->img.fmt = f;
+	p->img.width = w;
+	p->img.height = h;
 	for (int i = 0; i < p->g.color_planes; i++) {
 		p->mem[i] = malloc(p->g.plane[i].size + CANARY_LEN);
 		memset(p->mem[i], CANARY_BYTE, p->g.plane[i].size + CANARY_LEN);
 		p->img.plane[i] = p->mem[i];
+		p->img.stride[i] = p->g.plane[i].stride;
+		p->img.plane_size[i] = p->g.plane[i].size;
 	}
 	return 0;
 }
@@ -305,15 +310,39 @@ static void hex_411_scaled(void)
 	vc_jpeg_free(j);
 }
 
-/* Solid-colour 4:1:1 frames of every width 1..72 (and a few heights) at
- * every scale into I420 and 422P: no over-read, no overrun, and the right
- * colour, also where the guard sends them through RGB. */
+/* Y, Cb, Cr of the top-left pixel of a planar (I420, 422P), semi-planar
+ * (NV12) or packed (YUYV) picture. */
+static void corner(const struct vc_image *img, int *y, int *u, int *v)
+{
+	const uint8_t *p0 = img->plane[0], *p1 = img->plane[1];
+
+	*y = p0[0];
+	if (img->fmt->fourcc == V4L2_PIX_FMT_YUYV) {
+		*u = p0[1];
+		*v = p0[3];
+	} else if (img->fmt->fourcc == V4L2_PIX_FMT_NV12) {
+		*u = p1[0];
+		*v = p1[1];
+	} else {
+		*u = p1[0];
+		*v = img->plane[2][0];
+	}
+}
+
+/* Solid-colour 4:1:1 (and 4:2:0, 4:2:2) frames of every width 1..72 and a
+ * few heights at every scale into planar and packed YUV: no over-read, no
+ * overrun, and the right colour, also where the guard sends them through
+ * RGB. */
 static void sweep_411(void)
 {
 	tjhandle tc = tjInitCompress();
 	struct vc_jpeg *j = vc_jpeg_new();
 	static const uint32_t hs[] = { 1, 7, 9, 17 };
-	static const char *const fmts[] = { "YU12", "422P" };
+	/* NV12 and YUYV go through the converter's temporary picture, which
+	 * the guard must keep off planar YUV too (found by fuzz_jpeg_decode:
+	 * a use after free when it did not) */
+	static const char *const fmts[] = { "YU12", "422P", "NV12", "YUYV" };
+	static const int samps[] = { TJSAMP_411, TJSAMP_420, TJSAMP_422 };
 	/* RGB (200, 100, 50) in BT.601, limited range (the destination's default) */
 	const double fy = 0.299 * 200 + 0.587 * 100 + 0.114 * 50;
 	const int ey = (int)(16 + fy * 219 / 255 + 0.5);
@@ -322,14 +351,15 @@ static void sweep_411(void)
 	int bad = 0, cases = 0;
 
 	for (uint32_t w = 1; w <= 72; w++)
-		for (size_t hi = 0; hi < ARRAY_LEN(hs); hi++) {
-			uint32_t h = hs[hi];
+		for (size_t hi = 0; hi < ARRAY_LEN(hs) * ARRAY_LEN(samps); hi++) {
+			uint32_t h = hs[hi % ARRAY_LEN(hs)];
+			int ss = samps[hi / ARRAY_LEN(hs)];
 			uint8_t *rgb = malloc((size_t)w * h * 3), *jp = NULL, *exact;
 			unsigned long jl = 0;
 
 			for (size_t i = 0; i < (size_t)w * h; i++)
 				memcpy(rgb + 3 * i, "\xc8\x64\x32", 3);
-			if (tjCompress2(tc, rgb, (int)w, 0, (int)h, TJPF_RGB, &jp, &jl, TJSAMP_411, 95,
+			if (tjCompress2(tc, rgb, (int)w, 0, (int)h, TJPF_RGB, &jp, &jl, ss, 95,
 					0) < 0) {
 				CHECK(0, "encode %ux%u: %s", w, h, tjGetErrorStr2(tc));
 				free(rgb);
@@ -346,15 +376,16 @@ static void sweep_411(void)
 					pic_alloc(&o, fmts[f], sw, sh);
 					r = vc_jpeg_decode(j, exact, jl, d, &o.img);
 					cases++;
-					const uint8_t *y = o.img.plane[0], *u = o.img.plane[1],
-						      *v = o.img.plane[2];
-					/* a corner sample of each plane: 4:1:1 edges blur little
-					 * on a solid picture */
-					if (r != 0 || !pic_canaries(&o) || abs(y[0] - ey) > 3 ||
-					    abs(u[0] - ecb) > 3 || abs(v[0] - ecr) > 3) {
+					int y, u, v;
+
+					/* the top-left sample: edges blur little on a
+					 * solid picture */
+					corner(&o.img, &y, &u, &v);
+					if (r != 0 || !pic_canaries(&o) || abs(y - ey) > 3 ||
+					    abs(u - ecb) > 3 || abs(v - ecr) > 3) {
 						if (bad++ < 5)
-							printf("  %ux%u 1/%d %s: r %d Y %d Cb %d Cr %d\n", w, h,
-							       d, fmts[f], r, y[0], u[0], v[0]);
+							printf("  %ux%u ss %d 1/%d %s: r %d Y %d Cb %d Cr %d\n",
+							       w, h, ss, d, fmts[f], r, y, u, v);
 					}
 					pic_free(&o);
 				}
@@ -362,9 +393,62 @@ static void sweep_411(void)
 			tjFree(jp);
 			free(rgb);
 		}
-	printf("  %d decodes of 4:1:1 frames, %d wrong\n", cases, bad);
+	printf("  %d decodes of small 4:1:1/4:2:0/4:2:2 frames, %d wrong\n", cases, bad);
 	CHECK(bad == 0, "%d of %d decodes wrong", bad, cases);
 	tjDestroy(tc);
+	vc_jpeg_free(j);
+}
+
+/* Found by tests/fuzz/fuzz_jpeg_decode: a progressive frame that makes
+ * libjpeg warn and then fail ("Invalid progressive parameters"). TurboJPEG
+ * 2.1.5 reports that as a warning, and the transform then returned what
+ * the previous frame's transform had left in the buffer (96x96 here) as
+ * this frame's. Both transform and decode must fail. */
+static void fatal_after_warning(void)
+{
+	static const char hex[] =
+		"ffd8ffe000104a46494600010100000100010000ffdb00430008060607060508070707090908"
+		"0a0c140d0c0b0b0c1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c303134"
+		"34cce0d8c63d38323c2e333432ffc2000b080008005801011100ffc400160000030000000000"
+		"000000000000000000010203ffda00080101000000010b4fffc4001810000301010000000000"
+		"000000000000000001021123ffda00080101000105029994672a47ffc4002110000103040105"
+		"0000000000000000000001021131001221b10332415191e2ffda0008010100063f0218038ee2"
+		"968075b342e8523a5bc7ad1a2f9765252d1da3e6bfffc4001c10010100020203000000000000"
+		"000000000111417100312151f0ffda0008010100011fc821cc3f0e30487c2f0240580a2be564"
+		"0f668d1c1004831ece88df596de7ffda0008010100000010ff00ffc400181001010101010000"
+		"0000000000000000000111210041ffda0008010100013f10ba3d28af286e246a38a51044db8e"
+		"2555b08e228f0cdc5c2a8480586d08b6c3ffd9";
+	size_t n = strlen(hex) / 2, ol, jl;
+	uint8_t *b = malloc(n), *out = malloc(1 << 20);
+	struct vc_jpeg *j = vc_jpeg_new();
+	uint32_t ow, oh;
+	struct pic prev, o;
+	struct vc_jpeg_info info;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		b[i] = (uint8_t)v;
+	}
+	CHECK(vc_jpeg_parse(b, n, &info) == 0 && info.progressive, "the frame's structure is valid");
+	/* a good 96x96 frame transformed first fills the buffer */
+	pic_alloc(&prev, "GREY", 96, 96);
+	memset(prev.img.plane[0], 77, 96 * 96);
+	uint8_t *jp = malloc(vc_jpeg_bound(96, 96));
+	CHECK(vc_jpeg_encode(j, &prev.img, 80, jp, vc_jpeg_bound(96, 96), &jl) == 0, "encode");
+	CHECK(vc_jpeg_transform(j, jp, jl, 90, 1, out, 1 << 20, &ol, &ow, &oh) == 0 && ow == 96,
+	      "good transform");
+	int r = vc_jpeg_transform(j, b, n, 90, 1, out, 1 << 20, &ol, &ow, &oh);
+	CHECK(r == -EBADMSG, "transform of the broken frame: %d, %ux%u", r, ow, oh);
+	pic_alloc(&o, "GREY", info.width, info.height);
+	r = vc_jpeg_decode(j, b, n, 1, &o.img);
+	CHECK(r == -EBADMSG, "decode of the broken frame: %d", r);
+	pic_free(&o);
+	pic_free(&prev);
+	free(jp);
+	free(out);
+	free(b);
 	vc_jpeg_free(j);
 }
 
@@ -374,5 +458,6 @@ int main(void)
 	RUN("jpeg_hostile", many_scans_refused_fast);
 	RUN("jpeg_hostile", hex_411_scaled);
 	RUN("jpeg_hostile", sweep_411);
+	RUN("jpeg_hostile", fatal_after_warning);
 	CHECK_EXIT();
 }
