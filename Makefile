@@ -75,6 +75,8 @@ all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
 $(BUILD)/libvcap.a: $(COMMON_OBJ)
 	@echo "  AR    $@"
+	@# afresh: a member of a renamed or removed source would stay and clash
+	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c
