@@ -27,6 +27,7 @@ for n in $names; do
 	if [ ! -x "$bin" ]; then
 		echo "fuzz.$n: FAIL $bin not built"; status=1; continue
 	fi
+	rm -rf "$art" # this run's crashes only (an old one is in the old log)
 	mkdir -p "$art" "$work" "$B/logs"
 	if [ -n "$FUZZ_RUNS" ]; then limit="-runs=$FUZZ_RUNS"; else limit="-max_total_time=$S"; fi
 	# -timeout: one input taking 10 s is a hang; -rss_limit_mb: a leak or an
