@@ -17,21 +17,26 @@
 #include "common/log.h"
 #include "server/workers.h"
 
-/* Adds the headers stating a raw frame's format precisely. */
+/* Adds the headers stating a raw frame's format precisely: f's own format
+ * and layout when there is a frame (the body is f: the output's plan may
+ * already be a newer mode's, and a camera's raw frame may have padded
+ * lines), else what the output o plans. */
 void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
 			const struct vc_frame *f)
 {
 	char buf[64], fcc[16];
-	const struct vc_fmt *fmt = vc_fmt_by_fourcc(o->fourcc);
+	const struct vc_fmt *fmt = f ? f->fmt : vc_fmt_by_fourcc(o->fourcc);
 	struct vc_geom g;
 
-	if (!fmt || vc_fmt_geometry(fmt, o->width, o->height, 0, &g) < 0)
+	if (f)
+		g = f->geom;
+	if (!fmt || (!f && vc_fmt_geometry(fmt, o->width, o->height, 0, &g) < 0))
 		return;
-	MHD_add_response_header(resp, "X-Fourcc", vc_fourcc_str(o->fourcc, fcc));
+	MHD_add_response_header(resp, "X-Fourcc", vc_fourcc_str(fmt->fourcc, fcc));
 	MHD_add_response_header(resp, "X-Format", fmt->name);
-	snprintf(buf, sizeof(buf), "%u", o->width);
+	snprintf(buf, sizeof(buf), "%u", g.width);
 	MHD_add_response_header(resp, "X-Width", buf);
-	snprintf(buf, sizeof(buf), "%u", o->height);
+	snprintf(buf, sizeof(buf), "%u", g.height);
 	MHD_add_response_header(resp, "X-Height", buf);
 	snprintf(buf, sizeof(buf), "%u", g.plane[0].stride);
 	MHD_add_response_header(resp, "X-Bytesperline", buf);
