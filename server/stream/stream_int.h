@@ -80,7 +80,6 @@ struct output {
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
 	uint64_t busy_drops;
-	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
 	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
 	uint64_t pipe_gen;         /* hub generation pipe was made for */
@@ -111,9 +110,20 @@ struct hub {
 	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
 };
 
+/* What client.c's send path asks of the HTTP layer: calls through a table,
+ * so a unit test drives it on a socketpair without libmicrohttpd.
+ * vc_streams_new sets client_http_mhd. */
+struct client_http_ops {
+	void (*suspend)(struct MHD_Connection *conn);
+	void (*resume)(struct MHD_Connection *conn);
+	void (*wake)(struct vc_http *http);      /* MHD runs the resumed connections */
+	unsigned (*timeout_s)(const struct vc_http *http); /* client_timeout */
+};
+
 struct vc_streams {
 	struct event_base *base;
 	struct vc_http *http;
+	const struct client_http_ops *http_ops;
 	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
 	size_t n_hubs, cap_hubs;
 	struct hub *dying;         /* removed cameras' hubs with clients or jobs left */
@@ -232,6 +242,11 @@ void placeholder_free(struct vc_streams *s);
 
 /* Starts a /stream (raw 0) or /raw/stream (raw 1) response. */
 enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
+extern const struct client_http_ops client_http_mhd;
+/* The MHD content reader and free callback of a stream response
+ * (client_start); unit tests call them as MHD would. */
+ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max);
+void client_free(void *cls);
 /* o (c's output) has a new latest frame: c takes it when due. */
 void client_wake(struct client *c, int64_t now);
 /* c's stream ends after the part being sent. */
