@@ -162,11 +162,11 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 
 	struct vc_params p;
 	enum MHD_Result res;
-	struct output *o = stream_request_output(s, r, raw, &p, &res);
+	struct output *o = stream_request_output(s, r, raw, 0, &p, &res);
 
 	if (!o)
 		return res;
-	if (o->latest && (p.given & VC_PARAM_MAX_AGE) &&
+	if (o->latest && !o->placeholder && (p.given & VC_PARAM_MAX_AGE) &&
 	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
 		return send_frame(r, o, o->latest, o->latest_dht, raw);
 
