@@ -150,8 +150,8 @@ const char *vc_mode_why_str(enum vc_mode_why why);
 /* Chooses the device mode for a camera's clients, requests resolved
  * (vc_negotiate_resolve). Long-lived clients (`streams`: MJPEG and raw
  * streams) steer; one-shot requests (`oneshots`: snapshots, /raw) steer
- * only when no stream is watched, and are otherwise served from the
- * streams' mode. With neither, the default. `cur` (may be NULL) is the mode
+ * only when no stream is watched (and then only when `cur` cannot give them
+ * the size they ask for), and are otherwise served from the streams' mode. With neither, the default. `cur` (may be NULL) is the mode
  * the device streams now: kept for the streams only while it serves them
  * about as well as the best (vc_negotiate_mode's hysteresis), never for a
  * faster rate than theirs alone would get. `def` is from

@@ -79,6 +79,18 @@ static int mode_same(const struct vc_mode *a, const struct vc_mode *b)
 	return same_size(a, b) && !slower(a, b) && !slower(b, a);
 }
 
+/* Whether mode m gives every request its size (rates aside: a one-shot
+ * takes one frame). */
+static int serves_all(const struct vc_mode *m, const struct vc_request *reqs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct vc_plan p;
+		if (vc_negotiate_plan(m, &reqs[i], &p) < 0 || (p.adjusted & VC_ADJ_SIZE))
+			return 0;
+	}
+	return 1;
+}
+
 int vc_negotiate_choose(const struct vc_caps *caps, const struct vc_mode *def,
 			const struct vc_mode *cur, const struct vc_request *streams,
 			size_t n_streams, const struct vc_request *oneshots, size_t n_oneshots,
@@ -96,6 +108,14 @@ int vc_negotiate_choose(const struct vc_caps *caps, const struct vc_mode *def,
 	}
 	const struct vc_request *reqs = n_streams ? streams : oneshots;
 	size_t n = n_streams ? n_streams : n_oneshots;
+
+	/* one-shots alone switch only for a picture the current mode cannot
+	 * give (a small snapshot is scaled, not worth two switches) */
+	if (!n_streams && cur && serves_all(cur, oneshots, n_oneshots)) {
+		*out = *cur;
+		*why = VC_WHY_ONESHOT;
+		return 0;
+	}
 
 	/* the best for these clients, as if nothing streamed */
 	rc = vc_negotiate_mode(caps, NULL, def, reqs, n, &best);

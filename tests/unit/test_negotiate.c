@@ -752,6 +752,12 @@ static void choose_table(void)
 		/* ... and is served from the current mode when that is as good */
 		{ __LINE__, &caps_c, MD(MJPG, 1280, 720, 1, 30), MD(MJPG, 1280, 720, 1, 30), 0, 1,
 		  { R(0) }, { R(MJPG, 1024, 576, 30) }, MD(MJPG, 1280, 720, 1, 30), VC_WHY_ONESHOT },
+		/* ... or that gives the size asked for (a small snapshot is
+		 * scaled, not worth two switches) */
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), MD(YUYV, 640, 480, 1, 30), 0, 1,
+		  { R(0) }, { R(MJPG, 320, 240, 30) }, MD(YUYV, 640, 480, 1, 30), VC_WHY_ONESHOT },
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), NOM, 0, 1,
+		  { R(0) }, { R(MJPG, 320, 240, 30) }, MD(YUYV, 320, 240, 1, 30), VC_WHY_ONESHOT },
 		/* a mode kept for a client who left is given up */
 		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 1280, 720, 1, 30), 1, 0,
 		  { R(MJPG, 640, 480, 30) }, { R(0) }, MD(MJPG, 640, 480, 1, 30), VC_WHY_STREAMS },
