@@ -930,6 +930,11 @@ int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m)
 	return 0;
 }
 
+const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam)
+{
+	return &cam->cfg;
+}
+
 const char *vc_cam_id(const struct vc_cam *cam)
 {
 	return cam->id;

@@ -68,6 +68,9 @@ void vc_cam_release(struct vc_cam *cam);
 int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m);
 
 const char *vc_cam_id(const struct vc_cam *cam);
+/* The settings the camera was made with (id and path point into the camera;
+ * valid while it lives). */
+const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam);
 const char *vc_cam_path(const struct vc_cam *cam);
 enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
 const char *vc_cam_state_name(enum vc_cam_state s);

@@ -211,6 +211,35 @@ static void json_output_cb(void *opaque, const struct vc_output_info *oi)
 		oi->clients, oi->produced, oi->busy_drops, oi->process_ms, oi->fps);
 }
 
+static void json_policy_req(void *opaque, const char *kind, const struct vc_request *q)
+{
+	struct json_ctx *j = opaque;
+
+	bprintf(j->b, "%s{\"kind\":\"%s\",", j->n++ ? "," : "", kind);
+	json_fourcc(j->b, "fourcc", q->fourcc);
+	bprintf(j->b, ",\"width\":%u,\"height\":%u,\"fps\":%u}", q->width, q->height, q->fps);
+}
+
+/* Why the camera runs its mode, for which requests (server/stream/policy.c). */
+static void json_policy(struct buf *b, const struct vc_streams *s, size_t i)
+{
+	struct vc_policy_info pi;
+	struct json_ctx j = { b, 0 };
+
+	if (vc_streams_policy(s, i, &pi) < 0)
+		return;
+	bprintf(b, ",\"policy\":{\"why\":\"%s\",\"streams\":%u,\"oneshots\":%u,\"requests\":[",
+		pi.why, pi.streams, pi.oneshots);
+	vc_streams_policy_requests(s, i, json_policy_req, &j);
+	bprintf(b, "],\"default\":");
+	json_mode(b, &pi.def);
+	bprintf(b, ",\"switches\":%" PRIu64 ",\"since_switch_s\":%.1f,\"rechoice_pending\":%s,"
+		   "\"last_switch\":",
+		pi.switches, pi.since_switch_s, pi.rechoice_pending ? "true" : "false");
+	bstr(b, pi.last);
+	bprintf(b, "}");
+}
+
 static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int full)
 {
 	struct vc_cam *cam = vc_streams_cam(s, i);
@@ -242,6 +271,7 @@ static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int fu
 	bprintf(b, "],\"clients\":[");
 	vc_streams_clients(s, i, json_client_cb, &j);
 	bprintf(b, "]");
+	json_policy(b, s, i);
 	if (full) {
 		if (state != VC_CAM_ABSENT)
 			vc_v4l2_json(vc_cam_source(cam), bput, b);
@@ -486,12 +516,16 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	/* without an endpoint the format decides (JPEG when none) */
 	int raw = !ep ? -1 : strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
 				     strcmp(ep, "/raw/stream") == 0;
+	/* one-shot requests (snapshot, /raw) do not switch the mode while a
+	 * stream is watched: asked as one, /api/try answers as for one */
+	int oneshot = ep && (strcmp(ep, "snapshot") == 0 || strcmp(ep, "/snapshot") == 0 ||
+			     strcmp(ep, "/raw") == 0);
 
 	if (vc_streams_request(a->s, r, raw, &p, &cam, &res) < 0)
 		return res;
 	struct vc_request req = p.req;
 	raw = req.fourcc != V4L2_PIX_FMT_MJPEG;
-	int ret = vc_streams_try(a->s, cam, &req, &plan, &mode);
+	int ret = vc_streams_try(a->s, cam, &req, oneshot, &plan, &mode);
 	if (ret == -ENODEV)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
 				     vc_cam_id(cam));
@@ -502,7 +536,8 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	struct buf b = { 0 };
 	bprintf(&b, "{\"cam\":");
 	bstr(&b, vc_cam_id(cam));
-	bprintf(&b, ",\"endpoint\":\"%s\",\"plan\":", raw ? "/raw" : "/stream");
+	bprintf(&b, ",\"endpoint\":\"%s\",\"plan\":",
+		oneshot ? (raw ? "/raw" : "/snapshot") : raw ? "/raw" : "/stream");
 	json_plan(&b, &plan);
 	bprintf(&b, ",\"device_mode\":");
 	json_mode(&b, &mode);
