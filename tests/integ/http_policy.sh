@@ -157,3 +157,5 @@ check idle_outputs_freed $? "$o outputs 8 s after the churn ended"
 
 stop_vcapd; rc=$?
 check exit_clean $rc "exit status $rc"
+grep -q 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error' "$VLOG"
+check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$VLOG")"
