@@ -64,7 +64,8 @@ all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
 $(BUILD)/libvcap.a: $(COMMON_OBJ)
 	@echo "  AR    $@"
-	$(Q)$(AR) rcs $@ $^
+	@# anew each time: `ar r` keeps members whose source was removed or renamed
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -135,6 +136,8 @@ install: $(VCAPD)
 	for u in vcapd.service vcapd@.service; do \
 		sed 's|/usr/local/bin/vcapd|$(PREFIX)/bin/vcapd|' systemd/$$u >$(DESTDIR)/lib/systemd/system/$$u; \
 		chmod 644 $(DESTDIR)/lib/systemd/system/$$u; done
+	sed 's|/usr/local/|$(PREFIX)/|g' systemd/libcamera.conf >$(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
+	chmod 644 $(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
 
 # Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian multiarch
 # cross toolchain and the target's -dev packages, then builds the daemon and

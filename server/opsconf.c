@@ -74,6 +74,10 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 			.n_buffers = k->buffers,
 			.idle_stop_ms = k->idle_stop_ms == -2 ? default_idle_ms : k->idle_stop_ms,
 			.stall_timeout_ms = k->stall_timeout_ms,
+			.quality = k->quality,
+			.rotate = k->rotate,
+			.flip = k->flip,
+			.placeholder = k->placeholder,
 		};
 	}
 	if (c->n_cams > max)

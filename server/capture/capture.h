@@ -35,6 +35,13 @@ struct vc_cam_config {
 	unsigned n_buffers;   /* mmap buffers to request, 0 = default (4) */
 	int idle_stop_ms;     /* stop streaming this long after the last consumer; <0 = never */
 	int stall_timeout_ms; /* no frame this long while streaming = restart; 0 = default */
+	/* What a client that leaves them out of its URL gets (config keys
+	 * quality/rotate/flip/placeholder, or the command line): kept here
+	 * for the serving layer, the capture itself ignores them. */
+	uint8_t quality;      /* 1..100; 0 = the serving default */
+	uint16_t rotate;      /* 0, 90, 180, 270 */
+	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V (common/negotiate.h) */
+	int placeholder;      /* /snapshot while absent: 1 = placeholder picture, 0 = 503 */
 };
 
 struct vc_cam_stats {

@@ -41,7 +41,7 @@
 #include "common/jpeg.h"
 #include "common/log.h"
 
-static void client_free(void *cls)
+void client_free(void *cls)
 {
 	struct client *c = cls;
 
@@ -195,15 +195,15 @@ static void direct_end(struct client *c)
 		event_del(c->wev);
 	if (c->suspended) {
 		c->suspended = 0;
-		MHD_resume_connection(c->conn);
-		vc_http_wake(c->s->http);
+		c->s->http_ops->resume(c->conn);
+		c->s->http_ops->wake(c->s->http);
 	}
 }
 
 /* Waits for c's full socket to drain, at most the client timeout. */
 static void direct_wait(struct client *c)
 {
-	struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
+	struct timeval tv = { (time_t)c->s->http_ops->timeout_s(c->s->http), 0 };
 
 	if (ioctl(c->sock, SIOCOUTQ, &c->outq) < 0)
 		c->outq = -1;
@@ -267,7 +267,7 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		log_info("client %s: took nothing for %u s, dropped", c->peer,
-			 vc_http_timeout_s(c->s->http));
+			 c->s->http_ops->timeout_s(c->s->http));
 		direct_end(c);
 		return;
 	}
@@ -292,7 +292,7 @@ static ssize_t direct_read(struct client *c)
 		setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	c->suspended = 1;
-	MHD_suspend_connection(c->conn);
+	c->s->http_ops->suspend(c->conn);
 	event_active(c->wev, EV_WRITE, 0); /* first send from the loop, not inside MHD */
 	return 0;
 }
@@ -321,7 +321,7 @@ static size_t copy_part(struct client *c, char *buf, size_t max)
 	return done;
 }
 
-static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
+ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct client *c = cls;
 	struct output *o = c->out;
@@ -337,7 +337,7 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!part_due(c, o, now)) {
 			/* nothing new: sleep until output_frame() wakes us */
 			c->suspended = 1;
-			MHD_suspend_connection(c->conn);
+			c->s->http_ops->suspend(c->conn);
 			return 0;
 		}
 		client_take(c, now); /* TLS: cannot fail */
@@ -352,6 +352,10 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
+const struct client_http_ops client_http_mhd = {
+	MHD_suspend_connection, MHD_resume_connection, vc_http_wake, vc_http_timeout_s,
+};
+
 void client_wake(struct client *c, int64_t now)
 {
 	if (c->sock >= 0) {
@@ -364,7 +368,7 @@ void client_wake(struct client *c, int64_t now)
 	if (c->fps_limit && now < c->next_due_us)
 		return;
 	c->suspended = 0;
-	MHD_resume_connection(c->conn);
+	c->s->http_ops->resume(c->conn);
 }
 
 void client_end(struct client *c)
@@ -375,7 +379,7 @@ void client_end(struct client *c)
 			direct_end(c);
 	} else if (c->suspended) {
 		c->suspended = 0;
-		MHD_resume_connection(c->conn);
+		c->s->http_ops->resume(c->conn);
 	}
 }
 

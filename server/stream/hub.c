@@ -92,6 +92,17 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 	}
 }
 
+int hub_pick_mode(const struct hub *h, const struct vc_request *extra, struct vc_mode *m)
+{
+	enum vc_mode_why why;
+	int rc = policy_pick(h, extra, extra ? HUB_STREAM : HUB_NONE, m, &why, NULL, NULL);
+
+	if (rc < 0)
+		return rc;
+	mode_fill_rate(m, h->cam);
+	return 0;
+}
+
 void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind)
 {
 	struct vc_mode m, actual;

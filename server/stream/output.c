@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/jpeg.h"
 #include "common/log.h"
 #include "server/workers.h"
 
@@ -282,31 +281,23 @@ static void output_submit(struct output *o, struct vc_frame *f)
 	o->busy = 1;
 }
 
-/* Whether a camera's JPEG can be sent: corrupt frames are dropped (-1);
- * frames without Huffman tables (many USB webcams) are sent with the
- * standard ones as a separate piece before the first SOS (*dht = its
- * offset, frame_pieces), never copied. */
-static int jpeg_sendable(struct output *o, const struct vc_frame *f, size_t *dht)
-{
-	struct vc_jpeg_info info;
-
-	if (vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) < 0) {
-		o->bad_frames++;
-		return -1;
-	}
-	*dht = info.has_dht ? 0 : info.sos_off;
-	return 0;
-}
-
 /* f is of the hub's target mode (hub_on_frame checked). */
 void output_frame(struct output *o, struct vc_frame *f)
 {
 	if (vc_pipeline_zero_copy(&o->plan, f)) {
 		size_t dht = 0;
 
-		/* zero copy: the capture frame itself */
-		if (f->fmt->layout != VC_LAYOUT_COMPRESSED || jpeg_sendable(o, f, &dht) == 0)
-			output_publish(o, vc_frame_ref(f), dht);
+		/* zero copy: the capture frame itself. Capture parsed its JPEG
+		 * and dropped corrupt ones; one without Huffman tables (many USB
+		 * webcams) is sent with the standard ones as a separate piece
+		 * before the first SOS (dht = its offset, frame_pieces), never
+		 * copied. An unchecked JPEG cannot come from capture: not sent. */
+		if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
+			if (!f->jpeg.checked)
+				return;
+			dht = f->jpeg.has_dht ? 0 : f->jpeg.sos_off;
+		}
+		output_publish(o, vc_frame_ref(f), dht);
 	} else {
 		output_submit(o, f); /* includes repacking padded strides */
 	}

@@ -77,6 +77,15 @@ void policy_resolve(const struct hub *h, struct vc_request *req)
 		vc_negotiate_resolve(&def, 0, req, req);
 }
 
+/* Whether the hub's target gives a waiting one-shot's request its size. */
+static int promised(const struct hub *h, const struct vc_request *req)
+{
+	struct vc_plan p;
+
+	return h->target.fourcc && vc_negotiate_plan(&h->target, req, &p) == 0 &&
+	       !(p.adjusted & VC_ADJ_SIZE);
+}
+
 /* Resolved copies of the requests of h's users, streams and one-shots apart,
  * plus extra: arrays to free (one block), NULL on ENOMEM. */
 static struct vc_request *policy_requests(const struct hub *h, const struct vc_mode *def,
@@ -92,15 +101,26 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 		return NULL;
 	struct vc_request *os = r + total;
 	*ns = *no = 0;
-	for (const struct output *o = h->outputs; o; o = o->next) {
+	for (const struct output *o = h->outputs; o; o = o->next)
 		for (const struct client *c = o->clients; c; c = c->next)
 			vc_negotiate_resolve(def, want_fps, &c->req, &r[(*ns)++]);
-		for (const struct waiter *w = o->waiters; w; w = w->next)
-			vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
-	}
-	if (extra) {
-		k = kind == HUB_ONESHOT ? (*no)++ : (*ns)++;
-		vc_negotiate_resolve(def, want_fps, extra, kind == HUB_ONESHOT ? &os[k] : &r[k]);
+	if (extra && kind != HUB_ONESHOT)
+		vc_negotiate_resolve(def, want_fps, extra, &r[(*ns)++]);
+	/* With streams watched, a waiting one-shot that the target mode gives
+	 * its full size holds that mode until it has its frame (it was promised
+	 * that picture: a stream joining meanwhile switches after it); the
+	 * others are served as the streams' mode allows. */
+	int streams = *ns > 0;
+	for (const struct output *o = h->outputs; o; o = o->next)
+		for (const struct waiter *w = o->waiters; w; w = w->next) {
+			if (streams && promised(h, &w->req))
+				vc_negotiate_resolve(def, want_fps, &w->req, &r[(*ns)++]);
+			else
+				vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
+		}
+	if (extra && kind == HUB_ONESHOT) {
+		k = (*no)++;
+		vc_negotiate_resolve(def, want_fps, extra, &os[k]);
 	}
 	/* one-shots follow the streams in the same block */
 	if (*ns < total)

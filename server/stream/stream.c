@@ -119,6 +119,7 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 		return -ENOMEM;
 	s->base = base;
 	s->http = http;
+	s->http_ops = &client_http_mhd;
 	s->gc = event_new(base, -1, EV_PERSIST, output_gc, s);
 	int ret = vc_workers_new(base, 0, &s->workers);
 	if (ret < 0 || !s->gc) {

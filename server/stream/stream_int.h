@@ -85,7 +85,6 @@ struct output {
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
 	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
 	uint64_t busy_drops;
-	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
 	int busy;                  /* a job of this output is on the worker pool */
 	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
 	uint64_t pipe_gen;         /* hub generation pipe was made for */
@@ -112,9 +111,20 @@ struct hub {
 	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
 };
 
+/* What client.c's send path asks of the HTTP layer: calls through a table,
+ * so a unit test drives it on a socketpair without libmicrohttpd.
+ * vc_streams_new sets client_http_mhd. */
+struct client_http_ops {
+	void (*suspend)(struct MHD_Connection *conn);
+	void (*resume)(struct MHD_Connection *conn);
+	void (*wake)(struct vc_http *http);      /* MHD runs the resumed connections */
+	unsigned (*timeout_s)(const struct vc_http *http); /* client_timeout */
+};
+
 struct vc_streams {
 	struct event_base *base;
 	struct vc_http *http;
+	const struct client_http_ops *http_ops;
 	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
 	size_t n_hubs, cap_hubs;
 	struct hub *dying;         /* removed cameras' hubs with clients or jobs left */
@@ -170,6 +180,10 @@ static inline unsigned output_users(const struct output *o)
 
 /* ---- hub.c ---- */
 
+/* The device mode the policy picks for h's users plus `extra` (NULL: none)
+ * arriving as a stream client, rate filled in (policy_pick; /api/try asks
+ * through vc_streams_try). 0, -ENODEV (no formats), -ENOMEM. */
+int hub_pick_mode(const struct hub *h, const struct vc_request *extra, struct vc_mode *m);
 /* Who a request is from: the policy lets streams steer the mode, one-shots
  * only while no stream is watched (policy.c). */
 enum hub_kind {
@@ -209,6 +223,11 @@ void output_gc(evutil_socket_t fd, short what, void *arg);
 
 /* Starts a /stream (raw 0) or /raw/stream (raw 1) response. */
 enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
+extern const struct client_http_ops client_http_mhd;
+/* The MHD content reader and free callback of a stream response
+ * (client_start); unit tests call them as MHD would. */
+ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max);
+void client_free(void *cls);
 /* o (c's output) has a new latest frame: c takes it when due. */
 void client_wake(struct client *c, int64_t now);
 /* c's stream ends after the part being sent. */
