@@ -98,7 +98,8 @@ static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http
 }
 
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
-				     int stream, struct vc_params *p, enum MHD_Result *res)
+				     enum hub_kind kind, struct vc_params *p,
+				     enum MHD_Result *res)
 {
 	struct vc_cam *cam;
 
@@ -110,7 +111,7 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 		struct hub *h = hub_for(s, cam);
 		struct output *o = NULL;
 
-		if (h && stream)
+		if (h && kind == HUB_STREAM)
 			o = placeholder_output(h, &p->req);
 		else if (h && p->placeholder) {
 			*res = placeholder_snapshot(s, r, h, p);
@@ -124,7 +125,9 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 		return NULL;
 	}
 	struct hub *h = hub_for(s, cam);
-	struct output *o = h ? output_get(h, &p->req) : NULL;
+	if (h)
+		policy_resolve(h, &p->req);
+	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
 	if (!o)
 		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	return o;
@@ -407,11 +410,15 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 	}
 	if (!raw) {
 		p->req.fourcc = V4L2_PIX_FMT_MJPEG;
-	} else if (!p->req.fourcc) { /* the device's format when raw, else YUYV */
+	} else if (!p->req.fourcc) {
+		/* the camera's default format when raw (the same whoever else
+		 * streams), else YUYV; the device's when it has no default yet */
 		struct vc_mode m;
 		struct vc_geom g;
+		const struct hub *h = hub_for(s, *cam);
 
-		vc_cam_get_mode(*cam, &m, &g);
+		if (!h || policy_default_mode(h, &m) < 0)
+			vc_cam_get_mode(*cam, &m, &g);
 		f = vc_fmt_by_fourcc(m.fourcc);
 		p->req.fourcc = f && f->layout != VC_LAYOUT_COMPRESSED ? m.fourcc : V4L2_PIX_FMT_YUYV;
 	}
