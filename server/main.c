@@ -74,6 +74,8 @@ struct app {
 	const struct opts *opts;
 	struct vc_conf *conf;
 	struct vc_auth *auth;
+	struct vc_guard *guard;    /* Host names, control policy (swapped on reload) */
+	struct vc_auth_gate *gate;
 	struct vc_sdnotify *notify;
 	struct event *sig_hup;
 	char *tls_cert, *tls_key;
@@ -493,6 +495,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	struct app *a = arg;
 	struct vc_conf *nc = NULL;
 	struct vc_auth *na = NULL;
+	struct vc_guard *ng = NULL;
 	char keys[160];
 
 	(void)sig;
@@ -504,8 +507,10 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	vc_sdnotify_reloading(a->notify);
-	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0) {
+	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0 ||
+	    vc_guard_new(nc, a->opts->listen, a->opts->n_listen, &ng) < 0) {
 		log_error("reload: %s rejected, the running config stays", a->opts->config);
+		vc_auth_free(na);
 		vc_conf_free(nc);
 		vc_sdnotify_ready(a->notify);
 		return;
@@ -517,6 +522,9 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
 	vc_auth_free(a->auth);
 	a->auth = na;
+	vc_guard_free(a->guard);
+	a->guard = ng;
+	vc_auth_warn_open(a->auth, a->guard, a->opts->listen, a->opts->n_listen);
 	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
 		log_warn("reload: cors_origin not changed (out of memory)");
 	reload_cams(a, nc);
@@ -766,7 +774,12 @@ int main(int argc, char **argv)
 		log_error("out of memory");
 		goto out;
 	}
-	vc_http_set_gate(a.http, vc_auth_gate, &a.auth);
+	if (vc_guard_new(a.conf, o.listen, o.n_listen, &a.guard) < 0 ||
+	    vc_auth_gate_new(a.base, a.http, &a.auth, &a.guard, &a.gate) < 0) {
+		log_error("out of memory");
+		goto out;
+	}
+	vc_http_set_gate(a.http, vc_auth_gate, a.gate);
 	ret = vc_hotplug_new(a.base, NULL, on_hotplug, &a, &a.hotplug);
 	if (ret < 0)
 		log_warn("no hotplug watch on /dev (%s): unplugged cameras retry on their backoff",
@@ -798,6 +811,7 @@ int main(int argc, char **argv)
 	    event_add(a.sig_term, NULL) < 0)
 		goto out;
 	a.boot_conf = a.conf;
+	vc_auth_warn_open(a.auth, a.guard, o.listen, o.n_listen);
 	status_update(&a, 1);
 	vc_sdnotify_ready(a.notify);
 	event_base_dispatch(a.base);
@@ -805,6 +819,7 @@ int main(int argc, char **argv)
 out:
 	if (a.streams && !a.stopping)
 		vc_streams_shutdown(a.streams);
+	vc_auth_gate_free(a.gate); /* resumes connections waiting for a hash */
 	vc_http_free(a.http);      /* closes every connection: clients unlink */
 	vc_api_free(a.api);
 	vc_streams_free(a.streams);
@@ -825,6 +840,7 @@ out:
 	vc_hotplug_free(a.hotplug);
 	vc_sdnotify_free(a.notify);
 	vc_auth_free(a.auth);
+	vc_guard_free(a.guard);
 	if (a.boot_conf != a.conf)
 		vc_conf_free(a.boot_conf);
 	vc_conf_free(a.conf);
