@@ -1,5 +1,5 @@
 /* A small JSON writer (growable buffer, commas and nesting tracked for the
- * caller) and a strict parser for small request bodies (PUT controls: one
+ * caller; common/json_write.c) and a strict parser (common/json_parse.c) for small request bodies (PUT controls: one
  * object of name -> number / bool / string / null). Neither touches locale:
  * numbers are printed and read with '.' as the decimal point, which holds
  * because the daemon never calls setlocale(). */
@@ -57,6 +57,10 @@ void vc_json_string_n(struct vc_json *j, const char *s, size_t n);
 void vc_json_int(struct vc_json *j, int64_t v);
 void vc_json_uint(struct vc_json *j, uint64_t v);
 void vc_json_double(struct vc_json *j, double v);
+/* A number with exactly decimals (0..9) digits after the point, as printf's
+ * "%.*f" rounds it (rates and durations read better so: 29.97, 0.456).
+ * Non-finite -> null; decimals outside 0..9 set -EINVAL. */
+void vc_json_fixed(struct vc_json *j, double v, int decimals);
 void vc_json_bool(struct vc_json *j, int v);
 void vc_json_null(struct vc_json *j);
 /* A value that is already valid JSON text, inserted verbatim (not checked). */
@@ -68,6 +72,12 @@ void vc_json_kint(struct vc_json *j, const char *key, int64_t v);
 void vc_json_kuint(struct vc_json *j, const char *key, uint64_t v);
 void vc_json_kdouble(struct vc_json *j, const char *key, double v);
 void vc_json_kbool(struct vc_json *j, const char *key, int v);
+void vc_json_kfixed(struct vc_json *j, const char *key, double v, int decimals);
+
+/* Ends a complete top-level document with "\n" (HTTP bodies end a line so
+ * that a terminal shows them whole). Anywhere else it sets -EINVAL; after
+ * it no further value is allowed. */
+void vc_json_newline(struct vc_json *j);
 
 /* ---- parser ---- */
 

@@ -177,17 +177,16 @@ static int out_image(struct vc_frame *f, struct vc_image *img)
 	return 0;
 }
 
-int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out)
+/* The input matches the mode the pipeline was built for: a JPEG's header
+ * is parsed into *info (unless passed through), a raw frame described in
+ * *src. 0, -ESTALE (another mode), or the parse's error. */
+static int check_input(const struct vc_pipeline *p, const struct vc_frame *in,
+		       struct vc_jpeg_info *info, struct vc_image *src)
 {
 	const struct vc_plan *pl = &p->plan;
 	int compressed_in = p->in_fmt->family == VC_FAM_COMPRESSED;
-	int encode = pl->steps & VC_STEP_ENCODE;
-	struct vc_jpeg_info info;
-	struct vc_image src;
-	struct vc_frame *o = NULL;
 	int rc;
 
-	*out = NULL;
 	if (!in->fmt || in->fmt->fourcc != p->mode.fourcc)
 		return -ESTALE;
 	if (compressed_in && (pl->steps & VC_STEP_PASSTHROUGH)) {
@@ -196,18 +195,233 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 		if (in->geom.width != p->mode.width || in->geom.height != p->mode.height)
 			return -ESTALE;
 	} else if (compressed_in) {
-		rc = vc_jpeg_parse(in->mem[0], in->bytesused[0], &info);
+		rc = vc_jpeg_parse(in->mem[0], in->bytesused[0], info);
 		if (rc < 0)
 			return rc;
-		if (info.width != p->mode.width || info.height != p->mode.height)
+		if (info->width != p->mode.width || info->height != p->mode.height)
 			return -ESTALE;
 	} else {
 		if (in->geom.width != p->mode.width || in->geom.height != p->mode.height)
 			return -ESTALE;
-		if (vc_image_from_frame(in, &src) < 0)
+		if (vc_image_from_frame(in, src) < 0)
 			return -EBADMSG;
 	}
+	return 0;
+}
 
+/* Passthrough of a raw frame with padded strides: repacked into *out. */
+static int run_repack(struct vc_pipeline *p, const struct vc_frame *in, const struct vc_image *src,
+		      const struct vc_colorimetry *color, struct vc_frame **out)
+{
+	struct vc_image dst;
+	struct vc_frame *o = vc_frame_new_fmt(p->out_fmt, in->geom.width, in->geom.height);
+	if (!o)
+		return -ENOMEM;
+	out_image(o, &dst);
+	dst.color = *color;
+	int rc = vc_conv_run(p->conv, src, &dst);
+	if (rc < 0) {
+		vc_frame_unref(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* A JPEG rotated or flipped losslessly (no decode) into *out. */
+static int run_jpeg_xform(struct vc_pipeline *p, const struct vc_frame *in,
+			  const struct vc_jpeg_info *info, struct vc_frame **out)
+{
+	uint32_t w, h;
+	size_t len;
+	struct vc_frame *o = jpeg_frame(p->out_fmt, p->mode.width, p->mode.height,
+					info->size + info->size / 4 + 4096);
+	if (!o)
+		return -ENOMEM;
+	int rc = vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate, p->t.flip,
+				   vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
+	if (rc < 0) {
+		vc_frame_unref(o);
+		return rc;
+	}
+	o->bytesused[0] = len;
+	o->geom.width = w;
+	o->geom.height = h;
+	*out = o;
+	return 0;
+}
+
+/* What the decode/convert/rotate/encode stages share for one frame. */
+struct run {
+	struct vc_pipeline *p;
+	const struct vc_frame *in;
+	const struct vc_jpeg_info *info;
+	struct vc_colorimetry color;
+	struct vc_image dst;       /* the output frame's picture */
+	const struct vc_image *cur; /* the picture the next stage reads */
+	const struct vc_fmt *rfmt; /* format the rotation runs in (rotate only) */
+	uint32_t ow, oh;           /* delivered size (after rotation) */
+	uint32_t pw, ph;           /* size before rotation */
+	int encode, rotate;
+};
+
+/* Stage 1: decode a JPEG, straight into the output when nothing follows.
+ * 1 when the output is complete, 0 to go on (r->cur decoded), or -errno. */
+static int stage_decode(struct run *r)
+{
+	struct vc_pipeline *p = r->p;
+	const struct vc_plan *pl = &p->plan;
+	uint32_t dw = vc_jpeg_scaled(p->mode.width, pl->decode_denom);
+	uint32_t dh = vc_jpeg_scaled(p->mode.height, pl->decode_denom);
+	const struct vc_image *target;
+	int rc;
+
+	if (!r->encode && !r->rotate && dw == r->ow && dh == r->oh) {
+		target = &r->dst; /* straight into the output */
+	} else {
+		const struct vc_fmt *df = r->rotate && dw == r->pw && dh == r->ph ? r->rfmt : p->hub;
+		rc = scratch_get(&p->s[0], df, dw, dh, &r->color);
+		if (rc < 0)
+			return rc;
+		target = &p->s[0].img;
+	}
+	rc = vc_jpeg_decode(p->jpeg, r->in->mem[0], r->info->size, pl->decode_denom, target);
+	if (rc < 0)
+		return rc;
+	if (target == &r->dst)
+		return 1;
+	r->cur = target;
+	return 0;
+}
+
+/* Stages 2 and 3 with a rotation: convert/scale into the rotation's format
+ * and size, rotate (into the output when the format is right), convert to
+ * the output unless encoding follows. 1 done, 0 go on, or -errno. */
+static int stage_rotate(struct run *r)
+{
+	struct vc_pipeline *p = r->p;
+	int rc;
+
+	if (r->cur->fmt != r->rfmt || r->cur->width != r->pw || r->cur->height != r->ph) {
+		rc = convert_into(p->conv, &p->s[1], r->rfmt, r->pw, r->ph, &r->color, &r->cur);
+		if (rc < 0)
+			return rc;
+	}
+	/* stage 3: rotate, into the output when the format is right */
+	const struct vc_image *rt;
+	if (!r->encode && r->rfmt == p->out_fmt) {
+		rt = &r->dst;
+	} else {
+		rc = scratch_get(&p->s[2], r->rfmt, r->ow, r->oh, &r->color);
+		if (rc < 0)
+			return rc;
+		rt = &p->s[2].img;
+	}
+	rc = vc_transform_run(r->cur, rt, p->t);
+	if (rc < 0)
+		return rc;
+	if (rt == &r->dst)
+		return 1;
+	r->cur = rt;
+	if (!r->encode) {
+		rc = vc_conv_run(p->conv, r->cur, &r->dst);
+		return rc < 0 ? rc : 1;
+	}
+	return 0;
+}
+
+/* Decode, convert/scale, rotate and encode as the plan says, into o. */
+static int run_stages(struct run *r, struct vc_frame *o)
+{
+	struct vc_pipeline *p = r->p;
+	const struct vc_plan *pl = &p->plan;
+	int rc;
+
+	/* stage 1: decode */
+	if (p->in_fmt->family == VC_FAM_COMPRESSED) {
+		rc = stage_decode(r);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+
+	/* stage 2: convert/scale */
+	if (r->rotate) {
+		rc = stage_rotate(r);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	} else if (!r->encode) {
+		return vc_conv_run(p->conv, r->cur, &r->dst);
+	} else if (r->cur->width != r->ow || r->cur->height != r->oh) {
+		/* scale before encoding, in the hub format */
+		rc = convert_into(p->conv, &p->s[1], p->hub, r->ow, r->oh, &r->color, &r->cur);
+		if (rc < 0)
+			return rc;
+	}
+
+	/* stage 4: encode */
+	size_t len;
+	rc = vc_jpeg_encode(p->jpeg, r->cur, pl->out.quality, vc_frame_data(o, 0),
+			    o->geom.mem_size[0], &len);
+	if (rc < 0)
+		return rc;
+	o->bytesused[0] = len;
+	return 0;
+}
+
+/* The general path: sizes and the rotation's format chosen, the output
+ * frame allocated, then run_stages(). */
+static int run_general(struct vc_pipeline *p, const struct vc_frame *in,
+		       const struct vc_jpeg_info *info, const struct vc_image *src,
+		       const struct vc_colorimetry *color, struct vc_frame **out)
+{
+	const struct vc_plan *pl = &p->plan;
+	int compressed_in = p->in_fmt->family == VC_FAM_COMPRESSED;
+	struct run r = { .p = p, .in = in, .info = info, .color = *color, .cur = src };
+
+	/* sizes: delivered (after rotation) and before rotation */
+	r.ow = pl->out.width, r.oh = pl->out.height;
+	int turned = p->t.rotate == 90 || p->t.rotate == 270;
+	r.pw = turned ? r.oh : r.ow, r.ph = turned ? r.ow : r.oh;
+	r.rotate = pl->steps & VC_STEP_ROTATE;
+	r.encode = pl->steps & VC_STEP_ENCODE;
+
+	struct vc_frame *o;
+	if (r.encode)
+		o = jpeg_frame(p->out_fmt, r.ow, r.oh, 0);
+	else
+		o = vc_frame_new_fmt(p->out_fmt, r.ow, r.oh);
+	if (!o)
+		return -ENOMEM;
+	out_image(o, &r.dst);
+	r.dst.color = r.color;
+
+	/* format the rotation runs in */
+	if (r.rotate) {
+		const struct vc_fmt *want = r.encode ? (compressed_in ? p->hub : p->in_fmt) : p->out_fmt;
+		r.rfmt = vc_transform_supported(want, p->t) ? want : p->hub;
+	}
+	int rc = run_stages(&r, o);
+	if (rc < 0) {
+		vc_frame_unref(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out)
+{
+	const struct vc_plan *pl = &p->plan;
+	int compressed_in = p->in_fmt->family == VC_FAM_COMPRESSED;
+	struct vc_jpeg_info info;
+	struct vc_image src;
+	struct vc_frame *o = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = check_input(p, in, &info, &src);
+	if (rc < 0)
+		return rc;
 	if (vc_pipeline_zero_copy(pl, in)) {
 		*out = vc_frame_ref((struct vc_frame *)in); /* shared, never written */
 		return 0;
@@ -215,135 +429,15 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	/* raw stages keep the device's colorimetry: no matrix/range change
 	 * between formats, and the output states what it is in */
 	struct vc_colorimetry color = compressed_in ? (struct vc_colorimetry){ 0 } : src.color;
-	if (pl->steps & VC_STEP_PASSTHROUGH) { /* padded strides: repack */
-		struct vc_image dst;
-		o = vc_frame_new_fmt(p->out_fmt, in->geom.width, in->geom.height);
-		if (!o)
-			return -ENOMEM;
-		out_image(o, &dst);
-		dst.color = color;
-		rc = vc_conv_run(p->conv, &src, &dst);
-		if (rc < 0)
-			goto fail;
-		goto done;
-	}
-
-	if (pl->steps & VC_STEP_JPEG_XFORM) {
-		uint32_t w, h;
-		size_t len;
-		o = jpeg_frame(p->out_fmt, p->mode.width, p->mode.height, info.size + info.size / 4 + 4096);
-		if (!o)
-			return -ENOMEM;
-		rc = vc_jpeg_transform(p->jpeg, in->mem[0], info.size, p->t.rotate, p->t.flip,
-				       vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
-		if (rc < 0)
-			goto fail;
-		o->bytesused[0] = len;
-		o->geom.width = w;
-		o->geom.height = h;
-		goto done;
-	}
-
-	/* sizes: delivered (after rotation) and before rotation */
-	uint32_t ow = pl->out.width, oh = pl->out.height;
-	int turned = p->t.rotate == 90 || p->t.rotate == 270;
-	uint32_t pw = turned ? oh : ow, ph = turned ? ow : oh;
-	int rotate = pl->steps & VC_STEP_ROTATE;
-	struct vc_image dst;
-
-	if (encode) {
-		o = jpeg_frame(p->out_fmt, ow, oh, 0);
-	} else {
-		o = vc_frame_new_fmt(p->out_fmt, ow, oh);
-	}
-	if (!o)
-		return -ENOMEM;
-	out_image(o, &dst);
-	dst.color = color;
-
-	/* format the rotation runs in */
-	const struct vc_fmt *rfmt = NULL;
-	if (rotate) {
-		const struct vc_fmt *want = encode ? (compressed_in ? p->hub : p->in_fmt) : p->out_fmt;
-		rfmt = vc_transform_supported(want, p->t) ? want : p->hub;
-	}
-
-	/* stage 1: decode */
-	const struct vc_image *cur = &src;
-	if (compressed_in) {
-		uint32_t dw = vc_jpeg_scaled(p->mode.width, pl->decode_denom);
-		uint32_t dh = vc_jpeg_scaled(p->mode.height, pl->decode_denom);
-		const struct vc_image *target;
-		if (!encode && !rotate && dw == ow && dh == oh) {
-			target = &dst; /* straight into the output */
-		} else {
-			const struct vc_fmt *df = rotate && dw == pw && dh == ph ? rfmt : p->hub;
-			rc = scratch_get(&p->s[0], df, dw, dh, &color);
-			if (rc < 0)
-				goto fail;
-			target = &p->s[0].img;
-		}
-		rc = vc_jpeg_decode(p->jpeg, in->mem[0], info.size, pl->decode_denom, target);
-		if (rc < 0)
-			goto fail;
-		if (target == &dst)
-			goto done;
-		cur = target;
-	}
-
-	/* stage 2: convert/scale */
-	if (rotate) {
-		if (cur->fmt != rfmt || cur->width != pw || cur->height != ph) {
-			rc = convert_into(p->conv, &p->s[1], rfmt, pw, ph, &color, &cur);
-			if (rc < 0)
-				goto fail;
-		}
-		/* stage 3: rotate, into the output when the format is right */
-		const struct vc_image *rt;
-		if (!encode && rfmt == p->out_fmt) {
-			rt = &dst;
-		} else {
-			rc = scratch_get(&p->s[2], rfmt, ow, oh, &color);
-			if (rc < 0)
-				goto fail;
-			rt = &p->s[2].img;
-		}
-		rc = vc_transform_run(cur, rt, p->t);
-		if (rc < 0)
-			goto fail;
-		if (rt == &dst)
-			goto done;
-		cur = rt;
-		if (!encode) {
-			rc = vc_conv_run(p->conv, cur, &dst);
-			if (rc < 0)
-				goto fail;
-			goto done;
-		}
-	} else if (!encode) {
-		rc = vc_conv_run(p->conv, cur, &dst);
-		if (rc < 0)
-			goto fail;
-		goto done;
-	} else if (cur->width != ow || cur->height != oh) {
-		/* scale before encoding, in the hub format */
-		rc = convert_into(p->conv, &p->s[1], p->hub, ow, oh, &color, &cur);
-		if (rc < 0)
-			goto fail;
-	}
-
-	/* stage 4: encode */
-	size_t len;
-	rc = vc_jpeg_encode(p->jpeg, cur, pl->out.quality, vc_frame_data(o, 0), o->geom.mem_size[0],
-			    &len);
+	if (pl->steps & VC_STEP_PASSTHROUGH) /* padded strides: repack */
+		rc = run_repack(p, in, &src, &color, &o);
+	else if (pl->steps & VC_STEP_JPEG_XFORM)
+		rc = run_jpeg_xform(p, in, &info, &o);
+	else
+		rc = run_general(p, in, &info, &src, &color, &o);
 	if (rc < 0)
-		goto fail;
-	o->bytesused[0] = len;
-done:
+		return rc;
 	copy_meta(o, in, &color);
 	*out = o;
 	return 0;
-fail:
-	vc_frame_unref(o);
-	return rc;
 }

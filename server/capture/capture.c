@@ -8,13 +8,14 @@
  * Threads: everything runs on the loop thread except frame release, which may
  * come from a worker. A release only pushes the slot onto a mutex-protected
  * return list and activates an event; the loop re-queues. The process must
- * call evthread_use_pthreads() before creating the event_base. */
+ * call evthread_use_pthreads() before creating the event_base.
+ *
+ * This file is the state machine and streaming; the sessions and the slots
+ * lent as frames are capture_lend.c, the getters, controls and inputs
+ * capture_access.c, what they share capture_int.h. */
 #define LOG_PREFIX "capture: "
-#include "server/capture/capture.h"
+#include "server/capture/capture_int.h"
 
-#include <errno.h>
-#include <event2/event.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,84 +23,6 @@
 #include "common/jpeg.h"
 #include "common/log.h"
 #include "common/pool.h"
-#include "server/capture/source.h"
-
-#define BACKOFF_MIN_MS 250
-#define BACKOFF_MAX_MS 5000
-#define DEF_BUFFERS 4
-#define DEF_STALL_MS 5000
-#define DRAIN_MS 300        /* wait this long for lent buffers before reopening */
-#define MAX_SLOTS 32
-
-struct session;
-
-/* One lendable slot; its address is the release opaque. */
-struct slot {
-	struct session *sess;
-	unsigned index;
-	struct slot *next; /* on the return list */
-};
-
-/* Shared with releasing threads; outlives the camera while frames are out. */
-struct retq {
-	pthread_mutex_t mu;
-	struct slot *head;     /* returned slots waiting for the loop */
-	struct event *ev;      /* activated on return; NULL once the camera is freed */
-	unsigned total_lent;   /* over all sessions */
-};
-
-/* One open source instance. Retired sessions wait for their lent buffers
- * before closing (the source unmaps on close). */
-struct session {
-	struct vc_src *src;
-	struct retq *rq;
-	struct vc_src_format fmt;
-	unsigned n_bufs;
-	unsigned lent;         /* under rq->mu */
-	int retired;           /* under rq->mu */
-	struct slot slots[MAX_SLOTS];
-};
-
-struct vc_cam {
-	struct event_base *base;
-	char *id, *path;
-	struct vc_cam_config cfg;
-	const struct vc_src_ops *ops;
-
-	enum vc_cam_state state;
-	struct session *sess;
-	struct vc_caps caps;
-	struct vc_src_format fmt;
-	int streaming;
-	int consumers;
-	int backoff_ms;
-	int last_err;          /* last logged open/start error, to log a cause once */
-	int was_failed;        /* a recovery is counted as a restart */
-	int reopen;            /* after draining: close and reopen the source */
-	struct vc_mode want;   /* pending mode (fourcc 0 = none) */
-	int want_pending;
-	vc_cam_reconf_fn reconf_fn; /* pending reconfiguration, run while stopped */
-	uint8_t reconf_arg[VC_CAM_RECONF_ARG_MAX];
-	struct {                    /* re-run after every open */
-		vc_cam_reconf_fn fn;
-		uint8_t arg[VC_CAM_RECONF_ARG_MAX];
-	} keep[VC_CAM_KEEP_MAX];
-
-	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
-	struct retq *rq;
-	struct vc_pool *pool;  /* storage for copies; frames out keep it alive */
-
-	int have_seq;
-	uint64_t last_seq;
-	int64_t last_frame_us;
-	int64_t fps_t0;
-	uint64_t fps_n;
-	struct vc_cam_stats st;
-
-	vc_cam_frame_cb on_frame;
-	vc_cam_event_cb on_event;
-	void *opaque;
-};
 
 static int64_t mono_us(void)
 {
@@ -166,122 +89,9 @@ static void set_state(struct vc_cam *cam, enum vc_cam_state s)
 	notify(cam);
 }
 
-static int is_gone(int err)
-{
-	return err == -ENODEV || err == -ENXIO || err == -EIO;
-}
-
-/* ---- sessions and buffer returns ---- */
-
-static void session_close(struct session *s)
-{
-	s->src->ops->close(s->src);
-	free(s);
-}
-
-static void retq_free(struct retq *rq)
-{
-	pthread_mutex_destroy(&rq->mu);
-	free(rq);
-}
-
-/* Release callback of lent frames: any thread. */
-static void slot_release(struct vc_frame *f, void *opaque)
-{
-	struct slot *sl = opaque;
-	struct session *s = sl->sess;
-	struct retq *rq = s->rq;
-	int close_it = 0, free_rq = 0;
-
-	(void)f;
-	pthread_mutex_lock(&rq->mu);
-	if (rq->ev) {
-		sl->next = rq->head;
-		rq->head = sl;
-		/* Under the mutex: vc_cam_free cannot free the event meanwhile. */
-		event_active(rq->ev, EV_READ, 0);
-	} else {
-		/* The camera is gone: finish here, whatever thread this is. */
-		s->lent--;
-		rq->total_lent--;
-		close_it = s->lent == 0;
-		free_rq = rq->total_lent == 0;
-	}
-	pthread_mutex_unlock(&rq->mu);
-	if (close_it)
-		session_close(s);
-	if (free_rq)
-		retq_free(rq);
-}
-
-/* Retires the current session: closed now if nothing is lent, else by the
- * last return. */
-static void retire(struct vc_cam *cam)
-{
-	struct session *s = cam->sess;
-	int close_now;
-
-	if (!s)
-		return;
-	cam->sess = NULL;
-	if (cam->streaming) {
-		s->src->ops->stop(s->src);
-		cam->streaming = 0;
-	}
-	pthread_mutex_lock(&cam->rq->mu);
-	s->retired = 1;
-	close_now = s->lent == 0;
-	pthread_mutex_unlock(&cam->rq->mu);
-	if (close_now)
-		session_close(s);
-}
-
-static void device_gone(struct vc_cam *cam, int err);
 static void start_stream(struct vc_cam *cam);
-static void after_drain(struct vc_cam *cam);
 static void schedule_retry(struct vc_cam *cam);
 static void restart(struct vc_cam *cam, int reopen);
-
-static void on_returns(evutil_socket_t fd, short what, void *arg)
-{
-	struct vc_cam *cam = arg;
-	struct slot *list;
-
-	(void)fd;
-	(void)what;
-	pthread_mutex_lock(&cam->rq->mu);
-	list = cam->rq->head;
-	cam->rq->head = NULL;
-	pthread_mutex_unlock(&cam->rq->mu);
-	while (list) {
-		struct slot *sl = list;
-		struct session *s = sl->sess;
-		int retired, last;
-
-		list = sl->next;
-		pthread_mutex_lock(&cam->rq->mu);
-		s->lent--;
-		cam->rq->total_lent--;
-		retired = s->retired;
-		last = s->lent == 0;
-		pthread_mutex_unlock(&cam->rq->mu);
-		if (retired) {
-			if (last)
-				session_close(s);
-			continue;
-		}
-		int ret = s->src->ops->queue(s->src, sl->index);
-		if (ret < 0 && s == cam->sess && cam->streaming) {
-			if (is_gone(ret)) {
-				device_gone(cam, ret);
-			} else {
-				log_warn("%s: QBUF %u: %s", cam->id, sl->index, strerror(-ret));
-			}
-		}
-	}
-	if (cam->sess && !cam->streaming && cam->reopen && cam->sess->lent == 0)
-		after_drain(cam);
-}
 
 /* ---- streaming ---- */
 
@@ -335,7 +145,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 
 	uint8_t *mem[3] = { b->mem[0], b->mem[1], b->mem[2] };
 	f = vc_frame_wrap(s->fmt.fmt, &s->fmt.geom, mem, b->bytesused,
-			  lend ? slot_release : NULL, lend ? &s->slots[b->index] : NULL);
+			  lend ? cam_slot_release : NULL, lend ? &s->slots[b->index] : NULL);
 	if (f) {
 		f->color = s->fmt.color;
 		f->field = b->field ? b->field : s->fmt.field;
@@ -351,7 +161,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 	}
 	if (!lend || !f) {
 		int ret = s->src->ops->queue(s->src, b->index);
-		if (ret < 0 && is_gone(ret)) {
+		if (ret < 0 && cam_is_gone(ret)) {
 			vc_frame_unref(f);
 			if (lend) { /* the wrap failed: undo the lend */
 				pthread_mutex_lock(&cam->rq->mu);
@@ -359,7 +169,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 				cam->rq->total_lent--;
 				pthread_mutex_unlock(&cam->rq->mu);
 			}
-			device_gone(cam, ret);
+			cam_device_gone(cam, ret);
 			return;
 		}
 		if (!f) {
@@ -433,8 +243,8 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		if (ret < 0) {
-			if (is_gone(ret)) {
-				device_gone(cam, ret);
+			if (cam_is_gone(ret)) {
+				cam_device_gone(cam, ret);
 			} else {
 				log_warn("%s: DQBUF: %s", cam->id, strerror(-ret));
 				cam->st.errors++;
@@ -455,8 +265,8 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 			log_debug("%s: discarded buffer %u (seq %llu)", cam->id, b.index,
 				  (unsigned long long)b.seq);
 			ret = s->src->ops->queue(s->src, b.index);
-			if (ret < 0 && is_gone(ret)) {
-				device_gone(cam, ret);
+			if (ret < 0 && cam_is_gone(ret)) {
+				cam_device_gone(cam, ret);
 				return;
 			}
 			continue;
@@ -469,7 +279,7 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 		int returned = cam->rq->head != NULL;
 		pthread_mutex_unlock(&cam->rq->mu);
 		if (returned)
-			on_returns(-1, 0, cam);
+			cam_on_returns(-1, 0, cam);
 	}
 	if (s && s == cam->sess)
 		poll_events(cam);
@@ -509,10 +319,10 @@ static void start_stream(struct vc_cam *cam)
 			log_error("%s (%s): start streaming: %s", cam->id, cam->path,
 				  strerror(-ret));
 		cam->last_err = ret;
-		if (is_gone(ret)) {
-			device_gone(cam, ret);
+		if (cam_is_gone(ret)) {
+			cam_device_gone(cam, ret);
 		} else {
-			retire(cam);
+			cam_retire(cam);
 			set_state(cam, VC_CAM_ERROR);
 			cam->was_failed = 1;
 			schedule_retry(cam);
@@ -533,7 +343,7 @@ static void start_stream(struct vc_cam *cam)
 	if (!ev) {
 		s->src->ops->stop(s->src);
 		cam->streaming = 0;
-		retire(cam);
+		cam_retire(cam);
 		set_state(cam, VC_CAM_ERROR);
 		schedule_retry(cam);
 		return;
@@ -565,7 +375,7 @@ static void restart(struct vc_cam *cam, int reopen)
 	stop_stream(cam);
 	cam->reopen = reopen ? 2 : 1;
 	if (cam->sess->lent == 0)
-		after_drain(cam);
+		cam_after_drain(cam);
 	else
 		add_ms(cam->drain_ev, DRAIN_MS);
 }
@@ -583,7 +393,7 @@ static int apply_mode(struct vc_cam *cam)
 		ret = fn(s->src, cam->reconf_arg);
 		if (ret < 0) {
 			log_warn("%s: reconfiguring: %s", cam->id, strerror(-ret));
-			if (is_gone(ret))
+			if (cam_is_gone(ret))
 				return ret;
 		}
 		/* An input or standard brings its own formats and sizes. */
@@ -604,7 +414,7 @@ static int apply_mode(struct vc_cam *cam)
 	return 0;
 }
 
-static void after_drain(struct vc_cam *cam)
+void cam_after_drain(struct vc_cam *cam)
 {
 	int reopen = cam->reopen;
 
@@ -615,8 +425,8 @@ static void after_drain(struct vc_cam *cam)
 	if (cam->sess->lent == 0 && reopen != 2) {
 		/* Same instance: new mode (if any) and stream again. */
 		int ret = apply_mode(cam);
-		if (ret < 0 && is_gone(ret)) {
-			device_gone(cam, ret);
+		if (ret < 0 && cam_is_gone(ret)) {
+			cam_device_gone(cam, ret);
 			return;
 		}
 		cam->fmt = cam->sess->fmt;
@@ -630,7 +440,7 @@ static void after_drain(struct vc_cam *cam)
 	if (cam->sess->lent)
 		log_warn("%s: %u buffers still lent; reopening the source", cam->id,
 			 cam->sess->lent);
-	retire(cam);
+	cam_retire(cam);
 	event_active(cam->retry_ev, EV_TIMEOUT, 0);
 }
 
@@ -642,17 +452,17 @@ static void on_drain_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (cam->reopen) {
 		cam->reopen = 2;
-		after_drain(cam);
+		cam_after_drain(cam);
 	}
 }
 
-static void device_gone(struct vc_cam *cam, int err)
+void cam_device_gone(struct vc_cam *cam, int err)
 {
 	log_error("%s (%s): device gone: %s", cam->id, cam->path, strerror(-err));
 	event_del(cam->frame_ev);
 	event_del(cam->tick_ev);
 	event_del(cam->drain_ev);
-	retire(cam);
+	cam_retire(cam);
 	cam->reopen = 0;
 	cam->was_failed = 1;
 	cam->last_err = err;
@@ -729,7 +539,7 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 			log_warn("%s (%s): open: %s; retrying", cam->id, cam->path,
 				 strerror(-ret));
 		cam->last_err = ret;
-		set_state(cam, ret == -ENOENT || is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
+		set_state(cam, ret == -ENOENT || cam_is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
 		schedule_retry(cam);
 		return;
 	}
@@ -752,7 +562,7 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 			log_warn("%s: input %d: %s", cam->id, cam->cfg.input, strerror(-ret));
 	}
 	ret = 0;
-	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !is_gone(ret); i++) {
+	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !cam_is_gone(ret); i++) {
 		ret = cam->keep[i].fn(src, cam->keep[i].arg);
 		if (ret < 0)
 			log_warn("%s: re-applying a kept setting: %s", cam->id, strerror(-ret));
@@ -762,11 +572,11 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 	int err = src->ops->get_caps(src, &cam->caps);
 	if (err < 0)
 		log_warn("%s: querying caps: %s", cam->id, strerror(-err));
-	ret = is_gone(ret) ? ret : apply_mode(cam);
+	ret = cam_is_gone(ret) ? ret : apply_mode(cam);
 	if (ret < 0) {
 		cam->last_err = ret;
-		retire(cam);
-		set_state(cam, is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
+		cam_retire(cam);
+		set_state(cam, cam_is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
 		cam->was_failed = 1;
 		schedule_retry(cam);
 		return;
@@ -810,7 +620,7 @@ static void on_apply(evutil_socket_t fd, short what, void *arg)
 		restart(cam, 0);
 	else {
 		cam->reopen = 1;
-		after_drain(cam);
+		cam_after_drain(cam);
 	}
 }
 
@@ -847,7 +657,7 @@ int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct 
 	cam->idle_ev = evtimer_new(base, on_idle, cam);
 	cam->apply_ev = evtimer_new(base, on_apply, cam);
 	cam->drain_ev = evtimer_new(base, on_drain_timeout, cam);
-	cam->ret_ev = event_new(base, -1, 0, on_returns, cam);
+	cam->ret_ev = event_new(base, -1, 0, cam_on_returns, cam);
 	if (!cam->retry_ev || !cam->frame_ev || !cam->tick_ev || !cam->idle_ev ||
 	    !cam->apply_ev || !cam->drain_ev || !cam->ret_ev)
 		goto fail;
@@ -872,14 +682,14 @@ void vc_cam_free(struct vc_cam *cam)
 		/* Handle returns already queued, then make later ones finish on
 		 * their own thread. */
 		if (cam->ret_ev)
-			on_returns(-1, 0, cam);
-		retire(cam);
+			cam_on_returns(-1, 0, cam);
+		cam_retire(cam);
 		pthread_mutex_lock(&cam->rq->mu);
 		cam->rq->ev = NULL;
 		free_rq = cam->rq->total_lent == 0;
 		pthread_mutex_unlock(&cam->rq->mu);
 		if (free_rq)
-			retq_free(cam->rq);
+			cam_retq_free(cam->rq);
 	}
 	struct event *evs[] = { cam->retry_ev, cam->frame_ev, cam->tick_ev, cam->idle_ev,
 				cam->apply_ev, cam->drain_ev, cam->ret_ev };
@@ -928,171 +738,4 @@ int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m)
 	cam->want_pending = 1;
 	event_active(cam->apply_ev, EV_TIMEOUT, 0);
 	return 0;
-}
-
-const char *vc_cam_id(const struct vc_cam *cam)
-{
-	return cam->id;
-}
-
-const char *vc_cam_path(const struct vc_cam *cam)
-{
-	return cam->path;
-}
-
-enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam)
-{
-	return cam->state;
-}
-
-void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g)
-{
-	if (m)
-		*m = cam->fmt.mode;
-	if (g)
-		*g = cam->fmt.geom;
-}
-
-const struct vc_caps *vc_cam_caps(const struct vc_cam *cam)
-{
-	return &cam->caps;
-}
-
-void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st)
-{
-	*st = cam->st;
-	if (!cam->streaming)
-		st->fps = 0;
-}
-
-void vc_cam_poke(struct vc_cam *cam)
-{
-	if (cam->sess)
-		return;
-	cam->backoff_ms = BACKOFF_MIN_MS;
-	event_del(cam->retry_ev);
-	event_active(cam->retry_ev, EV_TIMEOUT, 0);
-}
-
-int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg, size_t len)
-{
-	if (len > sizeof(cam->reconf_arg))
-		return -E2BIG;
-	if (cam->reconf_fn)
-		return -EBUSY;
-	if (!cam->sess)
-		return -ENODEV;
-	cam->reconf_fn = fn;
-	memset(cam->reconf_arg, 0, sizeof(cam->reconf_arg));
-	if (len)
-		memcpy(cam->reconf_arg, arg, len);
-	event_active(cam->apply_ev, EV_TIMEOUT, 0);
-	return 0;
-}
-
-int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
-			    size_t len)
-{
-	unsigned i = 0;
-
-	if (len > VC_CAM_RECONF_ARG_MAX)
-		return -E2BIG;
-	while (i < VC_CAM_KEEP_MAX && cam->keep[i].fn && cam->keep[i].fn != fn)
-		i++;
-	if (i == VC_CAM_KEEP_MAX)
-		return -ENOSPC;
-	if (cam->sess) {
-		int ret = vc_cam_reconfigure(cam, fn, arg, len);
-		if (ret < 0)
-			return ret;
-	}
-	cam->keep[i].fn = fn;
-	memset(cam->keep[i].arg, 0, sizeof(cam->keep[i].arg));
-	if (len)
-		memcpy(cam->keep[i].arg, arg, len);
-	return 0;
-}
-
-struct vc_src *vc_cam_source(struct vc_cam *cam)
-{
-	return cam->sess ? cam->sess->src : NULL;
-}
-
-/* The current source when it has the optional op, else the error. */
-#define SRC_WITH(cam, op)                                                     \
-	((cam)->sess ? ((cam)->sess->src->ops->op ? 0 : -ENOTTY) : -ENODEV)
-
-int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c)
-{
-	int ret = SRC_WITH(cam, ctrl_query);
-
-	return ret ? ret : cam->sess->src->ops->ctrl_query(cam->sess->src, id, c);
-}
-
-int vc_cam_ctrl_menu(struct vc_cam *cam, uint32_t id, uint32_t index, char name[32])
-{
-	int ret = SRC_WITH(cam, ctrl_menu);
-
-	return ret ? ret : cam->sess->src->ops->ctrl_menu(cam->sess->src, id, index, name);
-}
-
-int vc_cam_ctrl_get(struct vc_cam *cam, uint32_t id, int64_t *value)
-{
-	int ret = SRC_WITH(cam, ctrl_get);
-
-	return ret ? ret : cam->sess->src->ops->ctrl_get(cam->sess->src, id, value);
-}
-
-int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value)
-{
-	int ret = SRC_WITH(cam, ctrl_set);
-
-	if (ret)
-		return ret;
-	ret = cam->sess->src->ops->ctrl_set(cam->sess->src, id, value);
-	if (ret < 0 && is_gone(ret))
-		device_gone(cam, ret);
-	return ret;
-}
-
-int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in)
-{
-	int ret = SRC_WITH(cam, input_enum);
-
-	return ret ? ret : cam->sess->src->ops->input_enum(cam->sess->src, index, in);
-}
-
-int vc_cam_input_get(struct vc_cam *cam, uint32_t *index)
-{
-	int ret = SRC_WITH(cam, input_get);
-
-	return ret ? ret : cam->sess->src->ops->input_get(cam->sess->src, index);
-}
-
-static int set_input(struct vc_src *src, const void *arg)
-{
-	uint32_t index;
-
-	memcpy(&index, arg, sizeof(index));
-	return src->ops->input_set(src, index);
-}
-
-int vc_cam_input_set(struct vc_cam *cam, uint32_t index)
-{
-	int ret = SRC_WITH(cam, input_set);
-
-	if (ret == -ENODEV) {
-		cam->cfg.input = (int)index; /* applied when the source opens */
-		return 0;
-	}
-	if (ret)
-		return ret;
-	struct vc_src_input in;
-	if (cam->sess->src->ops->input_enum &&
-	    cam->sess->src->ops->input_enum(cam->sess->src, index, &in) < 0)
-		return -EINVAL;
-	ret = vc_cam_reconfigure(cam, set_input, &index, sizeof(index));
-	if (ret == 0)
-		cam->cfg.input = (int)index; /* and after every reopen */
-	return ret;
 }

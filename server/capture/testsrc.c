@@ -10,9 +10,14 @@
  * A real driver fills buffers outside our process; to cost the event loop no
  * more than one, a render thread draws the next frame ahead of its due time
  * (render-ahead) and dequeue only hands it out. When the guess was wrong (the
- * loop was late and frames were lost) dequeue renders the right one itself. */
+ * loop was late and frames were lost) dequeue renders the right one itself.
+ *
+ * The drawing itself is testsrc_draw.c, the modes and path options
+ * testsrc_mode.c. */
 #define LOG_PREFIX "testsrc: "
 #include "server/capture/testsrc.h"
+#include "server/capture/testsrc_int.h"
+#include "server/capture/testsrc_draw.h"
 
 #include <errno.h>
 #include <linux/videodev2.h>
@@ -29,11 +34,6 @@
 #include "common/log.h"
 #include "server/capture/source.h"
 
-#define DEF_W 640
-#define DEF_H 480
-#define DEF_FPS 30
-#define MIN_DIM 16
-#define MAX_DIM 4096
 #define MAX_BUFS 32
 #define DEF_BUFS 4
 #define JPEG_QUALITY 85
@@ -87,114 +87,6 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* ---- drawing (I420, BT.601 limited range) ---- */
-
-/* 100% colour bars: white yellow cyan green magenta red blue black. */
-static const uint8_t bar_y[8] = { 235, 210, 170, 145, 106, 81, 41, 16 };
-static const uint8_t bar_u[8] = { 128, 16, 166, 54, 202, 90, 240, 128 };
-static const uint8_t bar_v[8] = { 128, 146, 16, 34, 222, 240, 110, 128 };
-
-/* 5x7 digits and ':' '.', one byte per row, bit 4 = leftmost column. */
-static const uint8_t font[12][7] = {
-	{ 0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e }, /* 0 */
-	{ 0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e }, /* 1 */
-	{ 0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f }, /* 2 */
-	{ 0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e }, /* 3 */
-	{ 0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02 }, /* 4 */
-	{ 0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e }, /* 5 */
-	{ 0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e }, /* 6 */
-	{ 0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08 }, /* 7 */
-	{ 0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e }, /* 8 */
-	{ 0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c }, /* 9 */
-	{ 0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00 }, /* : */
-	{ 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c }, /* . */
-};
-
-static int glyph_index(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	return c == ':' ? 10 : c == '.' ? 11 : -1;
-}
-
-struct pic {
-	uint8_t *p[3];
-	uint32_t stride[3];
-	uint32_t w, h, cw, ch;
-};
-
-/* A black box with white text at (x, y) in luma pixels, scale s; clipped. */
-static void draw_text(struct pic *pc, uint32_t x0, uint32_t y0, unsigned s, const char *txt)
-{
-	size_t n = strlen(txt);
-	uint32_t bw = (uint32_t)(n * 6 + 1) * s, bh = 9 * s;
-
-	for (uint32_t y = y0; y < y0 + bh && y < pc->h; y++)
-		for (uint32_t x = x0; x < x0 + bw && x < pc->w; x++)
-			pc->p[0][(size_t)y * pc->stride[0] + x] = 16;
-	for (uint32_t y = y0 / 2; y < (y0 + bh + 1) / 2 && y < pc->ch; y++)
-		for (uint32_t x = x0 / 2; x < (x0 + bw + 1) / 2 && x < pc->cw; x++) {
-			pc->p[1][(size_t)y * pc->stride[1] + x] = 128;
-			pc->p[2][(size_t)y * pc->stride[2] + x] = 128;
-		}
-	for (size_t i = 0; i < n; i++) {
-		int g = glyph_index(txt[i]);
-
-		if (g < 0)
-			continue;
-		for (unsigned r = 0; r < 7; r++)
-			for (unsigned c = 0; c < 5; c++) {
-				if (!(font[g][r] & (0x10 >> c)))
-					continue;
-				uint32_t px = x0 + (uint32_t)((i * 6 + 1 + c) * s);
-				uint32_t py = y0 + (1 + r) * s;
-				for (unsigned dy = 0; dy < s; dy++)
-					for (unsigned dx = 0; dx < s; dx++)
-						if (py + dy < pc->h && px + dx < pc->w)
-							pc->p[0][(size_t)(py + dy) * pc->stride[0] +
-								 px + dx] = 235;
-			}
-	}
-}
-
-/* Frame seq of a stream with interval ival: the bars move by a fixed number
- * of pixels per frame, the text shows seq and the stream time seq * ival
- * (not the wall clock: a frame must depend on its number only). */
-static void draw_frame(struct pic *pc, uint64_t seq, struct vc_fract ival)
-{
-	uint32_t step = pc->w / 64 > 2 ? (pc->w / 64) & ~1u : 2;
-	uint32_t off = (uint32_t)((seq * step) % pc->w);
-
-	for (uint32_t x = 0; x < pc->w; x++)
-		pc->p[0][x] = bar_y[(uint64_t)((x + off) % pc->w) * 8 / pc->w];
-	for (uint32_t y = 1; y < pc->h; y++)
-		memcpy(pc->p[0] + (size_t)y * pc->stride[0], pc->p[0], pc->w);
-	for (uint32_t x = 0; x < pc->cw; x++) {
-		uint32_t b = (uint32_t)((uint64_t)((2 * x + off) % pc->w) * 8 / pc->w);
-		pc->p[1][x] = bar_u[b];
-		pc->p[2][x] = bar_v[b];
-	}
-	for (uint32_t y = 1; y < pc->ch; y++) {
-		memcpy(pc->p[1] + (size_t)y * pc->stride[1], pc->p[1], pc->cw);
-		memcpy(pc->p[2] + (size_t)y * pc->stride[2], pc->p[2], pc->cw);
-	}
-
-	unsigned s = pc->h / 160 ? pc->h / 160 : 1;
-	char txt[32];
-	uint64_t ms = ival.den ? seq * ival.num * 1000 / ival.den : 0;
-
-	snprintf(txt, sizeof(txt), "%08llu", (unsigned long long)(seq % 100000000));
-	draw_text(pc, 4 * s, 4 * s, s, txt);
-	snprintf(txt, sizeof(txt), "%02u:%02u:%02u.%03u", (unsigned)(ms / 3600000 % 100),
-		 (unsigned)(ms / 60000 % 60), (unsigned)(ms / 1000 % 60), (unsigned)(ms % 1000));
-	draw_text(pc, 4 * s, 15 * s, s, txt);
-}
-
-static const struct vc_fmt *i420(void)
-{
-	return vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
-}
-
 /* Draws frame seq into master (I420 laid out by mg), then produces the
  * requested format into mem[]. */
 static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
@@ -206,14 +98,14 @@ static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
 	uint8_t *mm[3] = { master, master, master };
 	int ret;
 
-	vc_image_from_geom(i420(), mg, mm, &src);
-	struct pic pc = {
+	vc_image_from_geom(testsrc_i420(), mg, mm, &src);
+	struct vc_i420_pic pc = {
 		.p = { src.plane[0], src.plane[1], src.plane[2] },
 		.stride = { src.stride[0], src.stride[1], src.stride[2] },
 		.w = mg->width, .h = mg->height,
 		.cw = (mg->width + 1) / 2, .ch = (mg->height + 1) / 2,
 	};
-	draw_frame(&pc, seq, ival);
+	vc_testsrc_draw_frame(&pc, seq, ival);
 	memset(bytesused, 0, 3 * sizeof(bytesused[0]));
 	if (fmt->layout == VC_LAYOUT_COMPRESSED) {
 		ret = vc_jpeg_encode(jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
@@ -228,173 +120,16 @@ static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
 	return 0;
 }
 
-/* ---- formats, sizes, path ---- */
-
-/* A format the source can produce: JPEG through the encoder, raw rows the
- * converter can write from I420. */
-static int producible(const struct vc_fmt *f)
-{
-	if (!f || !vc_fmt_is_raw(f))
-		return 0;
-	if (f->layout == VC_LAYOUT_COMPRESSED)
-		return 1;
-	return vc_conv_supported(i420(), f);
-}
-
-static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* TRY_FMT semantics: never fails, adjusts to the nearest supported mode. */
-static void adjust(struct vc_mode *m)
-{
-	const struct vc_fmt *f = vc_fmt_by_fourcc(m->fourcc);
-
-	if (!producible(f))
-		m->fourcc = V4L2_PIX_FMT_YUYV;
-	m->width = clamp_u32(m->width ? m->width : DEF_W, MIN_DIM, MAX_DIM) & ~1u;
-	m->height = clamp_u32(m->height ? m->height : DEF_H, MIN_DIM, MAX_DIM) & ~1u;
-	if (!m->ival.num || !m->ival.den) {
-		m->ival.num = 1;
-		m->ival.den = DEF_FPS;
-	}
-	/* 1..240 frames per second. */
-	if ((uint64_t)m->ival.den > (uint64_t)m->ival.num * 240)
-		m->ival = (struct vc_fract){ 1, 240 };
-	if (m->ival.num > m->ival.den)
-		m->ival = (struct vc_fract){ 1, 1 };
-}
-
-static int parse_uint(const char *s, const char *end, uint32_t *out)
-{
-	uint64_t v = 0;
-
-	if (s == end)
-		return -EINVAL;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > 100000)
-			return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* Option words name what was wrong in *why (if given), so --check-config
- * and --device can say more than "bad path". */
-static void say(char *why, size_t why_len, const char *fmt, const char *tok)
-{
-	if (why && why_len)
-		snprintf(why, why_len, fmt, tok);
-}
-
-static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *why,
-		     size_t why_len)
-{
-	char tok[32];
-	const char *at, *x;
-
-	if (n == 0)
-		return 0;
-	if (n >= sizeof(tok)) {
-		say(why, why_len, "option too long: '%.40s...'", s);
-		return -EINVAL;
-	}
-	memcpy(tok, s, n);
-	tok[n] = 0;
-	if (!strcasecmp(tok, "still")) {
-		o->still = 1;
-		return 0;
-	}
-	if (!strcasecmp(tok, "only")) {
-		o->only = 1;
-		return 0;
-	}
-	at = strchr(tok, '@');
-	x = strchr(tok, 'x');
-	if (at || (x && tok[0] >= '0' && tok[0] <= '9')) {
-		const char *end = at ? at : tok + n;
-		if (x && x < end) {
-			if (parse_uint(tok, x, &o->mode.width) < 0 ||
-			    parse_uint(x + 1, end, &o->mode.height) < 0) {
-				say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
-				return -EINVAL;
-			}
-		} else if (end != tok) {
-			say(why, why_len, "bad size '%s' (want WxH, e.g. 1280x720)", tok);
-			return -EINVAL;
-		}
-		if (at) {
-			uint32_t fps;
-			if (parse_uint(at + 1, tok + n, &fps) < 0 || fps == 0) {
-				say(why, why_len, "bad rate '%s' (want @FPS, 1-240)", tok);
-				return -EINVAL;
-			}
-			o->mode.ival = (struct vc_fract){ 1, fps };
-		}
-		return 0;
-	}
-	const struct vc_fmt *f = vc_fmt_find(tok);
-	if (!f) {
-		say(why, why_len,
-		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV or "
-		    "MJPG, still, only)",
-		    tok);
-		return -EINVAL;
-	}
-	if (!producible(f)) {
-		say(why, why_len, "format '%s' cannot be produced by the test pattern", tok);
-		return -EINVAL;
-	}
-	o->mode.fourcc = f->fourcc;
-	return 0;
-}
-
-int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, size_t why_len)
-{
-	memset(o, 0, sizeof(*o));
-	say(why, why_len, "%s", "");
-	if (strncmp(path, "test", 4) != 0 || (path[4] != 0 && path[4] != ':')) {
-		say(why, why_len, "'%.40s' is not a test pattern path (want test or test:...)",
-		    path);
-		return -EINVAL;
-	}
-	const char *p = path[4] ? path + 5 : path + 4;
-	while (*p) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (parse_opt(p, n, o, why, why_len) < 0)
-			return -EINVAL;
-		p += n + (e ? 1 : 0);
-	}
-	adjust(&o->mode);
-	return 0;
-}
-
-static int make_format(const struct vc_mode *m, struct vc_src_format *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->mode = *m;
-	out->fmt = vc_fmt_by_fourcc(m->fourcc);
-	if (!out->fmt)
-		return -EINVAL;
-	out->field = V4L2_FIELD_NONE;
-	return vc_fmt_geometry(out->fmt, m->width, m->height, 0, &out->geom);
-}
-
 int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
 		      const size_t cap[3], size_t bytesused[3])
 {
 	struct vc_src_format f;
 	struct vc_geom mg;
-	int ret = make_format(m, &f);
+	int ret = testsrc_make_format(m, &f);
 
 	if (ret < 0)
 		return ret;
-	ret = vc_fmt_geometry(i420(), m->width, m->height, 0, &mg);
+	ret = vc_fmt_geometry(testsrc_i420(), m->width, m->height, 0, &mg);
 	if (ret < 0)
 		return ret;
 	struct vc_conv *conv = vc_conv_new();
@@ -550,7 +285,7 @@ static int ts_open(const char *path, struct vc_src **out)
 		free(t);
 		return ret;
 	}
-	ret = make_format(&t->opts.mode, &t->cur);
+	ret = testsrc_make_format(&t->opts.mode, &t->cur);
 	if (ret < 0) {
 		free(t);
 		return ret;
@@ -640,7 +375,7 @@ static size_t sizes_with(uint32_t w, uint32_t h, uint32_t out[][2])
  * configured one (a YUYV-only webcam: clients must be served by encoding). */
 static int offered(const struct testsrc *t, const struct vc_fmt *f)
 {
-	return producible(f) && (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
+	return testsrc_producible(f) && (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
 }
 
 static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
@@ -699,8 +434,8 @@ static int ts_set_mode(struct vc_src *s, const struct vc_mode *want, int try_onl
 		m.height = want->height;
 	if (want->ival.num && want->ival.den)
 		m.ival = want->ival;
-	adjust(&m);
-	ret = make_format(&m, &f);
+	testsrc_adjust(&m);
+	ret = testsrc_make_format(&m, &f);
 	if (ret < 0)
 		return ret;
 	if (out)
@@ -739,7 +474,7 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 		n_buffers = 2;
 	if (n_buffers > MAX_BUFS)
 		n_buffers = MAX_BUFS;
-	ret = vc_fmt_geometry(i420(), g->width, g->height, 0, &t->master_geom);
+	ret = vc_fmt_geometry(testsrc_i420(), g->width, g->height, 0, &t->master_geom);
 	if (ret < 0)
 		return ret;
 	t->master = malloc(t->master_geom.sizeimage);

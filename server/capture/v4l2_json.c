@@ -1,10 +1,13 @@
 /* TV standards and DV timings of a V4L2 camera as JSON members for
  * /api/cams (server/http/api.c): read through vc_cam_source() per request, like
- * controls and inputs, so what is shown is what the device has now. */
+ * controls and inputs, so what is shown is what the device has now. Written
+ * with common/json's writer. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "server/capture/v4l2src.h"
 
 #define DV_LIST_MAX 64 /* ENUM_DV_TIMINGS entries shown (vivid offers ~50) */
@@ -19,81 +22,125 @@ static void safe_name(char *dst, size_t n, const char *src)
 	dst[i] = 0;
 }
 
-int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current)
+static void std_write(struct vc_json *j, const struct vc_v4l2_std *s, int current)
 {
-	char name[sizeof(s->name)];
+	char name[sizeof(s->name)], t[40];
 	safe_name(name, sizeof(name), s->name);
 	double fps = s->frameperiod.num ? (double)s->frameperiod.den / s->frameperiod.num : 0;
-	return snprintf(dst, n,
-			"{\"name\":\"%s\",\"id\":\"0x%016" PRIx64 "\",\"frameperiod\":\"%u/%u\","
-			"\"fps\":%.3f,\"lines\":%u,\"current\":%s}",
-			name, s->id, s->frameperiod.num, s->frameperiod.den, fps, s->framelines,
-			current ? "true" : "false");
+	vc_json_obj_begin(j);
+	vc_json_kstr(j, "name", name);
+	snprintf(t, sizeof(t), "0x%016" PRIx64, s->id);
+	vc_json_kstr(j, "id", t);
+	snprintf(t, sizeof(t), "%u/%u", s->frameperiod.num, s->frameperiod.den);
+	vc_json_kstr(j, "frameperiod", t);
+	vc_json_kfixed(j, "fps", fps, 3);
+	vc_json_kuint(j, "lines", s->framelines);
+	vc_json_kbool(j, "current", current);
+	vc_json_obj_end(j);
+}
+
+static void dv_write(struct vc_json *j, const struct vc_v4l2_dv *dv)
+{
+	char t[48];
+	vc_json_obj_begin(j);
+	vc_json_kuint(j, "width", dv->width);
+	vc_json_kuint(j, "height", dv->height);
+	vc_json_kbool(j, "interlaced", dv->interlaced);
+	vc_json_kuint(j, "pixelclock", dv->pixelclock);
+	vc_json_kfixed(j, "fps", dv->fps_milli / 1000.0, 3);
+	snprintf(t, sizeof(t), "%ux%u%c%u", dv->width, dv->height, dv->interlaced ? 'i' : 'p',
+		 (dv->fps_milli + 500) / 1000);
+	vc_json_kstr(j, "name", t);
+	vc_json_obj_end(j);
+}
+
+/* The writer's text into dst, snprintf's way. */
+static int to_buf(struct vc_json *j, char *dst, size_t n)
+{
+	int ret = vc_json_error(j) ? -ENOMEM : snprintf(dst, n, "%s", vc_json_str_get(j));
+	vc_json_free(j);
+	return ret;
+}
+
+int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current)
+{
+	struct vc_json j;
+	vc_json_init(&j);
+	std_write(&j, s, current);
+	return to_buf(&j, dst, n);
 }
 
 int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv)
 {
-	return snprintf(dst, n,
-			"{\"width\":%u,\"height\":%u,\"interlaced\":%s,\"pixelclock\":%" PRIu64
-			",\"fps\":%u.%03u,\"name\":\"%ux%u%c%u\"}",
-			dv->width, dv->height, dv->interlaced ? "true" : "false", dv->pixelclock,
-			dv->fps_milli / 1000, dv->fps_milli % 1000, dv->width, dv->height,
-			dv->interlaced ? 'i' : 'p', (dv->fps_milli + 500) / 1000);
+	struct vc_json j;
+	vc_json_init(&j);
+	dv_write(&j, dv);
+	return to_buf(&j, dst, n);
 }
 
-void vc_v4l2_json(struct vc_src *src, void (*put)(void *opaque, const char *text), void *opaque)
+static void std_list(struct vc_src *src, struct vc_json *j)
 {
-	char t[256];
 	struct vc_v4l2_std s;
-	struct vc_v4l2_dv dv;
 	uint64_t cur = 0;
+	char t[40];
 
-	if (!src)
+	if (vc_v4l2_std_enum(src, 0, &s) < 0)
 		return;
-	if (vc_v4l2_std_enum(src, 0, &s) == 0) {
-		int have = vc_v4l2_std_get(src, &cur) == 0;
-		if (have)
-			snprintf(t, sizeof(t), ",\"tv_std\":{\"current\":\"0x%016" PRIx64 "\",\"standards\":[", cur);
-		else
-			snprintf(t, sizeof(t), ",\"tv_std\":{\"current\":null,\"standards\":[");
-		put(opaque, t);
-		for (uint32_t i = 0; i < 256 && vc_v4l2_std_enum(src, i, &s) == 0; i++) {
-			if (i)
-				put(opaque, ",");
-			vc_v4l2_std_json(t, sizeof(t), &s, have && s.id == cur);
-			put(opaque, t);
-		}
-		put(opaque, "]}");
+	int have = vc_v4l2_std_get(src, &cur) == 0;
+	vc_json_key(j, "tv_std");
+	vc_json_obj_begin(j);
+	vc_json_key(j, "current");
+	if (have) {
+		snprintf(t, sizeof(t), "0x%016" PRIx64, cur);
+		vc_json_string(j, t);
+	} else {
+		vc_json_null(j);
 	}
+	vc_json_key(j, "standards");
+	vc_json_arr_begin(j);
+	for (uint32_t i = 0; i < 256 && vc_v4l2_std_enum(src, i, &s) == 0; i++)
+		std_write(j, &s, have && s.id == cur);
+	vc_json_arr_end(j);
+	vc_json_obj_end(j);
+}
+
+static void dv_list(struct vc_src *src, struct vc_json *j)
+{
+	struct vc_v4l2_dv dv;
 	int has_get = vc_v4l2_dv_get(src, &dv) == 0;
 	int has_enum = vc_v4l2_dv_enum(src, 0, &dv) == 0;
 	if (!has_get && !has_enum)
 		return;
-	put(opaque, ",\"dv_timings\":{\"current\":");
-	if (vc_v4l2_dv_get(src, &dv) == 0) {
-		vc_v4l2_dv_json(t, sizeof(t), &dv);
-		put(opaque, t);
-	} else {
-		put(opaque, "null");
-	}
-	put(opaque, ",\"detected\":");
+	vc_json_key(j, "dv_timings");
+	vc_json_obj_begin(j);
+	vc_json_key(j, "current");
+	if (vc_v4l2_dv_get(src, &dv) == 0)
+		dv_write(j, &dv);
+	else
+		vc_json_null(j);
+	vc_json_key(j, "detected");
 	int q = vc_v4l2_dv_query(src, &dv);
 	if (q == 0) {
-		vc_v4l2_dv_json(t, sizeof(t), &dv);
-		put(opaque, t);
+		dv_write(j, &dv);
 	} else {
 		/* -ENOLINK no signal, -ENOLCK unstable, -ERANGE out of range */
-		snprintf(t, sizeof(t), "null,\"detect_error\":\"%s\"", strerror(-q));
-		put(opaque, t);
+		vc_json_null(j);
+		vc_json_kstr(j, "detect_error", strerror(-q));
 	}
-	put(opaque, ",\"offered\":[");
+	vc_json_key(j, "offered");
+	vc_json_arr_begin(j);
 	uint32_t i = 0;
-	for (; i < DV_LIST_MAX && vc_v4l2_dv_enum(src, i, &dv) == 0; i++) {
-		if (i)
-			put(opaque, ",");
-		vc_v4l2_dv_json(t, sizeof(t), &dv);
-		put(opaque, t);
-	}
-	put(opaque, i == DV_LIST_MAX && vc_v4l2_dv_enum(src, i, &dv) == 0 ? "],\"offered_truncated\":true}"
-									: "],\"offered_truncated\":false}");
+	for (; i < DV_LIST_MAX && vc_v4l2_dv_enum(src, i, &dv) == 0; i++)
+		dv_write(j, &dv);
+	vc_json_arr_end(j);
+	vc_json_kbool(j, "offered_truncated", i == DV_LIST_MAX && vc_v4l2_dv_enum(src, i, &dv) == 0);
+	vc_json_obj_end(j);
+}
+
+void vc_v4l2_json(struct vc_src *src, struct vc_json *j)
+{
+	if (!src)
+		return;
+	std_list(src, j);
+	dv_list(src, j);
 }

@@ -313,12 +313,55 @@ void vc_v4l2_name(char *dst, size_t n, const void *src, size_t srcn)
 	dst[l] = 0;
 }
 
+/* Opens path and picks how to drive it: *fd is a libv4l2 fd, or the plain
+ * one of a multi-planar-only device. 0, or -errno (logged; nothing open). */
+static int open_fd(const char *path, int *fd)
+{
+	struct v4l2_capability cap;
+	int raw, e;
+
+	raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (raw < 0) {
+		e = -errno;
+		log_warn("%s: open: %s", path, strerror(errno));
+		return e;
+	}
+	/* A multi-planar-only device stays a plain fd: libv4l2 would load its
+	 * mplane plugin and present it as single-planar, which cannot carry
+	 * formats with several memory planes (NV12M...); libv4lconvert has no
+	 * multi-planar conversions anyway. v4l2_ioctl() and v4l2_mmap() pass
+	 * an fd libv4l2 does not know straight to the kernel. */
+	memset(&cap, 0, sizeof(cap));
+	if (ioctl(raw, VIDIOC_QUERYCAP, &cap) < 0) {
+		e = -errno;
+		log_error("%s: VIDIOC_QUERYCAP: %s", path, strerror(errno));
+		close(raw);
+		return v4l2_gone(e);
+	}
+	uint32_t raw_caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps
+								      : cap.capabilities;
+	if ((raw_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && !(raw_caps & V4L2_CAP_VIDEO_CAPTURE)) {
+		*fd = raw;
+		log_info("%s: multi-planar: no libv4l2 format emulation", path);
+		return 0;
+	}
+	/* libv4l2 takes over the fd; -1 means it cannot (the fd stays ours) */
+	int lfd = v4l2_fd_open(raw, 0);
+	if (lfd < 0) {
+		log_error("%s: libv4l2 cannot handle this device", path);
+		close(raw);
+		return -EINVAL;
+	}
+	*fd = lfd;
+	return 0;
+}
+
 static int v4l2src_open(const char *path, struct vc_src **out)
 {
 	struct v4l2src *d;
 	struct v4l2_capability cap;
 	struct stat st;
-	int raw, e;
+	int e;
 
 	if (stat(path, &st) < 0) {
 		e = -errno;
@@ -336,40 +379,10 @@ static int v4l2src_open(const char *path, struct vc_src **out)
 	d->fd = -1;
 	snprintf(d->path, sizeof(d->path), "%s", path);
 
-	raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (raw < 0) {
-		e = -errno;
-		log_warn("%s: open: %s", path, strerror(errno));
+	e = open_fd(path, &d->fd);
+	if (e < 0) {
 		free(d);
 		return e;
-	}
-	/* A multi-planar-only device stays a plain fd: libv4l2 would load its
-	 * mplane plugin and present it as single-planar, which cannot carry
-	 * formats with several memory planes (NV12M...); libv4lconvert has no
-	 * multi-planar conversions anyway. v4l2_ioctl() and v4l2_mmap() pass
-	 * an fd libv4l2 does not know straight to the kernel. */
-	memset(&cap, 0, sizeof(cap));
-	if (ioctl(raw, VIDIOC_QUERYCAP, &cap) < 0) {
-		e = -errno;
-		log_error("%s: VIDIOC_QUERYCAP: %s", path, strerror(errno));
-		close(raw);
-		free(d);
-		return v4l2_gone(e);
-	}
-	uint32_t raw_caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps
-								      : cap.capabilities;
-	if ((raw_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE) && !(raw_caps & V4L2_CAP_VIDEO_CAPTURE)) {
-		d->fd = raw;
-		log_info("%s: multi-planar: no libv4l2 format emulation", path);
-	} else {
-		/* libv4l2 takes over the fd; -1 means it cannot (the fd stays ours) */
-		d->fd = v4l2_fd_open(raw, 0);
-		if (d->fd < 0) {
-			log_error("%s: libv4l2 cannot handle this device", path);
-			close(raw);
-			free(d);
-			return -EINVAL;
-		}
 	}
 	memset(&cap, 0, sizeof(cap));
 	e = v4l2_xioctl(d, VIDIOC_QUERYCAP, &cap);

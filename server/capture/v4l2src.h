@@ -83,13 +83,15 @@ struct vc_conf_dv;
 int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc_v4l2_dv *out);
 
 /* JSON for /api/cams. One standard (current: G_STD is exactly its id) or
- * one DV timings as an object into dst of n bytes; snprintf's answer. */
+ * one DV timings as an object into dst of n bytes; snprintf's answer, or
+ * -ENOMEM. */
 int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current);
 int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv);
-/* Members ,"tv_std":{current, standards[]} (when the current input has
- * standards) and ,"dv_timings":{current, detected, offered[] (at most 64),
- * offered_truncated} (when it has DV timings), passed to put piece by piece.
- * Nothing for a NULL or non-V4L2 source. */
-void vc_v4l2_json(struct vc_src *src, void (*put)(void *opaque, const char *text), void *opaque);
+/* Members "tv_std":{current, standards[]} (when the current input has
+ * standards) and "dv_timings":{current, detected, offered[] (at most 64),
+ * offered_truncated} (when it has DV timings), written into the object j
+ * has open. Nothing for a NULL or non-V4L2 source. */
+struct vc_json;
+void vc_v4l2_json(struct vc_src *src, struct vc_json *j);
 
 #endif

@@ -1,13 +1,15 @@
-/* JSON API and /metrics. Bodies are built in a growable buffer (struct buf)
- * and handed to MHD, which frees them. */
+/* JSON API: /api/cams, /api/cams/<id>[/controls], /api/try, /api/status.
+ * Bodies are written with common/json's writer (commas, nesting and string
+ * escaping are its job) and handed to MHD, which frees them. /metrics is
+ * server/http/api_metrics.c. */
 #define LOG_PREFIX "api:"
 #include "server/http/api.h"
+#include "server/http/api_metrics.h"
 #include "server/http/api_signal.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/videodev2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,71 +27,30 @@ struct vc_api {
 	int64_t started_us;
 };
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
+/* key: a string member; NULL is written as "" (a cam without a path, a
+ * format without a name), as the API always did. */
+static void kstr(struct vc_json *j, const char *key, const char *s)
 {
-	va_list ap;
+	vc_json_kstr(j, key, s ? s : "");
+}
 
-	if (b->oom)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
+/* Ends the document with a newline and answers 200 with it; 500 when the
+ * writer failed (out of memory). */
+static enum MHD_Result send_json(struct vc_http_req *r, struct vc_json *j)
+{
+	size_t len = 0;
 
-		va_start(ap, fmt);
-		int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = 1;
-			return;
-		}
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = (b->cap + (size_t)n + 1) * 2;
-		char *np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
+	vc_json_newline(j);
+	char *body = vc_json_take(j, &len);
+	if (!body) {
+		int err = vc_json_error(j);
+		vc_json_free(j);
+		if (err != -ENOMEM)
+			log_error("%s: JSON writer misuse (%d)", r->url, err);
+		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				     err == -ENOMEM ? "out of memory" : "internal error");
 	}
-}
-
-/* A JSON string literal, escaped by common/json (one escaper: control
- * characters, and invalid UTF-8 from drivers' names becomes U+FFFD). */
-static void bstr(struct buf *b, const char *s)
-{
-	struct vc_json j;
-
-	vc_json_init(&j);
-	vc_json_string(&j, s ? s : "");
-	if (vc_json_error(&j))
-		b->oom = 1;
-	else
-		bprintf(b, "%s", vc_json_str_get(&j));
-	vc_json_free(&j);
-}
-
-static void bput(void *opaque, const char *text)
-{
-	bprintf(opaque, "%s", text);
-}
-
-static enum MHD_Result send_buf(struct vc_http_req *r, struct buf *b, const char *ctype)
-{
-	if (b->oom || !b->p) {
-		free(b->p);
-		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-	}
-	return vc_http_send_owned(r, MHD_HTTP_OK, ctype, b->p, b->len);
+	return vc_http_send_owned(r, MHD_HTTP_OK, "application/json", body, len);
 }
 
 static int64_t mono_us(void)
@@ -100,118 +61,163 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void json_fourcc(struct buf *b, const char *key, uint32_t fourcc)
+/* "fourcc":"YUYV","fourcc_name":"YUYV" (key and key_name) */
+static void json_fourcc(struct vc_json *j, const char *key, uint32_t fourcc)
 {
-	char fcc[16];
+	char fcc[16], name[32];
 	const struct vc_fmt *f = vc_fmt_by_fourcc(fourcc);
 
-	bprintf(b, "\"%s\":", key);
-	bstr(b, vc_fourcc_str(fourcc, fcc));
-	bprintf(b, ",\"%s_name\":", key);
-	bstr(b, f ? f->name : "");
+	kstr(j, key, vc_fourcc_str(fourcc, fcc));
+	snprintf(name, sizeof(name), "%s_name", key);
+	kstr(j, name, f ? f->name : "");
 }
 
-static void json_mode(struct buf *b, const struct vc_mode *m)
+static void json_mode(struct vc_json *j, const struct vc_mode *m)
 {
-	bprintf(b, "{");
-	json_fourcc(b, "fourcc", m->fourcc);
-	bprintf(b, ",\"width\":%u,\"height\":%u,\"interval\":[%u,%u]}", m->width, m->height,
-		m->ival.num, m->ival.den);
+	vc_json_obj_begin(j);
+	json_fourcc(j, "fourcc", m->fourcc);
+	vc_json_kuint(j, "width", m->width);
+	vc_json_kuint(j, "height", m->height);
+	vc_json_key(j, "interval");
+	vc_json_arr_begin(j);
+	vc_json_uint(j, m->ival.num);
+	vc_json_uint(j, m->ival.den);
+	vc_json_arr_end(j);
+	vc_json_obj_end(j);
 }
 
-static void json_output(struct buf *b, const struct vc_output *o)
+static void json_output(struct vc_json *j, const struct vc_output *o)
 {
-	bprintf(b, "{");
-	json_fourcc(b, "fourcc", o->fourcc);
-	bprintf(b, ",\"width\":%u,\"height\":%u,\"quality\":%u,\"rotate\":%u,\"flip\":%u}",
-		o->width, o->height, o->quality, o->rotate, o->flip);
+	vc_json_obj_begin(j);
+	json_fourcc(j, "fourcc", o->fourcc);
+	vc_json_kuint(j, "width", o->width);
+	vc_json_kuint(j, "height", o->height);
+	vc_json_kuint(j, "quality", o->quality);
+	vc_json_kuint(j, "rotate", o->rotate);
+	vc_json_kuint(j, "flip", o->flip);
+	vc_json_obj_end(j);
 }
 
-static void json_plan(struct buf *b, const struct vc_plan *p)
+static void json_plan(struct vc_json *j, const struct vc_plan *p)
 {
+	static const char *const adj[] = { "format", "size", "fps", "quality", "rotate" };
 	char steps[128];
 
-	bprintf(b, "{\"output\":");
-	json_output(b, &p->out);
-	bprintf(b, ",\"steps\":");
-	bstr(b, vc_steps_str(p->steps, p->decode_denom, steps, sizeof(steps)));
-	bprintf(b, ",\"passthrough\":%s,\"convert\":%s,\"scale\":%s,\"encode\":%s,\"decode\":%s,"
-		   "\"rotate\":%s,\"fps\":%u,\"adjusted\":[",
-		p->steps & VC_STEP_PASSTHROUGH ? "true" : "false",
-		p->steps & VC_STEP_CONVERT ? "true" : "false",
-		p->steps & VC_STEP_SCALE ? "true" : "false",
-		p->steps & VC_STEP_ENCODE ? "true" : "false",
-		p->steps & VC_STEP_DECODE ? "true" : "false",
-		p->steps & (VC_STEP_ROTATE | VC_STEP_JPEG_XFORM) ? "true" : "false", p->fps);
-	static const char *const adj[] = { "format", "size", "fps", "quality", "rotate" };
-	int first = 1;
-	for (unsigned i = 0; i < 5; i++) {
-		if (!(p->adjusted & (1u << i)))
-			continue;
-		bprintf(b, "%s\"%s\"", first ? "" : ",", adj[i]);
-		first = 0;
-	}
-	bprintf(b, "]}");
+	vc_json_obj_begin(j);
+	vc_json_key(j, "output");
+	json_output(j, &p->out);
+	kstr(j, "steps", vc_steps_str(p->steps, p->decode_denom, steps, sizeof(steps)));
+	vc_json_kbool(j, "passthrough", !!(p->steps & VC_STEP_PASSTHROUGH));
+	vc_json_kbool(j, "convert", !!(p->steps & VC_STEP_CONVERT));
+	vc_json_kbool(j, "scale", !!(p->steps & VC_STEP_SCALE));
+	vc_json_kbool(j, "encode", !!(p->steps & VC_STEP_ENCODE));
+	vc_json_kbool(j, "decode", !!(p->steps & VC_STEP_DECODE));
+	vc_json_kbool(j, "rotate", !!(p->steps & (VC_STEP_ROTATE | VC_STEP_JPEG_XFORM)));
+	vc_json_kuint(j, "fps", p->fps);
+	vc_json_key(j, "adjusted");
+	vc_json_arr_begin(j);
+	for (unsigned i = 0; i < 5; i++)
+		if (p->adjusted & (1u << i))
+			vc_json_string(j, adj[i]);
+	vc_json_arr_end(j);
+	vc_json_obj_end(j);
 }
 
-static void json_caps(struct buf *b, const struct vc_caps *c)
+static void json_stepwise(struct vc_json *j, const struct vc_caps_fmt *f)
 {
-	bprintf(b, "[");
+	vc_json_key(j, "stepwise");
+	vc_json_obj_begin(j);
+	vc_json_kuint(j, "min_width", f->min_w);
+	vc_json_kuint(j, "max_width", f->max_w);
+	vc_json_kuint(j, "step_width", f->step_w);
+	vc_json_kuint(j, "min_height", f->min_h);
+	vc_json_kuint(j, "max_height", f->max_h);
+	vc_json_kuint(j, "step_height", f->step_h);
+	vc_json_obj_end(j);
+}
+
+static void json_caps(struct vc_json *j, const struct vc_caps *c)
+{
+	vc_json_arr_begin(j);
 	for (size_t i = 0; c && i < c->n_fmts; i++) {
 		const struct vc_caps_fmt *f = &c->fmts[i];
 
-		bprintf(b, "%s{", i ? "," : "");
-		json_fourcc(b, "fourcc", f->fourcc);
-		bprintf(b, ",\"emulated\":%s", f->emulated ? "true" : "false");
+		vc_json_obj_begin(j);
+		json_fourcc(j, "fourcc", f->fourcc);
+		vc_json_kbool(j, "emulated", f->emulated);
 		if (f->stepwise)
-			bprintf(b, ",\"stepwise\":{\"min_width\":%u,\"max_width\":%u,\"step_width\":%u,"
-				   "\"min_height\":%u,\"max_height\":%u,\"step_height\":%u}",
-				f->min_w, f->max_w, f->step_w, f->min_h, f->max_h, f->step_h);
-		bprintf(b, ",\"sizes\":[");
-		for (size_t j = 0; j < f->n_sizes; j++) {
-			const struct vc_caps_size *sz = &f->sizes[j];
+			json_stepwise(j, f);
+		vc_json_key(j, "sizes");
+		vc_json_arr_begin(j);
+		for (size_t k = 0; k < f->n_sizes; k++) {
+			const struct vc_caps_size *sz = &f->sizes[k];
 
-			bprintf(b, "%s{\"width\":%u,\"height\":%u,\"intervals\":[", j ? "," : "",
-				sz->width, sz->height);
-			for (size_t k = 0; k < sz->n_ivals; k++)
-				bprintf(b, "%s[%u,%u]", k ? "," : "", sz->ival[k].num, sz->ival[k].den);
-			bprintf(b, "]}");
+			vc_json_obj_begin(j);
+			vc_json_kuint(j, "width", sz->width);
+			vc_json_kuint(j, "height", sz->height);
+			vc_json_key(j, "intervals");
+			vc_json_arr_begin(j);
+			for (size_t v = 0; v < sz->n_ivals; v++) {
+				vc_json_arr_begin(j);
+				vc_json_uint(j, sz->ival[v].num);
+				vc_json_uint(j, sz->ival[v].den);
+				vc_json_arr_end(j);
+			}
+			vc_json_arr_end(j);
+			vc_json_obj_end(j);
 		}
-		bprintf(b, "]}");
+		vc_json_arr_end(j);
+		vc_json_obj_end(j);
 	}
-	bprintf(b, "]");
+	vc_json_arr_end(j);
 }
-
-struct json_ctx {
-	struct buf *b;
-	int n;
-};
 
 static void json_client_cb(void *opaque, const struct vc_client_info *ci)
 {
-	struct json_ctx *j = opaque;
+	struct vc_json *j = opaque;
 
-	bprintf(j->b, "%s{\"peer\":", j->n++ ? "," : "");
-	bstr(j->b, ci->peer);
-	bprintf(j->b, ",\"kind\":\"%s\",\"output\":", ci->raw ? "raw" : "mjpeg");
-	json_output(j->b, &ci->out);
-	bprintf(j->b, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"bytes\":%" PRIu64
-		      ",\"fps\":%.2f,\"fps_limit\":%u}",
-		ci->frames, ci->skipped, ci->bytes, ci->fps, ci->fps_limit);
+	vc_json_obj_begin(j);
+	kstr(j, "peer", ci->peer);
+	kstr(j, "kind", ci->raw ? "raw" : "mjpeg");
+	vc_json_key(j, "output");
+	json_output(j, &ci->out);
+	vc_json_kuint(j, "frames", ci->frames);
+	vc_json_kuint(j, "skipped", ci->skipped);
+	vc_json_kuint(j, "bytes", ci->bytes);
+	vc_json_kfixed(j, "fps", ci->fps, 2);
+	vc_json_kuint(j, "fps_limit", ci->fps_limit);
+	vc_json_obj_end(j);
 }
 
 static void json_output_cb(void *opaque, const struct vc_output_info *oi)
 {
-	struct json_ctx *j = opaque;
+	struct vc_json *j = opaque;
 
-	bprintf(j->b, "%s{\"plan\":", j->n++ ? "," : "");
-	json_plan(j->b, &oi->plan);
-	bprintf(j->b, ",\"clients\":%u,\"produced\":%" PRIu64 ",\"busy_drops\":%" PRIu64
-		      ",\"process_ms\":%.3f,\"fps\":%.2f}",
-		oi->clients, oi->produced, oi->busy_drops, oi->process_ms, oi->fps);
+	vc_json_obj_begin(j);
+	vc_json_key(j, "plan");
+	json_plan(j, &oi->plan);
+	vc_json_kuint(j, "clients", oi->clients);
+	vc_json_kuint(j, "produced", oi->produced);
+	vc_json_kuint(j, "busy_drops", oi->busy_drops);
+	vc_json_kfixed(j, "process_ms", oi->process_ms, 3);
+	vc_json_kfixed(j, "fps", oi->fps, 2);
+	vc_json_obj_end(j);
 }
 
-static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int full)
+static void json_stats(struct vc_json *j, const struct vc_cam_stats *st)
+{
+	vc_json_key(j, "stats");
+	vc_json_obj_begin(j);
+	vc_json_kuint(j, "frames", st->frames);
+	vc_json_kuint(j, "dropped", st->dropped);
+	vc_json_kuint(j, "errors", st->errors);
+	vc_json_kuint(j, "copies", st->copies);
+	vc_json_kuint(j, "restarts", st->restarts);
+	vc_json_kfixed(j, "fps", st->fps, 2);
+	vc_json_obj_end(j);
+}
+
+static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, int full)
 {
 	struct vc_cam *cam = vc_streams_cam(s, i);
 	struct vc_cam_stats st;
@@ -220,50 +226,49 @@ static void json_cam(struct buf *b, const struct vc_streams *s, size_t i, int fu
 	enum vc_cam_state state = vc_cam_get_state(cam);
 
 	vc_cam_get_stats(cam, &st);
-	bprintf(b, "{\"id\":");
-	bstr(b, vc_cam_id(cam));
-	bprintf(b, ",\"path\":");
-	bstr(b, vc_cam_path(cam));
-	bprintf(b, ",\"state\":");
-	bstr(b, vc_cam_state_name(state));
+	vc_json_obj_begin(j);
+	kstr(j, "id", vc_cam_id(cam));
+	kstr(j, "path", vc_cam_path(cam));
+	kstr(j, "state", vc_cam_state_name(state));
 	if (state != VC_CAM_ABSENT) {
 		vc_cam_get_mode(cam, &m, &g);
-		bprintf(b, ",\"mode\":");
-		json_mode(b, &m);
-		bprintf(b, ",\"bytesperline\":%u,\"sizeimage\":%zu", g.plane[0].stride, g.sizeimage);
+		vc_json_key(j, "mode");
+		json_mode(j, &m);
+		vc_json_kuint(j, "bytesperline", g.plane[0].stride);
+		vc_json_kuint(j, "sizeimage", g.sizeimage);
 	}
-	bprintf(b, ",\"stats\":{\"frames\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"errors\":%" PRIu64
-		   ",\"copies\":%" PRIu64 ",\"restarts\":%" PRIu64 ",\"fps\":%.2f}",
-		st.frames, st.dropped, st.errors, st.copies, st.restarts, st.fps);
-	struct json_ctx j = { b, 0 };
-	bprintf(b, ",\"outputs\":[");
-	vc_streams_outputs(s, i, json_output_cb, &j);
-	j.n = 0;
-	bprintf(b, "],\"clients\":[");
-	vc_streams_clients(s, i, json_client_cb, &j);
-	bprintf(b, "]");
+	json_stats(j, &st);
+	vc_json_key(j, "outputs");
+	vc_json_arr_begin(j);
+	vc_streams_outputs(s, i, json_output_cb, j);
+	vc_json_arr_end(j);
+	vc_json_key(j, "clients");
+	vc_json_arr_begin(j);
+	vc_streams_clients(s, i, json_client_cb, j);
+	vc_json_arr_end(j);
 	if (full) {
 		if (state != VC_CAM_ABSENT)
-			vc_v4l2_json(vc_cam_source(cam), bput, b);
-		bprintf(b, ",\"formats\":");
-		json_caps(b, state != VC_CAM_ABSENT ? vc_cam_caps(cam) : NULL);
+			vc_v4l2_json(vc_cam_source(cam), j);
+		vc_json_key(j, "formats");
+		json_caps(j, state != VC_CAM_ABSENT ? vc_cam_caps(cam) : NULL);
 	}
-	bprintf(b, "}");
+	vc_json_obj_end(j);
 }
 
 static enum MHD_Result h_cams(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct buf b = { 0 };
+	struct vc_json j;
 
-	bprintf(&b, "{\"cams\":[");
-	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
-		if (i)
-			bprintf(&b, ",");
-		json_cam(&b, a->s, i, 1);
-	}
-	bprintf(&b, "]}\n");
-	return send_buf(r, &b, "application/json");
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	vc_json_key(&j, "cams");
+	vc_json_arr_begin(&j);
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)
+		json_cam(&j, a->s, i, 1);
+	vc_json_arr_end(&j);
+	vc_json_obj_end(&j);
+	return send_json(r, &j);
 }
 
 /* ---- controls ---- */
@@ -293,49 +298,58 @@ static void ctrl_key(const char *name, char *key, size_t len)
 #define CTRL_TYPE_MENU 3u     /* V4L2_CTRL_TYPE_MENU */
 #define CTRL_TYPE_INTEGER_MENU 9u
 
-static void json_controls(struct buf *b, struct vc_cam *cam)
+static void json_menu(struct vc_json *j, struct vc_cam *cam, const struct vc_src_ctrl *c)
+{
+	vc_json_key(j, "menu");
+	vc_json_arr_begin(j);
+	for (int64_t i = c->min; i <= c->max && i - c->min < 64; i++) {
+		char name[32];
+
+		if (vc_cam_ctrl_menu(cam, c->id, (uint32_t)i, name) < 0)
+			continue;
+		vc_json_obj_begin(j);
+		vc_json_kint(j, "index", i);
+		kstr(j, "name", name);
+		vc_json_obj_end(j);
+	}
+	vc_json_arr_end(j);
+}
+
+static void json_controls(struct vc_json *j, struct vc_cam *cam)
 {
 	struct vc_src_ctrl c;
 	uint32_t id = 0;
 	int n = 0;
 
-	bprintf(b, "{\"cam\":");
-	bstr(b, vc_cam_id(cam));
-	bprintf(b, ",\"controls\":[");
+	vc_json_obj_begin(j);
+	kstr(j, "cam", vc_cam_id(cam));
+	vc_json_key(j, "controls");
+	vc_json_arr_begin(j);
 	while (vc_cam_ctrl_query(cam, id | CTRL_NEXT, &c) == 0 && c.id != id && n < 512) {
 		char key[64];
 		int64_t v = 0;
 
 		id = c.id;
+		n++;
 		ctrl_key(c.name, key, sizeof(key));
-		bprintf(b, "%s{\"id\":%u,\"key\":", n++ ? "," : "", c.id);
-		bstr(b, key);
-		bprintf(b, ",\"name\":");
-		bstr(b, c.name);
-		bprintf(b, ",\"type\":%u,\"min\":%lld,\"max\":%lld,\"step\":%lld,\"default\":%lld,"
-			   "\"flags\":%u",
-			c.type, (long long)c.min, (long long)c.max, (long long)c.step, (long long)c.def,
-			c.flags);
+		vc_json_obj_begin(j);
+		vc_json_kuint(j, "id", c.id);
+		kstr(j, "key", key);
+		kstr(j, "name", c.name);
+		vc_json_kuint(j, "type", c.type);
+		vc_json_kint(j, "min", c.min);
+		vc_json_kint(j, "max", c.max);
+		vc_json_kint(j, "step", c.step);
+		vc_json_kint(j, "default", c.def);
+		vc_json_kuint(j, "flags", c.flags);
 		if (vc_cam_ctrl_get(cam, c.id, &v) == 0)
-			bprintf(b, ",\"value\":%lld", (long long)v);
-		if (c.type == CTRL_TYPE_MENU || c.type == CTRL_TYPE_INTEGER_MENU) {
-			int m = 0;
-
-			bprintf(b, ",\"menu\":[");
-			for (int64_t i = c.min; i <= c.max && i - c.min < 64; i++) {
-				char name[32];
-
-				if (vc_cam_ctrl_menu(cam, c.id, (uint32_t)i, name) < 0)
-					continue;
-				bprintf(b, "%s{\"index\":%lld,\"name\":", m++ ? "," : "", (long long)i);
-				bstr(b, name);
-				bprintf(b, "}");
-			}
-			bprintf(b, "]");
-		}
-		bprintf(b, "}");
+			vc_json_kint(j, "value", v);
+		if (c.type == CTRL_TYPE_MENU || c.type == CTRL_TYPE_INTEGER_MENU)
+			json_menu(j, cam, &c);
+		vc_json_obj_end(j);
 	}
-	bprintf(b, "]}\n");
+	vc_json_arr_end(j);
+	vc_json_obj_end(j);
 }
 
 /* Finds a control by key ("brightness"), name or numeric id. */
@@ -379,25 +393,25 @@ static struct vc_cam *cam_by_rest(struct vc_api *a, const char *rest, const char
 static enum MHD_Result h_cam(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct buf b = { 0 };
+	struct vc_json j;
 	const char *sub;
 	struct vc_cam *cam = cam_by_rest(a, r->rest, &sub);
 
 	if (!cam)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "unknown cam '%.40s'", r->rest);
+	vc_json_init(&j);
 	if (strcmp(sub, "/controls") == 0) {
-		json_controls(&b, cam);
-		return send_buf(r, &b, "application/json");
+		json_controls(&j, cam);
+		return send_json(r, &j);
 	}
 	if (*sub && strcmp(sub, "/") != 0)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no such path: %.80s", r->url);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
 		if (vc_streams_cam(a->s, i) != cam)
 			continue;
-		json_cam(&b, a->s, i, 1);
-		bprintf(&b, "\n");
+		json_cam(&j, a->s, i, 1);
 	}
-	return send_buf(r, &b, "application/json");
+	return send_json(r, &j);
 }
 
 /* PUT /api/cams/<id>/controls with {"brightness": 10, "9963777": 5}: every
@@ -469,9 +483,10 @@ static enum MHD_Result h_cam_put(void *opaque, struct vc_http_req *r)
 		log_info("cam %s: control %s = %lld", vc_cam_id(cam), m->name, (long long)v);
 	}
 	vc_json_object_free(&obj);
-	struct buf b = { 0 };
-	json_controls(&b, cam);
-	return send_buf(r, &b, "application/json");
+	struct vc_json j;
+	vc_json_init(&j);
+	json_controls(&j, cam);
+	return send_json(r, &j);
 }
 
 static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
@@ -499,162 +514,49 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	if (ret < 0)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "this request cannot be served");
-	struct buf b = { 0 };
-	bprintf(&b, "{\"cam\":");
-	bstr(&b, vc_cam_id(cam));
-	bprintf(&b, ",\"endpoint\":\"%s\",\"plan\":", raw ? "/raw" : "/stream");
-	json_plan(&b, &plan);
-	bprintf(&b, ",\"device_mode\":");
-	json_mode(&b, &mode);
+	struct vc_json j;
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	kstr(&j, "cam", vc_cam_id(cam));
+	kstr(&j, "endpoint", raw ? "/raw" : "/stream");
+	vc_json_key(&j, "plan");
+	json_plan(&j, &plan);
+	vc_json_key(&j, "device_mode");
+	json_mode(&j, &mode);
 	/* parameters the parser ignored (unknown names: typos, cache busters) */
-	bprintf(&b, ",\"ignored\":{\"count\":%u,\"first\":", p.n_unknown);
-	bstr(&b, p.unknown);
-	bprintf(&b, "}}\n");
-	return send_buf(r, &b, "application/json");
+	vc_json_key(&j, "ignored");
+	vc_json_obj_begin(&j);
+	vc_json_kuint(&j, "count", p.n_unknown);
+	kstr(&j, "first", p.unknown);
+	vc_json_obj_end(&j);
+	vc_json_obj_end(&j);
+	return send_json(r, &j);
 }
 
 static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct buf b = { 0 };
+	struct vc_json j;
 
-	bprintf(&b, "{\"version\":\"0.1\",\"uptime_s\":%.1f,\"connections\":%u,\"cams\":[",
-		(double)(mono_us() - a->started_us) / 1e6, vc_http_connections(a->http));
-	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
-		if (i)
-			bprintf(&b, ",");
-		json_cam(&b, a->s, i, 0);
-	}
-	bprintf(&b, "]}\n");
-	return send_buf(r, &b, "application/json");
-}
-
-/* ---- Prometheus text format ---- */
-
-/* The exposition format wants every family in one group (HELP, TYPE, then
- * all its samples), so each family walks the cameras/outputs/clients once. */
-struct prom_family {
-	const char *name, *type, *help;
-};
-
-static const struct prom_family cap_fam[] = {
-	{ "vcapd_capture_fps", "gauge", "Measured capture rate." },
-	{ "vcapd_capture_frames_total", "counter", "Frames captured." },
-	{ "vcapd_capture_dropped_total", "counter", "Frames the driver dropped (sequence gaps)." },
-	{ "vcapd_capture_errors_total", "counter", "Error-flagged buffers." },
-	{ "vcapd_capture_restarts_total", "counter", "Device recoveries." },
-	{ "vcapd_capture_state", "gauge", "Device state (1 for the current state)." },
-};
-static const struct prom_family out_fam[] = {
-	{ "vcapd_output_clients", "gauge", "Clients of this output." },
-	{ "vcapd_output_frames_total", "counter", "Frames this output produced." },
-	{ "vcapd_output_fps", "gauge", "Rate this output produces frames at." },
-	{ "vcapd_output_process_seconds", "gauge", "Average convert/encode time per frame." },
-};
-static const struct prom_family cli_fam[] = {
-	{ "vcapd_client_frames_total", "counter", "Frames sent to this client." },
-	{ "vcapd_client_skipped_frames_total", "counter", "Frames a slow client did not get." },
-	{ "vcapd_client_bytes_total", "counter", "Bytes sent to this client." },
-	{ "vcapd_client_fps", "gauge", "Rate this client receives frames at." },
-};
-
-static void prom_head(struct buf *b, const struct prom_family *f)
-{
-	bprintf(b, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
-}
-
-struct prom_ctx {
-	struct buf *b;
-	const char *cam;
-	int what; /* index into out_fam / cli_fam */
-};
-
-static void prom_output_cb(void *opaque, const struct vc_output_info *oi)
-{
-	struct prom_ctx *p = opaque;
-	char fcc[16], lbl[160], v[32];
-
-	snprintf(lbl, sizeof(lbl), "cam=\"%s\",format=\"%s\",width=\"%u\",height=\"%u\",quality=\"%u\"",
-		 p->cam, vc_fourcc_str(oi->out.fourcc, fcc), oi->out.width, oi->out.height,
-		 oi->out.quality);
-	switch (p->what) {
-	case 0: snprintf(v, sizeof(v), "%u", oi->clients); break;
-	case 1: snprintf(v, sizeof(v), "%" PRIu64, oi->produced); break;
-	case 2: snprintf(v, sizeof(v), "%.2f", oi->fps); break;
-	default: snprintf(v, sizeof(v), "%.6f", oi->process_ms / 1000.0); break;
-	}
-	bprintf(p->b, "%s{%s} %s\n", out_fam[p->what].name, lbl, v);
-}
-
-static void prom_client_cb(void *opaque, const struct vc_client_info *ci)
-{
-	struct prom_ctx *p = opaque;
-	char fcc[16], lbl[200], v[32];
-
-	snprintf(lbl, sizeof(lbl), "cam=\"%s\",peer=\"%s\",kind=\"%s\",format=\"%s\",size=\"%ux%u\"",
-		 p->cam, ci->peer, ci->raw ? "raw" : "mjpeg", vc_fourcc_str(ci->out.fourcc, fcc),
-		 ci->out.width, ci->out.height);
-	switch (p->what) {
-	case 0: snprintf(v, sizeof(v), "%" PRIu64, ci->frames); break;
-	case 1: snprintf(v, sizeof(v), "%" PRIu64, ci->skipped); break;
-	case 2: snprintf(v, sizeof(v), "%" PRIu64, ci->bytes); break;
-	default: snprintf(v, sizeof(v), "%.2f", ci->fps); break;
-	}
-	bprintf(p->b, "%s{%s} %s\n", cli_fam[p->what].name, lbl, v);
-}
-
-/* One family of the outputs (clients = 0) or the clients, every camera. */
-static void prom_per_cam(struct vc_api *a, struct buf *b, int clients, int what)
-{
-	prom_head(b, clients ? &cli_fam[what] : &out_fam[what]);
-	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
-		struct prom_ctx p = { b, vc_cam_id(vc_streams_cam(a->s, i)), what };
-
-		if (clients)
-			vc_streams_clients(a->s, i, prom_client_cb, &p);
-		else
-			vc_streams_outputs(a->s, i, prom_output_cb, &p);
-	}
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	kstr(&j, "version", "0.1");
+	vc_json_kfixed(&j, "uptime_s", (double)(mono_us() - a->started_us) / 1e6, 1);
+	vc_json_kuint(&j, "connections", vc_http_connections(a->http));
+	vc_json_key(&j, "cams");
+	vc_json_arr_begin(&j);
+	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)
+		json_cam(&j, a->s, i, 0);
+	vc_json_arr_end(&j);
+	vc_json_obj_end(&j);
+	return send_json(r, &j);
 }
 
 static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct buf b = { 0 };
-	size_t n = vc_streams_n_cams(a->s);
 
-	bprintf(&b, "# HELP vcapd_connections Open HTTP connections.\n"
-		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
-		vc_http_connections(a->http));
-	for (size_t k = 0; k < sizeof(cap_fam) / sizeof(cap_fam[0]); k++) {
-		prom_head(&b, &cap_fam[k]);
-		for (size_t i = 0; i < n; i++) {
-			struct vc_cam *cam = vc_streams_cam(a->s, i);
-			struct vc_cam_stats st;
-			const char *id = vc_cam_id(cam);
-			const char *nm = cap_fam[k].name;
-
-			vc_cam_get_stats(cam, &st);
-			switch (k) {
-			case 0: bprintf(&b, "%s{cam=\"%s\"} %.2f\n", nm, id, st.fps); break;
-			case 1: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.frames); break;
-			case 2: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.dropped); break;
-			case 3: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.errors); break;
-			case 4: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.restarts); break;
-			default:
-				for (int s = VC_CAM_ABSENT; s <= VC_CAM_ERROR; s++)
-					bprintf(&b, "%s{cam=\"%s\",state=\"%s\"} %d\n", nm, id,
-						vc_cam_state_name((enum vc_cam_state)s),
-						(int)vc_cam_get_state(cam) == s);
-				break;
-			}
-		}
-	}
-	for (int k = 0; k < (int)(sizeof(out_fam) / sizeof(out_fam[0])); k++)
-		prom_per_cam(a, &b, 0, k);
-	for (int k = 0; k < (int)(sizeof(cli_fam) / sizeof(cli_fam[0])); k++)
-		prom_per_cam(a, &b, 1, k);
-	return send_buf(r, &b, "text/plain; version=0.0.4");
+	return vc_api_metrics(a->s, a->http, r);
 }
 
 int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)

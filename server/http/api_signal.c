@@ -86,18 +86,29 @@ enum MHD_Result vc_api_put_signal(struct vc_cam *cam, struct vc_http_req *r)
 		return vc_http_error(r, e == -EBUSY ? MHD_HTTP_CONFLICT : MHD_HTTP_SERVICE_UNAVAILABLE,
 				     "camera %s: %s", vc_cam_id(cam), strerror(-e));
 	}
-	char body[160];
-	int n = snprintf(body, sizeof(body), "{\"cam\":\"%s\"", vc_cam_id(cam));
-	if (std)
-		n += snprintf(body + n, sizeof(body) - (size_t)n, ",\"std\":\"%s\"",
-			      vc_conf_std_name(std));
+	char dv_text[48] = "";
 	if (dv_name)
-		n += snprintf(body + n, sizeof(body) - (size_t)n, ",\"dv_timings\":\"%ux%u%c%u.%03u\"",
-			      dv.width, dv.height, dv.interlaced ? 'i' : 'p', dv.fps_milli / 1000,
-			      dv.fps_milli % 1000);
-	snprintf(body + n, sizeof(body) - (size_t)n, ",\"status\":\"switching\"}\n");
+		snprintf(dv_text, sizeof(dv_text), "%ux%u%c%u.%03u", dv.width, dv.height,
+			 dv.interlaced ? 'i' : 'p', dv.fps_milli / 1000, dv.fps_milli % 1000);
 	log_info("cam %s: signal set over the API:%s%s%s%s", vc_cam_id(cam), std ? " std " : "",
 		 std ? vc_conf_std_name(std) : "", dv_name ? " dv_timings " : "", dv_name ? dv_name : "");
 	vc_json_object_free(&obj);
-	return vc_http_send(r, MHD_HTTP_ACCEPTED, "application/json", body, strlen(body));
+	struct vc_json j;
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	vc_json_kstr(&j, "cam", vc_cam_id(cam));
+	if (std)
+		vc_json_kstr(&j, "std", vc_conf_std_name(std));
+	if (dv_name)
+		vc_json_kstr(&j, "dv_timings", dv_text);
+	vc_json_kstr(&j, "status", "switching");
+	vc_json_obj_end(&j);
+	vc_json_newline(&j);
+	size_t len = 0;
+	char *body = vc_json_take(&j, &len);
+	if (!body) {
+		vc_json_free(&j);
+		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	return vc_http_send_owned(r, MHD_HTTP_ACCEPTED, "application/json", body, len);
 }

@@ -1,4 +1,4 @@
-/* Unit tests of common/json.c: writer output byte for byte (escaping, UTF-8
+/* Unit tests of common/json_write.c and common/json_parse.c: writer output byte for byte (escaping, UTF-8
  * passthrough and repair, numbers, nesting, misuse), parser vectors valid and
  * malformed with the error position, limits, and a round trip of every byte
  * value through writer then parser. */
@@ -473,12 +473,87 @@ static void mutations(void)
 	CHECK(pos_bad == 0 && ok > 0 && bad > 0, "ok %d bad %d pos_bad %d", ok, bad, pos_bad);
 }
 
+/* Fixed decimals are printf's "%.*f" to the byte (the API's rates and
+ * durations), and a document may end with one newline. */
+static void writer_fixed(void)
+{
+	static const struct {
+		int line;
+		double v;
+		int dec;
+		const char *want;
+	} v[] = {
+		{ __LINE__, 29.97, 2, "29.97" },
+		{ __LINE__, 29.975, 2, "29.98" }, /* 29.975 is 29.97500000000000142... */
+		{ __LINE__, 0, 3, "0.000" },
+		{ __LINE__, 0.456, 3, "0.456" },
+		{ __LINE__, 1.25, 1, "1.2" },    /* exactly halfway: to even, as printf */
+		{ __LINE__, -3.5, 0, "-4" },
+		{ __LINE__, 60.317, 3, "60.317" },
+		{ __LINE__, 1e300, 9, NULL },    /* 301 digits + 9: fits, matches printf */
+		{ __LINE__, NAN, 2, "null" },
+		{ __LINE__, -INFINITY, 2, "null" },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(v); i++) {
+		struct vc_json j;
+		char want[400];
+		snprintf(want, sizeof(want), "%.*f", v[i].dec, v[i].v);
+		vc_json_init(&j);
+		vc_json_fixed(&j, v[i].v, v[i].dec);
+		const char *w = v[i].want ? v[i].want : want;
+		CHECK_AT(v[i].line, !vc_json_error(&j) && !strcmp(vc_json_str_get(&j), w),
+			 "got %s want %s", vc_json_str_get(&j), w);
+		vc_json_free(&j);
+	}
+
+	struct vc_json j;
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	vc_json_kfixed(&j, "fps", 14.8249, 2);
+	vc_json_kfixed(&j, "ms", 0.0004, 3);
+	vc_json_obj_end(&j);
+	vc_json_newline(&j);
+	size_t len = 0;
+	char *t = vc_json_take(&j, &len);
+	CHECK(t && !strcmp(t, "{\"fps\":14.82,\"ms\":0.000}\n") && len == strlen(t), "got %s",
+	      t ? t : "(null)");
+	free(t);
+
+	vc_json_init(&j); /* decimals out of range */
+	vc_json_fixed(&j, 1, 10);
+	CHECK(vc_json_error(&j) == -EINVAL, "decimals 10");
+	vc_json_free(&j);
+	vc_json_init(&j); /* newline inside a document, on nothing, twice */
+	vc_json_arr_begin(&j);
+	vc_json_newline(&j);
+	CHECK(vc_json_error(&j) == -EINVAL, "newline inside");
+	vc_json_free(&j);
+	vc_json_init(&j);
+	vc_json_newline(&j);
+	CHECK(vc_json_error(&j) == -EINVAL, "newline on nothing");
+	vc_json_free(&j);
+	vc_json_init(&j);
+	vc_json_null(&j);
+	vc_json_newline(&j);
+	CHECK(!vc_json_error(&j) && !strcmp(vc_json_str_get(&j), "null\n"), "after null");
+	vc_json_newline(&j);
+	CHECK(vc_json_error(&j) == -EINVAL, "second newline");
+	vc_json_free(&j);
+	vc_json_init(&j); /* nothing after the newline */
+	vc_json_null(&j);
+	vc_json_newline(&j);
+	vc_json_int(&j, 1);
+	CHECK(vc_json_error(&j) == -EINVAL, "value after newline");
+	vc_json_free(&j);
+}
+
 int main(void)
 {
 	RUN("json", writer_strings);
 	RUN("json", writer_numbers);
 	RUN("json", writer_nesting);
 	RUN("json", writer_misuse);
+	RUN("json", writer_fixed);
 	RUN("json", parse_valid);
 	RUN("json", parse_malformed);
 	RUN("json", parse_limits);

@@ -1,0 +1,182 @@
+/* /metrics in the Prometheus text format (see api_metrics.h). The body is
+ * built in a growable text buffer (struct buf) and handed to MHD, which
+ * frees it. The JSON API is server/http/api.c. */
+#define LOG_PREFIX "api:"
+#include "server/http/api_metrics.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/fmt.h"
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+/* ---- Prometheus text format ---- */
+
+/* The exposition format wants every family in one group (HELP, TYPE, then
+ * all its samples), so each family walks the cameras/outputs/clients once. */
+struct prom_family {
+	const char *name, *type, *help;
+};
+
+static const struct prom_family cap_fam[] = {
+	{ "vcapd_capture_fps", "gauge", "Measured capture rate." },
+	{ "vcapd_capture_frames_total", "counter", "Frames captured." },
+	{ "vcapd_capture_dropped_total", "counter", "Frames the driver dropped (sequence gaps)." },
+	{ "vcapd_capture_errors_total", "counter", "Error-flagged buffers." },
+	{ "vcapd_capture_restarts_total", "counter", "Device recoveries." },
+	{ "vcapd_capture_state", "gauge", "Device state (1 for the current state)." },
+};
+static const struct prom_family out_fam[] = {
+	{ "vcapd_output_clients", "gauge", "Clients of this output." },
+	{ "vcapd_output_frames_total", "counter", "Frames this output produced." },
+	{ "vcapd_output_fps", "gauge", "Rate this output produces frames at." },
+	{ "vcapd_output_process_seconds", "gauge", "Average convert/encode time per frame." },
+};
+static const struct prom_family cli_fam[] = {
+	{ "vcapd_client_frames_total", "counter", "Frames sent to this client." },
+	{ "vcapd_client_skipped_frames_total", "counter", "Frames a slow client did not get." },
+	{ "vcapd_client_bytes_total", "counter", "Bytes sent to this client." },
+	{ "vcapd_client_fps", "gauge", "Rate this client receives frames at." },
+};
+
+static void prom_head(struct buf *b, const struct prom_family *f)
+{
+	bprintf(b, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
+}
+
+struct prom_ctx {
+	struct buf *b;
+	const char *cam;
+	int what; /* index into out_fam / cli_fam */
+};
+
+static void prom_output_cb(void *opaque, const struct vc_output_info *oi)
+{
+	struct prom_ctx *p = opaque;
+	char fcc[16], lbl[160], v[32];
+
+	snprintf(lbl, sizeof(lbl), "cam=\"%s\",format=\"%s\",width=\"%u\",height=\"%u\",quality=\"%u\"",
+		 p->cam, vc_fourcc_str(oi->out.fourcc, fcc), oi->out.width, oi->out.height,
+		 oi->out.quality);
+	switch (p->what) {
+	case 0: snprintf(v, sizeof(v), "%u", oi->clients); break;
+	case 1: snprintf(v, sizeof(v), "%" PRIu64, oi->produced); break;
+	case 2: snprintf(v, sizeof(v), "%.2f", oi->fps); break;
+	default: snprintf(v, sizeof(v), "%.6f", oi->process_ms / 1000.0); break;
+	}
+	bprintf(p->b, "%s{%s} %s\n", out_fam[p->what].name, lbl, v);
+}
+
+static void prom_client_cb(void *opaque, const struct vc_client_info *ci)
+{
+	struct prom_ctx *p = opaque;
+	char fcc[16], lbl[200], v[32];
+
+	snprintf(lbl, sizeof(lbl), "cam=\"%s\",peer=\"%s\",kind=\"%s\",format=\"%s\",size=\"%ux%u\"",
+		 p->cam, ci->peer, ci->raw ? "raw" : "mjpeg", vc_fourcc_str(ci->out.fourcc, fcc),
+		 ci->out.width, ci->out.height);
+	switch (p->what) {
+	case 0: snprintf(v, sizeof(v), "%" PRIu64, ci->frames); break;
+	case 1: snprintf(v, sizeof(v), "%" PRIu64, ci->skipped); break;
+	case 2: snprintf(v, sizeof(v), "%" PRIu64, ci->bytes); break;
+	default: snprintf(v, sizeof(v), "%.2f", ci->fps); break;
+	}
+	bprintf(p->b, "%s{%s} %s\n", cli_fam[p->what].name, lbl, v);
+}
+
+/* One family of the outputs (clients = 0) or the clients, every camera. */
+static void prom_per_cam(struct vc_streams *s, struct buf *b, int clients, int what)
+{
+	prom_head(b, clients ? &cli_fam[what] : &out_fam[what]);
+	for (size_t i = 0; i < vc_streams_n_cams(s); i++) {
+		struct prom_ctx p = { b, vc_cam_id(vc_streams_cam(s, i)), what };
+
+		if (clients)
+			vc_streams_clients(s, i, prom_client_cb, &p);
+		else
+			vc_streams_outputs(s, i, prom_output_cb, &p);
+	}
+}
+
+enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struct vc_http_req *r)
+{
+	struct buf b = { 0 };
+	size_t n = vc_streams_n_cams(s);
+
+	bprintf(&b, "# HELP vcapd_connections Open HTTP connections.\n"
+		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
+		vc_http_connections(http));
+	for (size_t k = 0; k < sizeof(cap_fam) / sizeof(cap_fam[0]); k++) {
+		prom_head(&b, &cap_fam[k]);
+		for (size_t i = 0; i < n; i++) {
+			struct vc_cam *cam = vc_streams_cam(s, i);
+			struct vc_cam_stats st;
+			const char *id = vc_cam_id(cam);
+			const char *nm = cap_fam[k].name;
+
+			vc_cam_get_stats(cam, &st);
+			switch (k) {
+			case 0: bprintf(&b, "%s{cam=\"%s\"} %.2f\n", nm, id, st.fps); break;
+			case 1: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.frames); break;
+			case 2: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.dropped); break;
+			case 3: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.errors); break;
+			case 4: bprintf(&b, "%s{cam=\"%s\"} %" PRIu64 "\n", nm, id, st.restarts); break;
+			default:
+				for (int v = VC_CAM_ABSENT; v <= VC_CAM_ERROR; v++)
+					bprintf(&b, "%s{cam=\"%s\",state=\"%s\"} %d\n", nm, id,
+						vc_cam_state_name((enum vc_cam_state)v),
+						(int)vc_cam_get_state(cam) == v);
+				break;
+			}
+		}
+	}
+	for (int k = 0; k < (int)(sizeof(out_fam) / sizeof(out_fam[0])); k++)
+		prom_per_cam(s, &b, 0, k);
+	for (int k = 0; k < (int)(sizeof(cli_fam) / sizeof(cli_fam[0])); k++)
+		prom_per_cam(s, &b, 1, k);
+	if (b.oom || !b.p) {
+		free(b.p);
+		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	return vc_http_send_owned(r, MHD_HTTP_OK, "text/plain; version=0.0.4", b.p, b.len);
+}
+

@@ -1,0 +1,445 @@
+/* Stream clients (/stream, /raw/stream) and sending them parts. On plain
+ * HTTP, MHD sends the response headers, then the connection stays
+ * suspended and direct_pump sends the output's shared part (stream_part.c)
+ * on the socket; over TLS the content reader (client_read) copies the part
+ * into MHD's buffer and the connection is resumed per frame.
+ *
+ * Who owns a frame, in the order it travels (refcounts are atomic; the
+ * lists and every field here belong to the event-loop thread):
+ * - capture lends a frame to hub_on_frame for the call only. output_frame
+ *   either publishes it (passthrough: one ref for the output) or gives it to
+ *   a job (output_submit: the job holds one ref on its source; one newest
+ *   frame may wait in o->pending with one ref, replaced by a newer one).
+ *   job_done drops the source's ref and moves the result's ref to the output.
+ * - output_publish: o->latest holds one ref on the newest frame; the old
+ *   latest and its parts (o->part[], one ref each, made on first need by
+ *   output_part) are dropped.
+ * - client_take, below, is the one place a stream client gets a frame:
+ *   plain HTTP takes a ref on the output's shared part (c->part), TLS a ref
+ *   on the frame itself (c->cur). A client holds one at most: it takes the
+ *   next only when the whole part is sent, and then the newest (frames in
+ *   between are skipped). The client drops its ref when the part is sent
+ *   (direct_pump, client_read) or when MHD frees the response (client_free,
+ *   the response's free callback; once MHD owns a response, only that
+ *   callback frees what it holds).
+ * - snapshot.c: snapshot_wake gives a waiting request one ref on latest,
+ *   dropped by waiter_free; send_frame gives the MHD response one ref,
+ *   dropped by the response's free callback. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/stream_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "common/jpeg.h"
+#include "common/log.h"
+
+static void client_free(void *cls)
+{
+	struct client *c = cls;
+
+	log_debug("client %s: stream ended after %" PRIu64 " frames, %" PRIu64 " skipped",
+		  c->peer, c->frames, c->skipped);
+	DLIST_UNLINK(c->out->clients, c);
+	c->out->n_clients--;
+	output_unused(c->out);
+	if (c->wev)
+		event_free(c->wev);
+	vc_part_unref(c->part);
+	vc_frame_unref(c->cur);
+	free(c);
+}
+
+/* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
+ * standard Huffman tables inserted at offset dht when nonzero) or the raw
+ * memory planes. Returns the count; *len = their total. */
+unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len)
+{
+	unsigned n = 0;
+
+	if (f->fmt->layout == VC_LAYOUT_COMPRESSED && dht && dht < f->bytesused[0]) {
+		pc[n++] = (struct MHD_IoVec){ f->mem[0], dht };
+		pc[n++] = (struct MHD_IoVec){ vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
+		pc[n++] = (struct MHD_IoVec){ f->mem[0] + dht, f->bytesused[0] - dht };
+	} else if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		pc[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
+	} else {
+		for (int i = 0; i < f->geom.mem_planes && i < 3; i++)
+			pc[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
+	}
+	*len = 0;
+	for (unsigned i = 0; i < n; i++)
+		*len += pc[i].iov_len;
+	return n;
+}
+
+/* The pieces of one stream part of frame f: the frame's bytes, and for
+ * MJPEG streams the multipart header (formatted into hdr) before them and
+ * a CRLF after. Returns the count; *len = their total. */
+static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, char hdr[256],
+			    struct MHD_IoVec pc[5], size_t *len)
+{
+	static const char crlf[] = "\r\n";
+	struct MHD_IoVec fp[3];
+	size_t flen;
+	unsigned nf = frame_pieces(f, dht, fp, &flen), n = 0;
+
+	*len = 0;
+	if (!raw) {
+		int k = snprintf(hdr, 256,
+				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
+				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
+				 "\r\n\r\n",
+				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
+		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
+	}
+	for (unsigned i = 0; i < nf; i++)
+		pc[n++] = fp[i];
+	if (!raw)
+		pc[n++] = (struct MHD_IoVec){ crlf, 2 };
+	for (unsigned i = 0; i < n; i++)
+		*len += pc[i].iov_len;
+	return n;
+}
+
+/* Bookkeeping when c starts sending output frame n. */
+static void part_begin(struct client *c, uint64_t n, int64_t now)
+{
+	if (c->sent_n && n > c->sent_n + 1)
+		c->skipped += n - c->sent_n - 1;
+	c->sent_n = n;
+	if (c->fps_limit) {
+		int64_t ival = 1000000 / c->fps_limit;
+		/* next due relative to the schedule, with 10% slack for jitter */
+		c->next_due_us = (c->next_due_us && now - c->next_due_us < ival)
+					 ? c->next_due_us + ival : now + ival;
+		c->next_due_us -= ival / 10;
+	}
+}
+
+/* Bookkeeping when c has sent a whole part. */
+static void part_end(struct client *c)
+{
+	int64_t now = now_us();
+
+	c->frames++;
+	if (c->last_us && now > c->last_us) {
+		double inst = 1e6 / (double)(now - c->last_us);
+		c->fps = c->fps ? c->fps * 0.9 + inst * 0.1 : inst;
+	}
+	c->last_us = now;
+}
+
+/* Whether c should start a part of o's latest frame now. */
+static int part_due(const struct client *c, const struct output *o, int64_t now)
+{
+	return o->latest && o->latest_n != c->sent_n && !(c->fps_limit && now < c->next_due_us);
+}
+
+/* ---- plain HTTP: parts sent on the socket ---- */
+
+/* The output's latest frame as a part of the given kind, made once for all
+ * its clients. NULL on ENOMEM. */
+static struct vc_part *output_part(struct output *o, int raw)
+{
+	if (!o->part[raw]) {
+		char hdr[256];
+		struct MHD_IoVec pc[5];
+		struct iovec iov[5];
+		size_t len;
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, hdr, pc, &len);
+
+		for (unsigned i = 0; i < n; i++)
+			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
+		o->part[raw] = vc_part_new(iov, n);
+	}
+	return o->part[raw];
+}
+
+/* The hand-over: c starts sending its output's latest frame (number
+ * latest_n), taking one reference, on the output's shared part (plain HTTP:
+ * c->part) or on the frame (TLS: c->cur, its pieces in c->pc). c holds
+ * nothing before: its previous part is sent. -ENOMEM when the part cannot
+ * be made (c holds nothing then). */
+static int client_take(struct client *c, int64_t now)
+{
+	struct output *o = c->out;
+
+	if (c->sock >= 0) {
+		c->part = vc_part_ref(output_part(o, c->raw));
+		if (!c->part)
+			return -ENOMEM;
+		c->part_off = 0;
+	} else {
+		c->cur = vc_frame_ref(o->latest);
+		c->off = 0;
+		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, c->hdr, c->pc, &c->part_len);
+	}
+	part_begin(c, o->latest_n, now);
+	return 0;
+}
+
+/* Hands c back to MHD, which ends the response (and closes: the body is
+ * delimited by the close) once the reader says so. */
+static void direct_end(struct client *c)
+{
+	c->ending = 1;
+	if (c->wev) /* none yet when the stream ends before its headers went out */
+		event_del(c->wev);
+	if (c->suspended) {
+		c->suspended = 0;
+		MHD_resume_connection(c->conn);
+		vc_http_wake(c->s->http);
+	}
+}
+
+/* Waits for c's full socket to drain, at most the client timeout. */
+static void direct_wait(struct client *c)
+{
+	struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
+
+	if (ioctl(c->sock, SIOCOUTQ, &c->outq) < 0)
+		c->outq = -1;
+	event_add(c->wev, &tv);
+}
+
+/* Sends parts to c's socket until the socket is full (then waits for it to
+ * drain) or c has the newest frame (then wake_clients calls again). */
+static void direct_pump(struct client *c)
+{
+	for (;;) {
+		struct output *o = c->out;
+
+		if (!c->part) {
+			int64_t now = now_us();
+
+			if (c->ending || c->s->stopping) {
+				direct_end(c);
+				return;
+			}
+			if (!part_due(c, o, now))
+				return;
+			if (client_take(c, now) < 0) {
+				log_warn("client %s: out of memory, dropped", c->peer);
+				direct_end(c);
+				return;
+			}
+		}
+		ssize_t k = vc_part_send(c->part, c->sock, c->part_off);
+		if (k == -EAGAIN) {
+			direct_wait(c);
+			return;
+		}
+		if (k < 0) {
+			log_debug("client %s: %s", c->peer, strerror((int)-k));
+			direct_end(c);
+			return;
+		}
+		c->bytes += (uint64_t)k;
+		c->part_off += (size_t)k;
+		if (c->part_off == c->part->len) {
+			vc_part_unref(c->part);
+			c->part = NULL;
+			part_end(c);
+		}
+	}
+}
+
+static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd;
+	if (what & EV_TIMEOUT) {
+		int outq, was = c->outq;
+
+		/* writable needs a good part of the buffer free: a slow reader
+		 * that still acknowledges data is waited for, not dropped */
+		if (was > 0 && ioctl(c->sock, SIOCOUTQ, &outq) == 0 && outq < was) {
+			direct_wait(c);
+			return;
+		}
+		log_info("client %s: took nothing for %u s, dropped", c->peer,
+			 vc_http_timeout_s(c->s->http));
+		direct_end(c);
+		return;
+	}
+	direct_pump(c);
+}
+
+/* MHD calls the reader once the response headers are sent: from then on a
+ * plain-HTTP client's parts go to the socket from direct_pump, with the
+ * connection suspended so MHD leaves the socket alone. */
+static ssize_t direct_read(struct client *c)
+{
+	if (c->ending || c->s->stopping)
+		return MHD_CONTENT_READER_END_OF_STREAM; /* the close ends the body: no error to log */
+	if (!c->wev) {
+		int one = 1;
+
+		c->wev = event_new(c->s->base, c->sock, EV_WRITE, on_sock_writable, c);
+		if (!c->wev)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		/* whole parts go out in one send each: push them at once (MHD
+		 * may have left the socket corked after the headers) */
+		setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	c->suspended = 1;
+	MHD_suspend_connection(c->conn);
+	event_active(c->wev, EV_WRITE, 0); /* first send from the loop, not inside MHD */
+	return 0;
+}
+
+/* ---- TLS: MHD's content reader copies parts ---- */
+
+/* Copies part bytes [off, off + max) into buf. */
+static size_t copy_part(struct client *c, char *buf, size_t max)
+{
+	size_t done = 0, base = 0;
+
+	for (unsigned i = 0; i < c->n_pc && done < max; i++) {
+		size_t sz = c->pc[i].iov_len;
+
+		if (c->off < base + sz) {
+			size_t k = base + sz - c->off;
+
+			if (k > max - done)
+				k = max - done;
+			memcpy(buf + done, (const uint8_t *)c->pc[i].iov_base + (c->off - base), k);
+			done += k;
+			c->off += k;
+		}
+		base += sz;
+	}
+	return done;
+}
+
+static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct client *c = cls;
+	struct output *o = c->out;
+
+	(void)pos;
+	if (c->sock >= 0)
+		return direct_read(c);
+	if (!c->cur) {
+		int64_t now = now_us();
+
+		if (c->ending || c->s->stopping)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (!part_due(c, o, now)) {
+			/* nothing new: sleep until output_frame() wakes us */
+			c->suspended = 1;
+			MHD_suspend_connection(c->conn);
+			return 0;
+		}
+		client_take(c, now); /* TLS: cannot fail */
+	}
+	size_t n = copy_part(c, buf, max);
+	c->bytes += n;
+	if (c->off >= c->part_len) {
+		vc_frame_unref(c->cur);
+		c->cur = NULL;
+		part_end(c);
+	}
+	return (ssize_t)n;
+}
+
+void client_wake(struct client *c, int64_t now)
+{
+	if (c->sock >= 0) {
+		if (c->wev && !c->part) /* idle on its socket (else it takes latest when done) */
+			direct_pump(c);
+		return;
+	}
+	if (!c->suspended)
+		return;
+	if (c->fps_limit && now < c->next_due_us)
+		return;
+	c->suspended = 0;
+	MHD_resume_connection(c->conn);
+}
+
+void client_end(struct client *c)
+{
+	c->ending = 1;
+	if (c->sock >= 0) {
+		if (!c->part) /* else direct_pump ends it after the part */
+			direct_end(c);
+	} else if (c->suspended) {
+		c->suspended = 0;
+		MHD_resume_connection(c->conn);
+	}
+}
+
+enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw)
+{
+	struct vc_params p;
+	enum MHD_Result res;
+	struct output *o = stream_request_output(s, r, raw, &p, &res);
+
+	if (!o)
+		return res;
+	struct hub *h = o->hub;
+	struct vc_request req = p.req;
+	if (raw && (!req.width || !req.height)) {
+		/* a raw stream has no per-frame header: pin the size it starts
+		 * with, so a later mode change (other clients) scales to it
+		 * instead of changing the frame size under this client */
+		req.width = o->plan.out.width;
+		req.height = o->plan.out.height;
+		if (!output_users(o))
+			o->req = req;
+	}
+
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return MHD_NO;
+	c->s = s;
+	c->out = o;
+	c->conn = r->conn;
+	c->raw = raw;
+	c->req = req;
+	/* this client's own maximum: the output's plan.fps comes from the
+	 * request that created the output (maybe another client's) */
+	c->fps_limit = req.fps;
+	c->sent_n = o->latest_n; /* start with the next fresh frame */
+	vc_http_peer(r, c->peer, sizeof(c->peer));
+	c->sock = vc_http_plain_socket(s->http, r->conn);
+	struct MHD_Response *resp =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, client_read, c, client_free);
+	if (!resp) {
+		free(c);
+		return MHD_NO;
+	}
+	/* we write the body ourselves (direct_pump): no chunked framing, the
+	 * body ends with the connection (HTTP/1.1 status line, Connection: close) */
+	if (c->sock >= 0 && MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+						     MHD_RO_END) != MHD_YES)
+		c->sock = -1;
+	/* linked before queueing: client_free (called when resp dies) unlinks */
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	hub_acquire(h);
+	if (raw)
+		stream_raw_headers(resp, &o->plan.out, NULL);
+	else
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"multipart/x-mixed-replace;boundary=" BOUNDARY);
+	if (raw)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	stream_plan_headers(resp, &o->plan);
+	MHD_add_response_header(resp, "Pragma", "no-cache");
+	/* nginx honours this per response: a stream is never held in proxy
+	 * buffers even where the site config left proxy_buffering on */
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
+	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}

@@ -1,0 +1,344 @@
+/* Outputs: per camera one per distinct delivered picture. A frame of the
+ * hub's target mode comes in (output_frame), is converted/encoded once per
+ * output on the worker pool by the output's pipeline (jobs), or passed
+ * through by reference, and published as the output's `latest`, waking its
+ * clients and waiting snapshots. Outputs re-planned to the same picture are
+ * merged, users whose requests now differ split off; the gc frees outputs
+ * unused for a while and removed cameras' hubs. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/stream_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jpeg.h"
+#include "common/log.h"
+#include "server/workers.h"
+
+static void output_drop_parts(struct output *o)
+{
+	for (int i = 0; i < 2; i++) {
+		vc_part_unref(o->part[i]);
+		o->part[i] = NULL;
+	}
+}
+
+/* Drops the frames an output made or holds from the previous mode. */
+void output_drop_frames(struct output *o)
+{
+	vc_frame_unref(o->latest);
+	o->latest = NULL;
+	o->latest_dht = 0;
+	output_drop_parts(o);
+	vc_frame_unref(o->pending);
+	o->pending = NULL;
+}
+
+/* Outputs that re-planned to the same picture become one: every client and
+ * waiting snapshot of `from` moves to `to`, so one encode serves them all.
+ * `from` is freed, or, while a job of it runs, left empty and marked for
+ * the gc (job_done still points at it). */
+void output_merge(struct output *to, struct output *from)
+{
+	while (from->clients) {
+		struct client *c = from->clients;
+
+		USER_MOVE(from, to, clients, n_clients, c);
+		c->sent_n = to->latest_n; /* next part: to's next frame */
+	}
+	while (from->waiters) {
+		struct waiter *w = from->waiters;
+
+		USER_MOVE(from, to, waiters, n_waiters, w);
+	}
+	if (from->busy)
+		from->merged = 1;
+	else
+		output_free(from);
+}
+
+/* Users of o whose own request plans to another output under the new mode
+ * (requests that were equal under the old one, e.g. width=640 and
+ * size=640x480 on a 4:3 mode, differ on a 16:9 one) move to that output. */
+/* Where a user of o with request req belongs now: NULL when o still fits. */
+static struct output *split_target(struct hub *h, const struct output *o,
+				   const struct vc_request *req)
+{
+	struct vc_plan p;
+
+	if (vc_negotiate_plan(&h->target, req, &p) < 0 || vc_output_equal(&p.out, &o->plan.out))
+		return NULL;
+	return output_for_plan(h, req, &p);
+}
+
+void output_split(struct hub *h, struct output *o)
+{
+	struct client *cn;
+	struct waiter *wn;
+	struct output *to;
+
+	for (struct client *c = o->clients; c; c = cn) {
+		cn = c->next;
+		if ((to = split_target(h, o, &c->req))) {
+			USER_MOVE(o, to, clients, n_clients, c);
+			c->sent_n = to->latest_n;
+		}
+	}
+	for (struct waiter *w = o->waiters; w; w = wn) {
+		wn = w->next;
+		if ((to = split_target(h, o, &w->req)))
+			USER_MOVE(o, to, waiters, n_waiters, w);
+	}
+	if (!output_users(o))
+		o->idle_since_us = now_us();
+}
+
+void output_free(struct output *o)
+{
+	DLIST_UNLINK(o->hub->outputs, o);
+	output_drop_parts(o);
+	vc_frame_unref(o->latest);
+	vc_frame_unref(o->pending);
+	vc_pipeline_free(o->pipe);
+	free(o);
+}
+
+/* Called when an output loses a user: once nobody uses the hub's outputs the
+ * camera is released (capture.c stops it after its idle time). */
+void output_unused(struct output *o)
+{
+	struct hub *h = o->hub;
+
+	if (output_users(o))
+		return;
+	o->idle_since_us = now_us();
+	for (struct output *x = h->outputs; x; x = x->next)
+		if (output_users(x))
+			return;
+	if (h->acquired) {
+		h->acquired = 0;
+		vc_cam_release(h->cam);
+	}
+}
+
+struct output *output_get(struct hub *h, const struct vc_request *req)
+{
+	struct vc_plan plan;
+
+	hub_update_mode(h, req);
+	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
+		return NULL;
+	return output_for_plan(h, req, &plan);
+}
+
+/* The output delivering plan (req planned against the hub's target), made
+ * when there is none. NULL on ENOMEM. */
+struct output *output_for_plan(struct hub *h, const struct vc_request *req,
+			       const struct vc_plan *pl)
+{
+	const struct vc_plan plan = *pl;
+
+	for (struct output *o = h->outputs; o; o = o->next)
+		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out)) {
+			if (!output_users(o))
+				o->req = *req; /* re-planned from the newest request */
+			return o;
+		}
+	struct output *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->hub = h;
+	o->req = *req;
+	o->plan = plan;
+	o->idle_since_us = now_us();
+	DLIST_PUSH(h->outputs, o);
+	return o;
+}
+
+/* ---- frames in ---- */
+
+static void wake_clients(struct output *o, int64_t now)
+{
+	for (struct client *c = o->clients; c; c = c->next)
+		client_wake(c, now);
+	for (struct waiter *w = o->waiters; w; w = w->next)
+		snapshot_wake(w);
+}
+
+/* Makes res the output's latest frame (dht: see latest_dht) and wakes its
+ * clients. */
+static void output_publish(struct output *o, struct vc_frame *res, size_t dht)
+{
+	vc_frame_unref(o->latest);
+	output_drop_parts(o);
+	o->latest = res;
+	o->latest_dht = dht;
+	o->latest_n++;
+	int64_t now = now_us();
+	if (o->last_us && now > o->last_us) {
+		double inst = 1e6 / (double)(now - o->last_us);
+		o->fps = o->fps ? o->fps * 0.9 + inst * 0.1 : inst;
+	}
+	o->last_us = now;
+	wake_clients(o, now);
+}
+
+/* One convert/encode on the worker pool. */
+struct job {
+	struct output *o;
+	struct vc_pipeline *pipe; /* the output's; not replaced while the job runs */
+	uint64_t gen;             /* hub generation the pipeline belongs to */
+	struct vc_frame *src, *res;
+	int ret;
+	int64_t t0, t_work;
+};
+
+static void output_submit(struct output *o, struct vc_frame *f);
+
+static void job_work(void *arg, unsigned worker)
+{
+	struct job *j = arg;
+	int64_t t = now_us();
+
+	(void)worker; /* pipelines belong to outputs, not to worker threads */
+	j->ret = vc_pipeline_run(j->pipe, j->src, &j->res);
+	j->t_work = now_us() - t;
+}
+
+static void job_done(void *arg, int status)
+{
+	struct job *j = arg;
+	struct output *o = j->o;
+	struct vc_streams *s = o->hub->s;
+
+	o->busy = 0;
+	vc_frame_unref(j->src);
+	if (s->freeing || status < 0 || j->ret < 0 || j->gen != o->hub->gen) {
+		if (!s->freeing && j->ret < 0 && o->hub->cam)
+			log_debug("cam %s: frame: %s", vc_cam_id(o->hub->cam), strerror(-j->ret));
+		vc_frame_unref(j->res);
+	} else {
+		double ms = (double)j->t_work / 1000.0;
+
+		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
+		output_publish(o, j->res, 0);
+		vc_http_wake(s->http);
+	}
+	free(j);
+	if (s->freeing) {
+		vc_frame_unref(o->pending);
+		o->pending = NULL;
+		return;
+	}
+	if (o->pending) {
+		struct vc_frame *f = o->pending;
+
+		o->pending = NULL;
+		if (output_users(o))
+			output_submit(o, f);
+		vc_frame_unref(f);
+	}
+}
+
+static void output_submit(struct output *o, struct vc_frame *f)
+{
+	struct vc_streams *s = o->hub->s;
+
+	if (o->busy) {
+		/* keep only the newest frame waiting; the older one is lost */
+		if (o->pending)
+			o->busy_drops++;
+		vc_frame_unref(o->pending);
+		o->pending = vc_frame_ref(f);
+		return;
+	}
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	/* the pipeline is rebuilt only here, between jobs (o is not busy) */
+	if (!o->pipe || o->pipe_gen != o->hub->gen) {
+		vc_pipeline_free(o->pipe);
+		o->pipe = vc_pipeline_new(&o->hub->target, &o->plan);
+		o->pipe_gen = o->hub->gen;
+		if (!o->pipe) {
+			free(j);
+			return;
+		}
+	}
+	j->o = o;
+	j->pipe = o->pipe;
+	j->gen = o->hub->gen;
+	j->src = vc_frame_ref(f);
+	if (vc_workers_submit(s->workers, job_work, job_done, j) < 0) {
+		vc_frame_unref(j->src);
+		free(j);
+		return;
+	}
+	o->busy = 1;
+}
+
+/* Whether a camera's JPEG can be sent: corrupt frames are dropped (-1);
+ * frames without Huffman tables (many USB webcams) are sent with the
+ * standard ones as a separate piece before the first SOS (*dht = its
+ * offset, frame_pieces), never copied. */
+static int jpeg_sendable(struct output *o, const struct vc_frame *f, size_t *dht)
+{
+	struct vc_jpeg_info info;
+
+	if (vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) < 0) {
+		o->bad_frames++;
+		return -1;
+	}
+	*dht = info.has_dht ? 0 : info.sos_off;
+	return 0;
+}
+
+/* f is of the hub's target mode (hub_on_frame checked). */
+void output_frame(struct output *o, struct vc_frame *f)
+{
+	if (vc_pipeline_zero_copy(&o->plan, f)) {
+		size_t dht = 0;
+
+		/* zero copy: the capture frame itself */
+		if (f->fmt->layout != VC_LAYOUT_COMPRESSED || jpeg_sendable(o, f, &dht) == 0)
+			output_publish(o, vc_frame_ref(f), dht);
+	} else {
+		output_submit(o, f); /* includes repacking padded strides */
+	}
+}
+
+/* Frees outputs nobody used for a while (they keep their latest frame for
+ * snapshots with max_age_ms in between). */
+void output_gc(evutil_socket_t fd, short what, void *arg)
+{
+	struct vc_streams *s = arg;
+	int64_t now = now_us();
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		struct output *o = s->hubs[i]->outputs, *next;
+
+		for (; o; o = next) {
+			next = o->next;
+			if (!output_users(o) && !o->busy &&
+			    (o->merged || now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL))
+				output_free(o);
+		}
+	}
+	for (struct hub **hp = &s->dying; *hp;) {
+		struct hub *h = *hp;
+		int used = 0;
+
+		for (struct output *o = h->outputs; o; o = o->next)
+			used |= output_users(o) || o->busy;
+		if (used) {
+			hp = &h->next_dying;
+			continue;
+		}
+		*hp = h->next_dying;
+		hub_free(h);
+	}
+}
+

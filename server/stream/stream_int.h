@@ -1,0 +1,226 @@
+/* Private to server/stream/: the fan-out's shared state, read only by
+ * hub.c (requests -> device mode, camera callbacks), output.c (frames in,
+ * one conversion/encode per output, publish, merge/split, gc), client.c
+ * (stream clients and sending), snapshot.c (one-shot requests) and stream.c
+ * (the public vc_streams_* calls, routes, request parsing). Functions
+ * declared here are shared between these files only: prefixed by the file
+ * that defines them (hub_, output_, client_, snapshot_), not vc_. */
+#ifndef VC_STREAM_INT_H
+#define VC_STREAM_INT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "common/frame.h"
+#include "common/negotiate.h"
+#include "common/params.h"
+#include "common/pipeline.h"
+#include "server/stream/stream.h"
+#include "server/stream/stream_part.h"
+
+#define BOUNDARY "vcapdframe"
+#define SNAPSHOT_TIMEOUT_MS 5000
+#define OUTPUT_LINGER_MS 10000
+
+struct hub;
+struct output;
+
+struct client {
+	struct client *next, *prev;
+	struct output *out;
+	struct vc_streams *s;
+	struct MHD_Connection *conn;
+	int raw, suspended, ending;
+	struct vc_request req;     /* what this client asked (mode choice) */
+	/* plain HTTP: after the response headers, parts go from the output's
+	 * shared part straight to the socket (sendfile) while the connection
+	 * stays suspended; MHD only ends the response */
+	int sock;                  /* -1: TLS, MHD's content reader copies (cur) */
+	struct event *wev;         /* sock writable again, or stalled too long */
+	struct vc_part *part;      /* part being sent on sock */
+	size_t part_off;
+	int outq;                  /* unacknowledged bytes in sock when it filled */
+	struct vc_frame *cur;      /* TLS: part being copied (one frame at most) */
+	char hdr[256];
+	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
+	unsigned n_pc;
+	size_t part_len, off;
+	uint64_t sent_n;           /* output frame number last sent */
+	int64_t next_due_us;
+	uint32_t fps_limit;
+	uint64_t frames, skipped, bytes;
+	double fps;
+	int64_t last_us;
+	char peer[64];
+};
+
+/* A snapshot/raw request waiting for the next frame of an output. */
+struct waiter {
+	struct waiter *next, *prev;
+	struct output *out;
+	struct vc_streams *s;
+	struct MHD_Connection *conn;
+	struct vc_request req;     /* what this request asked (mode choice) */
+	struct vc_frame *frame;    /* set when woken with a frame */
+	size_t frame_dht;          /* its DHT insertion offset (see output.latest_dht) */
+	struct event *timer;
+	int done, timed_out, raw, resumed;
+};
+
+struct output {
+	struct output *next, *prev;
+	struct hub *hub;
+	struct vc_request req;
+	struct vc_plan plan;
+	struct vc_frame *latest;
+	size_t latest_dht;         /* camera JPEG without Huffman tables: where the standard
+				    * ones go when sending (0 = none needed) */
+	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
+	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
+	uint64_t busy_drops;
+	uint64_t bad_frames;       /* corrupt camera JPEGs dropped */
+	int busy;                  /* a job of this output is on the worker pool */
+	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
+	uint64_t pipe_gen;         /* hub generation pipe was made for */
+	struct vc_frame *pending;  /* newest capture frame waiting for the job to end */
+	double process_ms, fps;
+	int64_t last_us, idle_since_us;
+	struct client *clients;
+	struct waiter *waiters;
+	unsigned n_clients, n_waiters;
+	int merged;                /* users moved to an equal output; freed once not busy */
+};
+
+struct hub {
+	struct vc_streams *s;
+	struct vc_cam *cam;
+	struct output *outputs;
+	struct vc_mode target;     /* mode the outputs are planned against */
+	struct vc_mode preferred;  /* first mode the device reported (its configured one) */
+	uint64_t gen;              /* bumped when target changes (stale jobs) */
+	int switching;             /* target asked, its frames not seen yet */
+	int64_t switch_us;
+	int acquired;
+	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
+};
+
+struct vc_streams {
+	struct event_base *base;
+	struct vc_http *http;
+	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
+	size_t n_hubs, cap_hubs;
+	struct hub *dying;         /* removed cameras' hubs with clients or jobs left */
+	struct vc_workers *workers;
+	int freeing;
+	struct event *gc;
+	int stopping;
+};
+
+static inline int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static inline unsigned output_users(const struct output *o)
+{
+	return o->n_clients + o->n_waiters;
+}
+
+/* Doubly linked lists of clients, waiters and outputs (each has next/prev):
+ * push at the head, unlink anywhere. Statements only, no hidden control flow. */
+#define DLIST_PUSH(head, n)                     \
+	do {                                    \
+		(n)->prev = NULL;               \
+		(n)->next = (head);             \
+		if (head)                       \
+			(head)->prev = (n);     \
+		(head) = (n);                   \
+	} while (0)
+#define DLIST_UNLINK(head, n)                           \
+	do {                                            \
+		if ((n)->prev)                          \
+			(n)->prev->next = (n)->next;    \
+		else                                    \
+			(head) = (n)->next;             \
+		if ((n)->next)                          \
+			(n)->next->prev = (n)->prev;    \
+	} while (0)
+
+/* Moves user u (a client or a waiter, on list `list` counted by `count`)
+ * from output `from` to output `to`. */
+#define USER_MOVE(from, to, list, count, u)        \
+	do {                                       \
+		DLIST_UNLINK((from)->list, u);     \
+		(from)->count--;                   \
+		DLIST_PUSH((to)->list, u);         \
+		(to)->count++;                     \
+		(u)->out = (to);                   \
+	} while (0)
+
+/* ---- hub.c ---- */
+
+/* The device mode serving every request of h's users plus `extra` (NULL:
+ * none), rate filled in: what the hub asks the camera for, and what
+ * /api/try answers. 0, -ENODEV (no formats, or none fits), -ENOMEM. */
+int hub_pick_mode(const struct hub *h, const struct vc_request *extra, struct vc_mode *m);
+/* Picks the mode (hub_pick_mode) and asks the camera for it when it changes. */
+void hub_update_mode(struct hub *h, const struct vc_request *extra);
+void hub_acquire(struct hub *h);
+void hub_detach(struct hub *h);
+void hub_end_users(struct hub *h);
+void hub_free(struct hub *h);
+struct hub *hub_for(const struct vc_streams *s, const struct vc_cam *cam);
+/* vc_cam callbacks (opaque: the hub) */
+void hub_on_frame(void *opaque, struct vc_frame *f);
+void hub_on_event(void *opaque, struct vc_cam *cam);
+
+/* ---- output.c ---- */
+
+struct output *output_get(struct hub *h, const struct vc_request *req);
+struct output *output_for_plan(struct hub *h, const struct vc_request *req,
+			       const struct vc_plan *pl);
+/* f is of the hub's target mode; processed for o and published. */
+void output_frame(struct output *o, struct vc_frame *f);
+void output_drop_frames(struct output *o);
+void output_merge(struct output *to, struct output *from);
+void output_split(struct hub *h, struct output *o);
+void output_unused(struct output *o);
+void output_free(struct output *o);
+/* The gc timer's callback (arg: the vc_streams). */
+void output_gc(evutil_socket_t fd, short what, void *arg);
+
+/* ---- client.c ---- */
+
+/* Starts a /stream (raw 0) or /raw/stream (raw 1) response. */
+enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
+/* o (c's output) has a new latest frame: c takes it when due. */
+void client_wake(struct client *c, int64_t now);
+/* c's stream ends after the part being sent. */
+void client_end(struct client *c);
+/* The bytes of frame f as sent, in up to 3 pieces (dht: see
+ * output.latest_dht). Returns the count; *len = their total. */
+unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len);
+
+/* ---- snapshot.c ---- */
+
+/* /snapshot (raw 0) and /raw (raw 1): called again after resume. */
+enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int raw);
+/* o (w's output) has a new latest frame: w takes a reference and resumes. */
+void snapshot_wake(struct waiter *w);
+
+/* ---- stream.c ---- */
+
+void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
+			const struct vc_frame *f);
+void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
+/* The output serving the parameters of r (parsed, camera present, mode
+ * updated): NULL with *res the answer (404, 400, 503) when there is none. */
+struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
+				     struct vc_params *p, enum MHD_Result *res);
+
+#endif
