@@ -487,6 +487,20 @@ static void reload_cams(struct app *a, const struct vc_conf *nc)
 	}
 }
 
+/* The stream memory budget from the config (0 = stream defaults). */
+static void apply_budget(struct app *a, const struct vc_conf *c)
+{
+	struct vc_stream_budget b = { 0 };
+
+	if (c) {
+		b.max_outputs = (unsigned)c->max_outputs;
+		b.frame_bytes = (size_t)c->frame_memory_mb << 20;
+		b.max_width = c->max_width;
+		b.max_height = c->max_height;
+	}
+	vc_streams_set_budget(a->streams, &b);
+}
+
 /* SIGHUP: reread the config; a bad one is rejected and the running one
  * stays. Auth, log level and cameras apply at once; server settings that
  * bind sockets or load certificates need a restart (logged). */
@@ -527,6 +541,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	vc_auth_warn_open(a->auth, a->guard, a->opts->listen, a->opts->n_listen);
 	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
 		log_warn("reload: cors_origin not changed (out of memory)");
+	apply_budget(a, nc);
 	reload_cams(a, nc);
 	if (a->conf != a->boot_conf)
 		vc_conf_free(a->conf);
@@ -780,6 +795,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	vc_http_set_gate(a.http, vc_auth_gate, a.gate);
+	apply_budget(&a, a.conf);
 	ret = vc_hotplug_new(a.base, NULL, on_hotplug, &a, &a.hotplug);
 	if (ret < 0)
 		log_warn("no hotplug watch on /dev (%s): unplugged cameras retry on their backoff",

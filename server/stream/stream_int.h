@@ -116,6 +116,8 @@ struct vc_streams {
 	int freeing;
 	struct event *gc;
 	int stopping;
+	struct vc_stream_budget budget; /* budget.c */
+	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 };
 
 static inline int64_t now_us(void)
