@@ -14,6 +14,10 @@ T=qa_auth_flood
 . tests/integ/lib/common.sh
 FLOOD=${VCAP_BUILD:-build}/tools/auth_flood
 [ -x "$FLOOD" ] || { fail tool "$FLOOD not built (make all)"; exit 1; }
+# Under ASan everything is several times slower: the rate and latency
+# limits are then printed and skipped, the functional checks still run.
+ASAN=; grep -aq __asan_init "$VCAPD" && ASAN=1
+rcheck() { if [ -n "$ASAN" ]; then skip "$1" "ASan build ($3)"; else check "$@"; fi; }
 PW=flood-secret
 HASH=$("$FLOOD" --hash "$PW") || { fail hash "no yescrypt hash"; exit 1; }
 cat >"$TMP/v.conf" <<EOF
@@ -31,43 +35,52 @@ t=$(curl -s -o /dev/null -w '%{time_total}' -u "admin:wrong" "$U/api/status")
 echo "$T: one wrong yescrypt login takes ${t}s end to end (the hash runs on the auth worker)"
 echo "$T: load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# flood NAME SPREAD EXPECT: one 5 s flood; EXPECT is the answer the flood
-# must mostly get (429 or 503).
+# flood NAME SPREAD: one 5 s flood. The mix of 401/429/503 depends on how
+# fast hashes run (printed); every answer must be one of them.
 flood() {
 	"$FLOOD" "$VPORT" 5 1000 8 "$2" "admin:$PW" >"$TMP/$1.out" 2>&1
 	sed "s/^/$T: $1 /" "$TMP/$1.out"
 	rate=$(sed -n 's/^flood: .* rate=\([0-9]*\)\/s.*/\1/p' "$TMP/$1.out")
 	other=$(sed -n 's/^flood: .* other=\([0-9]*\) .*/\1/p' "$TMP/$1.out")
-	want=$(sed -n "s/^flood: .* $3=\([0-9]*\) .*/\1/p" "$TMP/$1.out")
 	gap=$(sed -n 's/^stream: parts=[0-9]* max_gap_ms=\([0-9]*\).*/\1/p' "$TMP/$1.out")
 	parts=$(sed -n 's/^stream: parts=\([0-9]*\).*/\1/p' "$TMP/$1.out")
 	root=$(sed -n 's/^probe_root: .* max_ms=\([0-9]*\).*/\1/p' "$TMP/$1.out")
 	an=$(sed -n 's/^probe_auth: n=\([0-9]*\) .*/\1/p' "$TMP/$1.out")
 	aok=$(sed -n 's/^probe_auth: .* codes_ok=\([0-9]*\).*/\1/p' "$TMP/$1.out")
-	[ "${rate:-0}" -ge 950 ] && [ "${other:-1}" = 0 ] && [ "${want:-0}" -ge 2500 ]
-	check "$1_rate" $? "rate=$rate/s other=$other $3=$want (load $(cut -d' ' -f1 /proc/loadavg))"
+	[ "${rate:-0}" -ge 950 ] && [ "${other:-1}" = 0 ]
+	rcheck "$1_rate" $? "rate=$rate/s other=$other (load $(cut -d' ' -f1 /proc/loadavg))"
 	[ "${parts:-0}" -ge 100 ] && [ "${gap:-9999}" -lt 100 ]
-	check "$1_stream_gap" $? "parts=$parts longest gap ${gap} ms (limit 100)"
+	rcheck "$1_stream_gap" $? "parts=$parts longest gap ${gap} ms (limit 100)"
 	[ "${root:-9999}" -lt 50 ] && [ "${an:-0}" -ge 20 ] && [ "$an" = "$aok" ]
-	check "$1_latency" $? "/ max ${root} ms (limit 50); authenticated /api/status $aok/$an answered 200"
+	rcheck "$1_latency" $? "/ max ${root} ms (limit 50); authenticated /api/status $aok/$an answered 200"
 }
-flood flood_8addr 1 429
-flood flood_spread 2000 503
+flood flood_8addr 1
+flood flood_spread 2000
 
-# After the floods: the back-off says 429 with Retry-After to a flooding
-# address even for a new password; a verified (cached) header still passes
-# there; a fresh address logs in normally.
-curl -s -D "$TMP/h" -o /dev/null --max-time 5 --interface 127.0.0.2 -u "admin:another-wrong" "$U/api/status"
+# After the floods, once queued hashes are done (a wrong login gets 401,
+# not 503): 10 wrong logins from one address, then the next gets 429 with
+# Retry-After even for a new password; a verified (cached) header still
+# passes from there; a fresh address logs in normally.
+for i in $(seq 120); do
+	c=$(code --interface 127.0.0.60 -u "admin:drain-$i" "$U/api/status")
+	[ "$c" = 401 ] && break
+	sleep 0.5
+done
+check queue_drained "$([ "$c" = 401 ]; echo $?)" "a wrong login after the floods: $c"
+for i in $(seq 10); do code --interface 127.0.0.61 -u "admin:bad-$i" "$U/api/status" >>"$TMP/bad"; echo >>"$TMP/bad"; done
+curl -s -D "$TMP/h" -o /dev/null --max-time 5 --interface 127.0.0.61 -u "admin:another-wrong" "$U/api/status"
 ra=$(hdr "$TMP/h" Retry-After)
 [ "$(status "$TMP/h")" = 429 ] && [ "${ra:-0}" -ge 1 ] && [ "$ra" -le 60 ]
-check backoff_429 $? "$(status "$TMP/h") Retry-After=$ra"
-c1=$(code --interface 127.0.0.2 -u "admin:$PW" "$U/api/status")
+check backoff_429 $? "10 wrong: $(sort "$TMP/bad" | uniq -c | tr '\n' ' '); 11th: $(status "$TMP/h") Retry-After=$ra"
+c1=$(code --interface 127.0.0.61 -u "admin:$PW" "$U/api/status")
 c2=$(code --interface 127.0.0.77 -u "admin:$PW" "$U/snapshot")
 c3=$(code --interface 127.0.0.78 -u "admin:wrong-once" "$U/api/status")
 [ "$c1" = 200 ] && [ "$c2" = 200 ] && [ "$c3" = 401 ]
 check cached_and_fresh $? "cached header from a blocked address=$c1 fresh address right=$c2 wrong=$c3"
-grep -q 'failed logins within 60 s: refused for 60 s' "$VLOG"
+grep -q '127.0.0.61:[0-9]*: 10 failed logins within 60 s: refused for 60 s' "$VLOG"
 check backoff_logged $? "$(grep -c 'failed logins' "$VLOG") block lines"
 kill -0 "$VPID" 2>/dev/null; check alive $? "daemon survived"
 rss=$(rss_kb "$VPID"); echo "$T: RSS after the floods: ${rss} KiB"
 stop_vcapd; check clean_stop $? "exit status"
+grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"

@@ -9,6 +9,11 @@
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_memory_budget
 . tests/integ/lib/common.sh
+# Under ASan freed memory sits in its quarantine and everything is slower:
+# RSS and rate limits are then printed and skipped, the rest still checked.
+ASAN=; grep -aq __asan_init "$VCAPD" && ASAN=1
+# rcheck NAME STATUS WHY: check, or a skip under ASan
+rcheck() { if [ -n "$ASAN" ]; then skip "$1" "ASan build ($3)"; else check "$@"; fi; }
 start_vcapd_any --device test:640x480@30 || { fail start "vcapd did not start"; exit 1; }
 U="http://127.0.0.1:$VPORT"
 FMTS=$(curl -s "$U/api/cams" | tr '{' '\n' | sed -n 's/^"fourcc":"[^"]*","fourcc_name":"\([^"]*\)","emulated".*/\1/p' |
@@ -51,26 +56,28 @@ attack() {
 	# the budget (64 MiB of output frames) plus the camera's own buffers and
 	# slack: far below the 1.8-2.6 GB these requests took before
 	[ $(((peak - base) / 1024)) -lt 200 ]
-	check "rss_${n}" $? "peak ${peak} KiB, baseline ${base} KiB"
+	rcheck "rss_${n}" $? "peak ${peak} KiB, baseline ${base} KiB"
 	[ "$n503" -ge $((n - 8)) ] && [ -n "$why" ]
 	check "refused_${n}" $? "503=$n503 200=$n200: $why"
 	# served all along (the CPU the admitted outputs take slows it; the
 	# rate is printed): at least one part per second, every snapshot 200
 	[ "$parts" -ge $(($2 + 3)) ] && [ "$ok" = "$probes" ] && [ "$probes" -ge 2 ]
-	check "normal_served_${n}" $? "stream parts=$parts in $(($2 + 3)) s, snapshots $ok/$probes"
+	rcheck "normal_served_${n}" $? "stream parts=$parts in $(($2 + 3)) s, snapshots $ok/$probes"
 }
 attack 20 8
 attack 40 8
 # after the attackers left: unused outputs linger 10 s, the camera stops
-# after 5 s idle, then memory returns (waits up to 30 s)
+# after 5 s idle, then memory returns (waits up to 45 s: a loaded host delays it)
 w=0
 while :; do
 	after=$(rss_kb "$VPID")
-	[ $(((after - base) / 1024)) -lt 32 ] || [ $w -ge 30 ] && break
+	[ $(((after - base) / 1024)) -lt 32 ] || [ $w -ge 45 ] && break
 	sleep 1; w=$((w + 1))
 done
 echo "$T: RSS ${w} s after the attack ${after} KiB (baseline ${base} KiB): $(curl -s "$U/api/status" | head -c 300)"
-[ $(((after - base) / 1024)) -lt 32 ]; check rss_returns $? "after ${after} KiB, baseline ${base} KiB"
+[ $(((after - base) / 1024)) -lt 32 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$U/raw?format=NV12&size=320x240")
 [ "$c" = 200 ]; check raw_after $? "a normal raw snapshot: $c"
 stop_vcapd; check clean_stop $? "exit status"
+grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"

@@ -105,6 +105,8 @@ if [ -n "$NL" ]; then
 		grep -q "listen $NL:0: control .* is open to anyone" "$VLOG"
 	check explicit_open_control $? "PUT from $NL=$c1 any-host=$c2 $(grep "listen $NL:0: control" "$VLOG")"
 	stop_vcapd
+	grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+	check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"
 else
 	skip explicit_open_control "no non-loopback IPv4 address on this machine"
 fi
