@@ -15,6 +15,7 @@
 
 #include "common/fmt.h"
 #include "common/log.h"
+#include "common/negotiate.h"
 
 #define MIN_SECRET 16
 #define MAX_SECRET 4096
@@ -305,6 +306,16 @@ static int k_tls_key(struct pstate *st, int line, const char *v)
 	return set_str(&st->c->tls_key, v);
 }
 
+/* GnuTLS checks the syntax when the listener starts (and refuses to start
+ * on an error); here only what cannot be one. */
+static int k_tls_priorities(struct pstate *st, int line, const char *v)
+{
+	if (!*v || strlen(v) > 512 || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				       "0123456789-+:!%_.=@") != strlen(v))
+		return BAD("tls_priorities: '%s' is not a GnuTLS priority string", v);
+	return set_str(&st->c->tls_priorities, v);
+}
+
 static int k_cors_origin(struct pstate *st, int line, const char *v)
 {
 	if (strcmp(v, "*") != 0 && strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)
@@ -478,6 +489,7 @@ static const struct key server_keys[] = {
 	{ "client_timeout", k_client_timeout, 0 },
 	{ "tls_cert", k_tls_cert, 0 },
 	{ "tls_key", k_tls_key, 0 },
+	{ "tls_priorities", k_tls_priorities, 0 },
 	{ "cors_origin", k_cors_origin, 0 },
 	{ "realm", k_realm, 0 },
 	{ "user", k_user, 1 },
@@ -665,6 +677,52 @@ static int c_stall_timeout_ms(struct pstate *st, int line, const char *v)
 	return 0;
 }
 
+/* Defaults for clients that leave quality/rotate/flip out of their URL. */
+static int c_quality(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 100, &x) < 0)
+		return BAD("quality: '%s' is not a JPEG quality 1-100", v);
+	st->cam->quality = (uint8_t)x;
+	return 0;
+}
+
+static int c_rotate(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 0, 270, &x) < 0 || x % 90)
+		return BAD("rotate: '%s' is not 0, 90, 180 or 270", v);
+	st->cam->rotate = (uint16_t)x;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint8_t bits;
+} flips[] = { { "none", 0 }, { "h", VC_FLIP_H }, { "v", VC_FLIP_V }, { "hv", VC_FLIP_H | VC_FLIP_V } };
+
+static int c_flip(struct pstate *st, int line, const char *v)
+{
+	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++)
+		if (!strcasecmp(v, flips[i].name) || (flips[i].bits == 3 && !strcasecmp(v, "vh"))) {
+			st->cam->flip = flips[i].bits;
+			return 0;
+		}
+	return BAD("flip: '%s' is not none, h, v or hv", v);
+}
+
+static int c_placeholder(struct pstate *st, int line, const char *v)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++)
+		if (!strcasecmp(v, yes[i]) || !strcasecmp(v, no[i])) {
+			st->cam->placeholder = !strcasecmp(v, yes[i]);
+			return 0;
+		}
+	return BAD("placeholder: '%s' is not yes or no", v);
+}
+
 /* "control = name=value"; repeatable; a later line for the same name wins
  * would hide a typo, so duplicates are errors. */
 static int c_control(struct pstate *st, int line, const char *v)
@@ -715,16 +773,65 @@ static const struct key cam_keys[] = {
 	{ "buffers", c_buffers, 0 },
 	{ "idle_stop_ms", c_idle_stop_ms, 0 },
 	{ "stall_timeout_ms", c_stall_timeout_ms, 0 },
+	{ "quality", c_quality, 0 },
+	{ "rotate", c_rotate, 0 },
+	{ "flip", c_flip, 0 },
+	{ "placeholder", c_placeholder, 0 },
 	{ "control", c_control, 1 },
 };
 
 #define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
-static void cam_init(struct vc_conf_cam *cam)
+void vc_conf_cam_init(struct vc_conf_cam *cam)
 {
 	memset(cam, 0, sizeof(*cam));
 	cam->input = -1;
 	cam->idle_stop_ms = -2;
+}
+
+void vc_conf_cam_clear(struct vc_conf_cam *cam)
+{
+	for (size_t j = 0; j < cam->n_ctrls; j++) {
+		free(cam->ctrls[j].name);
+		free(cam->ctrls[j].value);
+	}
+	free(cam->ctrls);
+	free(cam->name);
+	free(cam->device);
+	vc_conf_cam_init(cam);
+}
+
+int vc_conf_cam_set(struct vc_conf_cam *cam, const char *key, const char *value, char *err,
+		    size_t errlen)
+{
+	char msg[512] = "";
+	/* perr writes "fname: message": an empty fname leaves ": message" */
+	struct perr e = { .fname = "", .buf = msg, .len = sizeof(msg) };
+	struct pstate st = { .e = &e, .cam = cam };
+
+	if (err && errlen)
+		err[0] = '\0';
+	for (size_t i = 0; i < NKEYS(cam_keys); i++) {
+		if (strcmp(cam_keys[i].name, key) != 0)
+			continue;
+		if (!*value) {
+			snprintf(err, errlen, "%s: empty value", key);
+			return -EINVAL;
+		}
+		int r = cam_keys[i].fn(&st, 0, value);
+		if (r < 0)
+			return r;
+		if (e.count) {
+			size_t n = strlen(msg);
+			if (n && msg[n - 1] == '\n')
+				msg[n - 1] = '\0';
+			snprintf(err, errlen, "%s", msg + (strncmp(msg, ": ", 2) ? 0 : 2));
+			return -EINVAL;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "'%s' is not a camera setting", key);
+	return -ENOENT;
 }
 
 /* Checks that need the whole section (or file). */
@@ -762,7 +869,7 @@ static int section(struct pstate *st, int line, char *s)
 			return -ENOMEM;
 		c->cams = a;
 		st->cam = &a[c->n_cams++];
-		cam_init(st->cam);
+		vc_conf_cam_init(st->cam);
 		st->cam->line = line;
 		if (!(st->cam->name = strdup(name)))
 			return -ENOMEM;
@@ -969,16 +1076,8 @@ void vc_conf_free(struct vc_conf *c)
 		free(c->users[i].hash);
 	}
 	free(c->users);
-	for (size_t i = 0; i < c->n_cams; i++) {
-		struct vc_conf_cam *cam = &c->cams[i];
-		for (size_t j = 0; j < cam->n_ctrls; j++) {
-			free(cam->ctrls[j].name);
-			free(cam->ctrls[j].value);
-		}
-		free(cam->ctrls);
-		free(cam->name);
-		free(cam->device);
-	}
+	for (size_t i = 0; i < c->n_cams; i++)
+		vc_conf_cam_clear(&c->cams[i]);
 	free(c->cams);
 	if (c->token_secret)
 		memset(c->token_secret, 0, c->token_secret_len); /* don't leave keys in freed memory */
@@ -987,6 +1086,7 @@ void vc_conf_free(struct vc_conf *c)
 	free(c->web_root);
 	free(c->tls_cert);
 	free(c->tls_key);
+	free(c->tls_priorities);
 	free(c->cors_origin);
 	free(c->realm);
 	free(c->file);
@@ -1013,7 +1113,11 @@ int vc_conf_cam_same_open(const struct vc_conf_cam *a, const struct vc_conf_cam 
 	       a->mode.height == b->mode.height && a->mode.ival.num == b->mode.ival.num &&
 	       a->mode.ival.den == b->mode.ival.den && a->input == b->input && a->std == b->std &&
 	       memcmp(&a->dv, &b->dv, sizeof(a->dv)) == 0 && a->buffers == b->buffers &&
-	       a->idle_stop_ms == b->idle_stop_ms && a->stall_timeout_ms == b->stall_timeout_ms;
+	       a->idle_stop_ms == b->idle_stop_ms && a->stall_timeout_ms == b->stall_timeout_ms &&
+	       /* the serving defaults live in the camera object: a change
+		* replaces it in place (its clients stay connected) */
+	       a->quality == b->quality && a->rotate == b->rotate && a->flip == b->flip &&
+	       a->placeholder == b->placeholder;
 }
 
 int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
@@ -1047,6 +1151,8 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		fprintf(f, "client_timeout = %d\n", c->client_timeout);
 	if (c->tls_cert)
 		fprintf(f, "tls_cert = %s\ntls_key = %s\n", c->tls_cert, c->tls_key);
+	if (c->tls_priorities)
+		fprintf(f, "tls_priorities = %s\n", c->tls_priorities);
 	if (c->cors_origin)
 		fprintf(f, "cors_origin = %s\n", c->cors_origin);
 	if (c->realm)
@@ -1107,6 +1213,15 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 			fprintf(f, "idle_stop_ms = %d\n", cam->idle_stop_ms);
 		if (cam->stall_timeout_ms)
 			fprintf(f, "stall_timeout_ms = %d\n", cam->stall_timeout_ms);
+		if (cam->quality)
+			fprintf(f, "quality = %u\n", cam->quality);
+		if (cam->rotate)
+			fprintf(f, "rotate = %u\n", cam->rotate);
+		for (size_t k = 1; k < sizeof(flips) / sizeof(flips[0]); k++)
+			if (cam->flip == flips[k].bits)
+				fprintf(f, "flip = %s\n", flips[k].name);
+		if (cam->placeholder)
+			fprintf(f, "placeholder = yes\n");
 		for (size_t j = 0; j < cam->n_ctrls; j++)
 			fprintf(f, "control = %s=%s\n", cam->ctrls[j].name, cam->ctrls[j].value);
 	}

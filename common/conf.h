@@ -57,6 +57,13 @@ struct vc_conf_cam {
 	unsigned buffers;      /* 0 = default */
 	int idle_stop_ms;      /* -2 = unset (capture default), -1 = never */
 	int stall_timeout_ms;  /* 0 = default */
+	/* What a client gets when its URL leaves it out (the serving layer
+	 * applies them; the device never sees them): */
+	uint8_t quality;       /* JPEG quality 1-100; 0 = unset (80) */
+	uint16_t rotate;       /* 0, 90, 180 or 270 */
+	uint8_t flip;          /* 1 = horizontal, 2 = vertical (VC_FLIP_H/VC_FLIP_V) */
+	int placeholder;       /* /snapshot of an absent camera: 1 = placeholder
+				* picture, 0 = 503 (the default); streams always get it */
 	size_t n_ctrls;
 	struct vc_conf_ctrl *ctrls;
 	int line;              /* line of the section header, for messages */
@@ -72,6 +79,7 @@ struct vc_conf {
 	int max_clients_per_ip;
 	int client_timeout;    /* s a connection may make no progress; 0 = unset (30) */
 	char *tls_cert, *tls_key; /* both or neither */
+	char *tls_priorities;  /* GnuTLS priority string; NULL = TLS 1.2 and 1.3 (http.h) */
 	char *cors_origin;     /* NULL = CORS off */
 	char *realm;           /* Basic realm; NULL = "vcapd" */
 	size_t n_users;
@@ -138,6 +146,20 @@ int vc_conf_std_parse(const char *name, uint64_t *std);
 /* "detect" (width 0) or timings like 1280x720p60, 1920x1080i59.94: 0, or
  * -EINVAL with *out untouched. */
 int vc_conf_dv_parse(const char *s, struct vc_conf_dv *out);
+
+/* A camera section with every field unset (input -1, idle_stop_ms -2...). */
+void vc_conf_cam_init(struct vc_conf_cam *cam);
+/* Frees what a section built outside vc_conf_parse owns (name, device,
+ * control lines) and leaves it as vc_conf_cam_init does. */
+void vc_conf_cam_clear(struct vc_conf_cam *cam);
+
+/* Sets one camera key as a config line "key = value" would, with the same
+ * checks (the command line's per-camera flags go through here). Returns 0,
+ * -EINVAL with a one-line message in err ("fps: 'x' is not a rate like 30"),
+ * -ENOENT for a key that is not a camera key, or -ENOMEM. A repeated key
+ * replaces the value (the config file refuses duplicates, flags do not). */
+int vc_conf_cam_set(struct vc_conf_cam *cam, const char *key, const char *value, char *err,
+		    size_t errlen);
 
 /* Text of a policy bitmask ("none", "basic", "token", "basic,token"). */
 const char *vc_conf_auth_name(unsigned policy);

@@ -18,6 +18,15 @@ struct vc_colorimetry {
 	uint8_t colorspace, ycbcr_enc, quantization, xfer_func;
 };
 
+/* What the one vc_jpeg_parse of a captured JPEG found (capture checks every
+ * compressed frame before delivering it), carried so consumers need not
+ * parse it again. All zero on frames nobody checked (encoder output). */
+struct vc_frame_jpeg {
+	uint8_t checked;  /* parsed whole; bytesused[0] ends at its EOI */
+	uint8_t has_dht;  /* a DHT segment precedes the first SOS */
+	size_t sos_off;   /* offset of the first SOS marker (0xFF 0xDA) */
+};
+
 struct vc_frame;
 typedef void (*vc_frame_release_fn)(struct vc_frame *f, void *opaque);
 
@@ -32,6 +41,7 @@ struct vc_frame {
 	uint64_t seq;                 /* capture sequence number */
 	int64_t ts_us;                /* capture time, CLOCK_MONOTONIC, microseconds */
 	int64_t ts_real_us;           /* the same moment on CLOCK_REALTIME */
+	struct vc_frame_jpeg jpeg;    /* compressed frames from capture */
 	vc_frame_release_fn release;  /* called once when refs drops to 0 */
 	void *release_opaque;
 	uint8_t *owned;               /* heap storage freed after release, or NULL */

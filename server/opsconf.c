@@ -74,6 +74,10 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 			.n_buffers = k->buffers,
 			.idle_stop_ms = k->idle_stop_ms == -2 ? default_idle_ms : k->idle_stop_ms,
 			.stall_timeout_ms = k->stall_timeout_ms,
+			.quality = k->quality,
+			.rotate = k->rotate,
+			.flip = k->flip,
+			.placeholder = k->placeholder,
 		};
 	}
 	if (c->n_cams > max)
@@ -119,6 +123,7 @@ int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int wi
 		{ "client_timeout", a->client_timeout != b->client_timeout },
 		{ "tls_cert", str_differ(a->tls_cert, b->tls_cert) },
 		{ "tls_key", str_differ(a->tls_key, b->tls_key) },
+		{ "tls_priorities", str_differ(a->tls_priorities, b->tls_priorities) },
 		{ "web_root", str_differ(a->web_root, b->web_root) },
 	};
 	size_t len = 0;

@@ -1,9 +1,13 @@
-// vcapd web page: one card per camera from /api/cams; pickers checked with
-// /api/try before switching; controls from /api/cams/<id>/controls; stats
-// from /api/status every 2 s. Plain script, no build step.
+// vcapd web page: one card per camera from /api/cams (titled by the V4L2
+// card name); pickers checked with /api/try before switching; the view's
+// URLs to copy into other programs; controls from /api/cams/<id>/controls;
+// stats from /api/status every 2 s. Plain script, no build step.
 'use strict';
 
 const QUALITIES = [30, 50, 70, 80, 90, 95];
+// '' = the camera's default (its config or command line), else the URL asks
+const ROTATIONS = [['', 'default'], ['0', '0°'], ['90', '90°'], ['180', '180°'], ['270', '270°']];
+const FLIPS = [['', 'default'], ['none', 'none'], ['h', 'horizontal'], ['v', 'vertical'], ['hv', 'both']];
 const COMMON_SIZES = [[160, 120], [320, 240], [640, 360], [640, 480], [800, 600],
 	[1280, 720], [1920, 1080]];
 // Some browsers (iOS Safari) do not show multipart/x-mixed-replace in <img>.
@@ -48,6 +52,24 @@ function fillSelect(sel, items, current) {
 		sel.value = String(current);
 }
 
+// "1 client", "2 clients"
+function plural(n, word) {
+	return n + ' ' + word + (n === 1 ? '' : 's');
+}
+
+// What a camera is called on its card: the device's own name (V4L2 card),
+// else what its path says.
+function camName(cam) {
+	if (cam.card)
+		return cam.card;
+	return /(^|;)test(:|$)/.test(cam.path) ? 'Test pattern' : 'Camera ' + cam.id;
+}
+
+function setTitle(card, cam) {
+	card.node.querySelector('.cam-name').textContent = camName(cam);
+	card.node.querySelector('.cam-path').textContent = cam.path + ' · cam ' + cam.id;
+}
+
 function isJpeg(name) {
 	return /^(mjpe?g|jpe?g)$/i.test(name);
 }
@@ -81,7 +103,47 @@ function params(card) {
 		p.set('fps', f.fps.value);
 	if (f.quality.value)
 		p.set('quality', f.quality.value);
+	if (f.rotate.value)
+		p.set('rotate', f.rotate.value);
+	if (f.flip.value)
+		p.set('flip', f.flip.value);
 	return p;
+}
+
+// Absolute URLs of what the live view shows, for other programs; the
+// page's token (if any) last, so it is easy to see and to cut.
+function shareUrls(card) {
+	const p = params(card);
+	p.delete('token');
+	if (TOKEN)
+		p.set('token', TOKEN);
+	const base = location.origin;
+	card.urlStream.value = base + '/stream?' + p;
+	card.urlSnapshot.value = base + '/snapshot?' + p;
+}
+
+async function copyText(input, button) {
+	let ok = false;
+	try {
+		await navigator.clipboard.writeText(input.value);
+		ok = true;
+	} catch (e) {
+		// no clipboard API on plain http from another host: select and copy
+		input.focus();
+		input.select();
+		try { ok = document.execCommand('copy'); } catch (e2) { ok = false; }
+	}
+	button.textContent = ok ? 'Copied' : 'Press Ctrl+C';
+	setTimeout(() => { button.textContent = 'Copy'; }, 1500);
+}
+
+function toggleFullscreen(card) {
+	if (document.fullscreenElement)
+		document.exitFullscreen().catch(() => {});
+	else
+		card.view.requestFullscreen().catch(e => {
+			card.answer.textContent = 'fullscreen: ' + e.message;
+		});
 }
 
 function setView(card) {
@@ -91,6 +153,7 @@ function setView(card) {
 	card.snap.download = 'cam' + card.id + (isJpeg(fmt) ? '.jpg' : '.' + fmt.toLowerCase());
 	card.snap.textContent = isJpeg(fmt) ? 'Snapshot' : 'Raw frame';
 	card.viewParams = p.toString();
+	shareUrls(card);
 	startLive(card);
 }
 
@@ -248,13 +311,23 @@ function addCard(cam) {
 	const card = {
 		id: cam.id, node, form: node.querySelector('form'), img: node.querySelector('img.live'),
 		snap: node.querySelector('a.snap'), answer: node.querySelector('.answer'),
+		view: node.querySelector('.view'), urlStream: node.querySelector('.url-stream'),
+		urlSnapshot: node.querySelector('.url-snapshot'),
 		stats: node.querySelector('.stats'), controls: node.querySelector('.controls'),
 		polling: POLL_ONLY, pollTimer: 0, viewParams: ''
 	};
 	node.dataset.cam = cam.id;
-	node.querySelector('.cam-title').textContent = 'Camera ' + cam.id + ' — ' + cam.path;
+	setTitle(card, cam);
 	fillPickers(card, cam);
 	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
+	fillSelect(card.form.rotate, ROTATIONS, '');
+	fillSelect(card.form.flip, FLIPS, '');
+	const fs = node.querySelector('button.fullscreen');
+	fs.hidden = !document.fullscreenEnabled; // iOS, or a frame that does not allow it
+	fs.onclick = () => toggleFullscreen(card);
+	card.img.ondblclick = () => toggleFullscreen(card);
+	for (const b of node.querySelectorAll('.urls button.copy'))
+		b.onclick = () => copyText(b.previousElementSibling, b);
 	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
 	cards.set(cam.id, card);
 	document.getElementById('cams').append(node);
@@ -287,6 +360,7 @@ async function refreshInfo(card) {
 	const cam = await getJSON('/api/cams/' + encodeURIComponent(card.id));
 	if (!cam.formats.length)
 		return;
+	setTitle(card, cam);
 	fillPickers(card, cam);
 	loadControls(card);
 }
@@ -300,7 +374,7 @@ async function pollStatus() {
 	try {
 		const s = await getJSON('/api/status');
 		st.textContent = 'vcapd ' + s.version + ', up ' + Math.round(s.uptime_s) + ' s, ' +
-			s.connections + ' connections';
+			plural(s.connections, 'connection');
 		for (const c of s.cams) {
 			const card = cards.get(c.id);
 			if (!card)
@@ -311,7 +385,7 @@ async function pollStatus() {
 				bytes += cl.bytes || 0;
 			card.stats.textContent = c.state + ', ' + (m.fourcc_name || '?') + ' ' + m.width + 'x' +
 				m.height + ', capture ' + c.stats.fps.toFixed(1) + ' fps, dropped ' + c.stats.dropped +
-				', ' + (c.clients || []).length + ' clients, sent ' + fmtBytes(bytes) +
+				', ' + plural((c.clients || []).length, 'client') + ', sent ' + fmtBytes(bytes) +
 				(card.polling ? ' (snapshot polling)' : '');
 			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
 			if (card.needsInfo && c.mode)

@@ -105,8 +105,10 @@ static int floor_bufs(unsigned n)
 /* Whether a dequeued buffer holds a whole picture. A JPEG must parse (camera
  * MJPEG arrives corrupt, truncated or empty after USB trouble); its
  * bytesused is trimmed to the JPEG itself (drivers and v4l2loopback may
- * report the whole buffer), so consumers can pass it through as is. */
-static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b)
+ * report the whole buffer), so consumers can pass it through as is, and
+ * what the parse found goes to *jf for the frame (zero for raw formats). */
+static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b,
+		     struct vc_frame_jpeg *jf)
 {
 	const struct vc_geom *g = &fmt->geom;
 
@@ -118,6 +120,7 @@ static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b)
 		if (b->bytesused[0] == 0 || vc_jpeg_parse(b->mem[0], b->bytesused[0], &info) < 0)
 			return 0;
 		b->bytesused[0] = info.size;
+		*jf = (struct vc_frame_jpeg){ 1, info.has_dht, info.sos_off };
 		return 1;
 	}
 	for (int p = 0; p < g->color_planes && p < 3; p++) {
@@ -128,7 +131,8 @@ static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b)
 	return 1;
 }
 
-static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_buf *b)
+static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_buf *b,
+		    const struct vc_frame_jpeg *jf)
 {
 	struct vc_frame *f;
 	int lend;
@@ -152,6 +156,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 		f->seq = b->seq;
 		f->ts_us = b->ts_us ? b->ts_us : mono_us();
 		f->ts_real_us = real_us() - (mono_us() - f->ts_us);
+		f->jpeg = *jf;
 	}
 	if (f && !lend) {
 		struct vc_frame *c = vc_pool_copy(cam->pool, f);
@@ -260,7 +265,9 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 		cam->have_seq = 1;
 		cam->last_seq = b.seq;
 		cam->last_frame_us = mono_us();
-		if (!buffer_ok(&s->fmt, &b)) {
+		struct vc_frame_jpeg jf = { 0 };
+
+		if (!buffer_ok(&s->fmt, &b, &jf)) {
 			cam->st.errors++;
 			log_debug("%s: discarded buffer %u (seq %llu)", cam->id, b.index,
 				  (unsigned long long)b.seq);
@@ -271,7 +278,7 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 			}
 			continue;
 		}
-		deliver(cam, s, &b);
+		deliver(cam, s, &b, &jf);
 		/* A consumer that did not keep the frame released it just now:
 		 * re-queue before the next dequeue so a burst does not look like
 		 * consumers holding buffers (and cost copies). */

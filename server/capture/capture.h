@@ -35,6 +35,13 @@ struct vc_cam_config {
 	unsigned n_buffers;   /* mmap buffers to request, 0 = default (4) */
 	int idle_stop_ms;     /* stop streaming this long after the last consumer; <0 = never */
 	int stall_timeout_ms; /* no frame this long while streaming = restart; 0 = default */
+	/* What a client that leaves them out of its URL gets (config keys
+	 * quality/rotate/flip/placeholder, or the command line): kept here
+	 * for the serving layer, the capture itself ignores them. */
+	uint8_t quality;      /* 1..100; 0 = the serving default */
+	uint16_t rotate;      /* 0, 90, 180, 270 */
+	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V (common/negotiate.h) */
+	int placeholder;      /* /snapshot while absent: 1 = placeholder picture, 0 = 503 */
 };
 
 struct vc_cam_stats {
@@ -68,6 +75,9 @@ void vc_cam_release(struct vc_cam *cam);
 int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m);
 
 const char *vc_cam_id(const struct vc_cam *cam);
+/* The settings the camera was made with (id and path point into the camera;
+ * valid while it lives). */
+const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam);
 const char *vc_cam_path(const struct vc_cam *cam);
 enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
 const char *vc_cam_state_name(enum vc_cam_state s);

@@ -7,6 +7,11 @@
 
 #include "common/fmt.h"
 
+const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam)
+{
+	return &cam->cfg;
+}
+
 const char *vc_cam_id(const struct vc_cam *cam)
 {
 	return cam->id;

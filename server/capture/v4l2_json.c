@@ -137,10 +137,25 @@ static void dv_list(struct vc_src *src, struct vc_json *j)
 	vc_json_obj_end(j);
 }
 
+void vc_v4l2_info_write(struct vc_json *j, const struct vc_v4l2_info *in)
+{
+	/* QUERYCAP strings are fixed arrays: bounded, whatever the driver put */
+	vc_json_key(j, "card");
+	vc_json_string_n(j, in->card, strnlen(in->card, sizeof(in->card)));
+	vc_json_key(j, "driver");
+	vc_json_string_n(j, in->driver, strnlen(in->driver, sizeof(in->driver)));
+	vc_json_key(j, "bus");
+	vc_json_string_n(j, in->bus, strnlen(in->bus, sizeof(in->bus)));
+}
+
 void vc_v4l2_json(struct vc_src *src, struct vc_json *j)
 {
+	struct vc_v4l2_info in;
+
 	if (!src)
 		return;
+	if (vc_v4l2_info(src, &in) == 0)
+		vc_v4l2_info_write(j, &in);
 	std_list(src, j);
 	dv_list(src, j);
 }

@@ -87,11 +87,15 @@ int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc
  * -ENOMEM. */
 int vc_v4l2_std_json(char *dst, size_t n, const struct vc_v4l2_std *s, int current);
 int vc_v4l2_dv_json(char *dst, size_t n, const struct vc_v4l2_dv *dv);
-/* Members "tv_std":{current, standards[]} (when the current input has
+/* Members "card"/"driver"/"bus" (vc_v4l2_info_write), "tv_std":{current, standards[]} (when the current input has
  * standards) and "dv_timings":{current, detected, offered[] (at most 64),
  * offered_truncated} (when it has DV timings), written into the object j
  * has open. Nothing for a NULL or non-V4L2 source. */
 struct vc_json;
 void vc_v4l2_json(struct vc_src *src, struct vc_json *j);
+/* The device's identity as members "card", "driver", "bus" (QUERYCAP) into
+ * the object j has open; vc_v4l2_json writes them first. The web page titles
+ * a camera by its card name. */
+void vc_v4l2_info_write(struct vc_json *j, const struct vc_v4l2_info *in);
 
 #endif

@@ -41,7 +41,7 @@
 #include "common/jpeg.h"
 #include "common/log.h"
 
-static void client_free(void *cls)
+void client_free(void *cls)
 {
 	struct client *c = cls;
 
@@ -60,7 +60,8 @@ static void client_free(void *cls)
 /* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
  * standard Huffman tables inserted at offset dht when nonzero) or the raw
  * memory planes. Returns the count; *len = their total. */
-unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len)
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len)
 {
 	unsigned n = 0;
 
@@ -81,23 +82,25 @@ unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[
 }
 
 /* The pieces of one stream part of frame f: the frame's bytes, and for
- * MJPEG streams the multipart header (formatted into hdr) before them and
- * a CRLF after. Returns the count; *len = their total. */
-static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, char hdr[256],
-			    struct MHD_IoVec pc[5], size_t *len)
+ * MJPEG streams the multipart header (formatted into hdr; a placeholder
+ * picture says so in X-Placeholder) before them and a CRLF after. Returns
+ * the count; *len = their total. */
+static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int placeholder,
+			    char hdr[256], struct MHD_IoVec pc[5], size_t *len)
 {
 	static const char crlf[] = "\r\n";
 	struct MHD_IoVec fp[3];
 	size_t flen;
-	unsigned nf = frame_pieces(f, dht, fp, &flen), n = 0;
+	unsigned nf = client_frame_pieces(f, dht, fp, &flen), n = 0;
 
 	*len = 0;
 	if (!raw) {
 		int k = snprintf(hdr, 256,
 				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
 				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
-				 "\r\n\r\n",
-				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
+				 "\r\n%s\r\n",
+				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq,
+				 placeholder ? "X-Placeholder: camera away\r\n" : "");
 		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
 	}
 	for (unsigned i = 0; i < nf; i++)
@@ -154,7 +157,7 @@ static struct vc_part *output_part(struct output *o, int raw)
 		struct MHD_IoVec pc[5];
 		struct iovec iov[5];
 		size_t len;
-		unsigned n = part_pieces(o->latest, o->latest_dht, raw, hdr, pc, &len);
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, pc, &len);
 
 		for (unsigned i = 0; i < n; i++)
 			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
@@ -180,7 +183,8 @@ static int client_take(struct client *c, int64_t now)
 	} else {
 		c->cur = vc_frame_ref(o->latest);
 		c->off = 0;
-		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, c->hdr, c->pc, &c->part_len);
+		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, o->placeholder, c->hdr, c->pc,
+				      &c->part_len);
 	}
 	part_begin(c, o->latest_n, now);
 	return 0;
@@ -195,15 +199,15 @@ static void direct_end(struct client *c)
 		event_del(c->wev);
 	if (c->suspended) {
 		c->suspended = 0;
-		MHD_resume_connection(c->conn);
-		vc_http_wake(c->s->http);
+		c->s->http_ops->resume(c->conn);
+		c->s->http_ops->wake(c->s->http);
 	}
 }
 
 /* Waits for c's full socket to drain, at most the client timeout. */
 static void direct_wait(struct client *c)
 {
-	struct timeval tv = { (time_t)vc_http_timeout_s(c->s->http), 0 };
+	struct timeval tv = { (time_t)c->s->http_ops->timeout_s(c->s->http), 0 };
 
 	if (ioctl(c->sock, SIOCOUTQ, &c->outq) < 0)
 		c->outq = -1;
@@ -267,7 +271,7 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		log_info("client %s: took nothing for %u s, dropped", c->peer,
-			 vc_http_timeout_s(c->s->http));
+			 c->s->http_ops->timeout_s(c->s->http));
 		direct_end(c);
 		return;
 	}
@@ -292,7 +296,7 @@ static ssize_t direct_read(struct client *c)
 		setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	c->suspended = 1;
-	MHD_suspend_connection(c->conn);
+	c->s->http_ops->suspend(c->conn);
 	event_active(c->wev, EV_WRITE, 0); /* first send from the loop, not inside MHD */
 	return 0;
 }
@@ -321,7 +325,7 @@ static size_t copy_part(struct client *c, char *buf, size_t max)
 	return done;
 }
 
-static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
+ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct client *c = cls;
 	struct output *o = c->out;
@@ -337,7 +341,7 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (!part_due(c, o, now)) {
 			/* nothing new: sleep until output_frame() wakes us */
 			c->suspended = 1;
-			MHD_suspend_connection(c->conn);
+			c->s->http_ops->suspend(c->conn);
 			return 0;
 		}
 		client_take(c, now); /* TLS: cannot fail */
@@ -352,6 +356,10 @@ static ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
+const struct client_http_ops client_http_mhd = {
+	MHD_suspend_connection, MHD_resume_connection, vc_http_wake, vc_http_timeout_s,
+};
+
 void client_wake(struct client *c, int64_t now)
 {
 	if (c->sock >= 0) {
@@ -364,7 +372,7 @@ void client_wake(struct client *c, int64_t now)
 	if (c->fps_limit && now < c->next_due_us)
 		return;
 	c->suspended = 0;
-	MHD_resume_connection(c->conn);
+	c->s->http_ops->resume(c->conn);
 }
 
 void client_end(struct client *c)
@@ -375,7 +383,7 @@ void client_end(struct client *c)
 			direct_end(c);
 	} else if (c->suspended) {
 		c->suspended = 0;
-		MHD_resume_connection(c->conn);
+		c->s->http_ops->resume(c->conn);
 	}
 }
 
@@ -383,7 +391,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 {
 	struct vc_params p;
 	enum MHD_Result res;
-	struct output *o = stream_request_output(s, r, raw, &p, &res);
+	struct output *o = stream_request_output(s, r, raw, 1, &p, &res);
 
 	if (!o)
 		return res;
@@ -428,6 +436,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	DLIST_PUSH(o->clients, c);
 	o->n_clients++;
 	hub_acquire(h);
+	placeholder_kick(h); /* the camera is away: a picture saying so, now */
 	if (raw)
 		stream_raw_headers(resp, &o->plan.out, NULL);
 	else

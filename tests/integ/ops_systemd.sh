@@ -34,6 +34,31 @@ for pair in "systemd/vcapd.service vcapd.service" "systemd/vcapd@.service vcapd@
 	fi
 done
 
+# CSI cameras: the libcamera.conf drop-in (ExecStart through libcamerify)
+# on vcapd.service verifies; libcamerify is not installed here, so a stub
+# stands in, and without it verify fails (the drop-in's ExecStart is the one
+# checked, not the unit's).
+mkdir -p "$T/lc/vcapd.service.d"
+sed "s|/usr/local/bin/vcapd|$bin|" systemd/vcapd.service >"$T/lc/vcapd.service"
+printf '#!/bin/sh\nexec "$@"\n' >"$T/lc/libcamerify"
+chmod +x "$T/lc/libcamerify"
+sed "s|/usr/local/bin/vcapd|$bin|; s|/usr/bin/libcamerify|$T/lc/libcamerify|" systemd/libcamera.conf \
+	>"$T/lc/vcapd.service.d/libcamera.conf"
+if (cd "$T/lc" && systemd-analyze verify ./vcapd.service) >"$T/lc.log" 2>&1 &&
+   ! grep -qi 'unknown\|ignoring\|warning' "$T/lc.log" &&
+   grep -q "^ExecStart=$T/lc/libcamerify $bin --config" "$T/lc/vcapd.service.d/libcamera.conf"; then
+	echo "ops_systemd.verify_libcamera_dropin: OK"
+else
+	echo "ops_systemd.verify_libcamera_dropin: FAIL $(tr '\n' ' ' <"$T/lc.log")"
+fi
+rm "$T/lc/libcamerify"
+if ! (cd "$T/lc" && systemd-analyze verify ./vcapd.service) >"$T/lc2.log" 2>&1 &&
+   grep -q "libcamerify is not executable" "$T/lc2.log"; then
+	echo "ops_systemd.libcamera_dropin_is_read: OK"
+else
+	echo "ops_systemd.libcamera_dropin_is_read: FAIL verify passed without libcamerify: $(tr '\n' ' ' <"$T/lc2.log")"
+fi
+
 # Negative control: a unit whose ExecStart binary is missing must fail.
 sed "s|^ExecStart=/usr/local/bin/vcapd|ExecStart=$T/no-such-vcapd|" systemd/vcapd.service >"$T/broken.service"
 if (cd "$T" && systemd-analyze verify ./broken.service) >/dev/null 2>&1; then
@@ -44,7 +69,8 @@ fi
 
 # What the units promise.
 for k in Type=notify WatchdogSec= Restart=on-failure DynamicUser=yes SupplementaryGroups=video \
-	 'DeviceAllow=char-video4linux rw' ProtectSystem=strict ProtectHome=yes NoNewPrivileges=yes \
+	 'DeviceAllow=char-video4linux rw' 'DeviceAllow=char-media rw' 'DeviceAllow=char-dma_heap rw' \
+	 ProtectSystem=strict ProtectHome=yes NoNewPrivileges=yes \
 	 PrivateTmp=yes 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6' 'CapabilityBoundingSet=$' \
 	 SystemCallFilter=@system-service ExecReload=; do
 	for u in vcapd.service vcapd@.service; do
@@ -57,7 +83,8 @@ done
 if make --no-print-directory -s -o "$VCAPD" install BUILD="$(dirname "$VCAPD")" DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1 &&
    [ -x "$T/root/usr/bin/vcapd" ] && [ -f "$T/root/etc/vcapd/vcapd.conf.example" ] &&
    grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/vcapd.conf$' "$T/root/lib/systemd/system/vcapd.service" &&
-   grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/%i.conf$' "$T/root/lib/systemd/system/vcapd@.service"; then
+   grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/%i.conf$' "$T/root/lib/systemd/system/vcapd@.service" &&
+   grep -q '^ExecStart=/usr/bin/libcamerify /usr/bin/vcapd --config /etc/vcapd/vcapd.conf$' "$T/root/usr/share/vcapd/libcamera.conf"; then
 	echo "ops_systemd.make_install: OK"
 else
 	echo "ops_systemd.make_install: FAIL $(tail -5 "$T/install.log" | tr '\n' ' ')"

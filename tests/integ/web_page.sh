@@ -79,8 +79,22 @@ sed 's/></>\n</g' "$TMP/dom.html" >"$TMP/dom.txt"
 ncard=$(grep -c '<section class="cam" data-cam=' "$TMP/dom.txt")
 [ "$ncard" = 2 ] && grep -q 'data-cam="0"' "$TMP/dom.txt" && grep -q 'data-cam="1"' "$TMP/dom.txt"
 check page_both_cams $? "$ncard camera cards in the DOM"
-grep -q 'Camera 0 — test:640x480@30:YUYV' "$TMP/dom.txt" && grep -q 'Camera 1 — test:320x240@15:MJPEG' "$TMP/dom.txt"
-check page_cam_titles $? "titles: $(grep -o 'Camera [0-9] — [^<]*' "$TMP/dom.txt" | tr '\n' ';')"
+# titled by the device's name (the test pattern's: "Test pattern"), the path beside it
+grep -q '<span class="cam-name">Test pattern</span> — <span class="cam-path">test:640x480@30:YUYV · cam 0<' "$TMP/dom.txt" &&
+	grep -q '<span class="cam-name">Test pattern</span> — <span class="cam-path">test:320x240@15:MJPEG · cam 1<' "$TMP/dom.txt"
+check page_cam_titles $? "titles: $(grep -o '<span class="cam-name">.*' "$TMP/dom.txt" | sed 's/<[^>]*>//g' | tr '\n' ';')"
+# rotate/flip pickers (the API takes them), the fullscreen button, the URLs
+# box (the template holds one of each too: 3 = 2 cards + the template)
+tr -d '\n' <"$TMP/dom.html" >"$TMP/dom1.txt"
+n1=$(grep -o '<select name="rotate"><option value="">default</option><option value="0">0°</option><option value="90">90°</option><option value="180">180°</option><option value="270">270°</option></select>' "$TMP/dom1.txt" | wc -l)
+n2=$(grep -o '<select name="flip"><option value="">default</option><option value="none">none</option><option value="h">horizontal</option><option value="v">vertical</option><option value="hv">both</option></select>' "$TMP/dom1.txt" | wc -l)
+[ "$n1" = 2 ] && [ "$n2" = 2 ]
+check page_rotate_flip_pickers $? "$n1 rotate, $n2 flip pickers filled: $(grep -o '<select name="rotate">.\{0,120\}' "$TMP/dom1.txt" | head -1)"
+[ "$(grep -c '<button type="button" class="fullscreen"' "$TMP/dom.txt")" = 3 ] &&
+	[ "$(grep -c '<input class="url-stream" readonly' "$TMP/dom.txt")" = 3 ]
+check page_fullscreen_and_urls $? "$(grep -c 'class="fullscreen"' "$TMP/dom.txt") fullscreen buttons, $(grep -c 'url-stream' "$TMP/dom.txt") URL boxes"
+grep -qE '<span id="status">vcapd [^<]*, up [0-9]+ s, (1 connection|[02-9][0-9]* connections|1[0-9]+ connections)<' "$TMP/dom.txt"
+check page_status_plural $? "$(grep -o '<span id="status">[^<]*' "$TMP/dom.txt")"
 grep -q 'src="/stream?cam=0"' "$TMP/dom.txt" && grep -q 'src="/stream?cam=1"' "$TMP/dom.txt"
 check page_live_imgs $? "live views: $(grep -o '<img class="live"[^>]*' "$TMP/dom.txt" | tr '\n' ';')"
 grep -q '<span id="status">vcapd ' "$TMP/dom.txt" && [ "$(grep -c '<p class="stats">[a-z]*, [A-Z0-9]* [0-9]*x[0-9]*, capture' "$TMP/dom.txt")" = 2 ]
@@ -115,7 +129,7 @@ EOC
 cat >"$W/drive.html" <<'EOH'
 <!doctype html>
 <html><body style="margin:0">
-<iframe id="f" src="index.html" style="border:0;display:block" width="1000" height="1400"></iframe>
+<iframe id="f" src="index.html" style="border:0;display:block" width="1000" height="1400" allow="fullscreen"></iframe>
 <pre id="result">pending</pre>
 <script src="drive.js"></script>
 <script>
@@ -219,6 +233,41 @@ async function run() {
 	img.addEventListener('load', () => loads++);
 	await sleep(1500);
 	lines.push('loads ' + loads + ' src ' + img.getAttribute('src').replace(/&t=\d+/, ''));
+	// plural forms as the page writes them
+	const w = document.getElementById('f').contentWindow;
+	lines.push('plural ' + [0, 1, 2].map(n => w.plural(n, 'client')).join('|'));
+	// rotate and flip: checked with /api/try, then the live view turns
+	// (the device's size, on its side: portrait)
+	card.querySelector('select[name=format]').value = 'MJPEG';
+	card.querySelector('select[name=size]').value = '';
+	card.querySelector('select[name=rotate]').value = '90';
+	card.querySelector('select[name=flip]').value = 'h';
+	card.querySelector('button[type=submit]').click();
+	await until(() => img.naturalHeight > img.naturalWidth, 5000);
+	lines.push('rotated ' + (img.naturalHeight > img.naturalWidth ? 'portrait' : 'landscape') + ' ' +
+		img.naturalWidth + 'x' + img.naturalHeight + ' ' + img.getAttribute('src').replace(/&t=\d+/, ''));
+	// the URLs to copy: absolute, the view's settings, and they work (the
+	// snapshot portrait too; its width may differ from the stream's by the
+	// few pixels a lossless JPEG rotation trims)
+	const us = card.querySelector('.url-stream').value, un = card.querySelector('.url-snapshot').value;
+	lines.push('urls ' + us.replace(location.origin, 'ORIGIN') + ' ' + un.replace(location.origin, 'ORIGIN'));
+	r = await fetch(un);
+	await r.arrayBuffer();
+	lines.push('urlsnap ' + r.status + ' ' + r.headers.get('x-size') + ' view ' + img.naturalWidth + 'x' +
+		img.naturalHeight);
+	const copy = card.querySelector('.urls button.copy');
+	copy.click();
+	await until(() => copy.textContent !== 'Copy', 3000);
+	lines.push('copy ' + copy.textContent);
+	// fullscreen: the button asks for the view (headless Chromium has no
+	// user gesture to grant it, so the request is recorded here)
+	const fsb = card.querySelector('button.fullscreen');
+	const view = card.querySelector('.view');
+	let asked = null;
+	view.requestFullscreen = function () { asked = this; return Promise.resolve(); };
+	fsb.click();
+	lines.push('fullscreen ' + (fsb.hidden ? 'hidden' : 'shown') + ' ' +
+		(asked === view ? 'view' : asked ? asked.className : 'none'));
 }
 run().catch(e => lines.push('exception ' + e)).finally(() => {
 	document.getElementById('result').textContent = lines.join('\n') + '\ndone';
@@ -244,7 +293,7 @@ for p in /link.txt /linkdir/out.txt /inlink.txt /root/etc/passwd /.hidden /%2ehi
 	check "escape$n" $? "$p answered $c: $(head -c 80 "$TMP/b")"
 done
 
-chrome "$TMP/drive.err" --window-size=1000,1500 --virtual-time-budget=15000 --dump-dom "$B/drive.html" >"$TMP/drive.html"
+chrome "$TMP/drive.err" --window-size=1000,1500 --virtual-time-budget=25000 --dump-dom "$B/drive.html" >"$TMP/drive.html"
 R=$(sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/drive.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
 [ -n "$VERBOSE" ] && echo "$R"
 echo "$R" | grep -q '^done$'
@@ -269,8 +318,19 @@ echo "$R" | grep -q '^raw 200 YUYV 160x120 38400 cam0.yuyv Raw frame$'
 check raw_format_link $? "$(echo "$R" | grep '^raw' || echo none)"
 echo "$R" | grep -q '^hidden 0,0 visible 1,1$'
 check hidden_tab_closes_streams $? "MJPEG clients per camera: $(echo "$R" | grep '^hidden' || echo none)"
-echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, [1-9][0-9]* clients, sent [0-9.]+ [KM]iB$'
+echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, (1 client|[2-9] clients|[1-9][0-9]+ clients), sent [0-9.]+ [KM]iB$'
 check live_stats $? "$(echo "$R" | grep '^stats' || echo none)"
+echo "$R" | grep -q '^plural 0 clients|1 client|2 clients$'
+check plural_forms $? "$(echo "$R" | grep '^plural' || echo none)"
+echo "$R" | grep -qE '^rotated portrait [0-9]+x[0-9]+ /stream\?cam=0&rotate=90&flip=h$'
+check rotate_flip_pickers $? "$(echo "$R" | grep '^rotated' || echo none)"
+echo "$R" | grep -q '^urls ORIGIN/stream?cam=0&rotate=90&flip=h ORIGIN/snapshot?cam=0&rotate=90&flip=h$' &&
+	echo "$R" | sed -n 's/^urlsnap 200 \([0-9]*\)x\([0-9]*\) view .*/\1 \2/p' | awk '{ exit !($1 > 0 && $2 > $1) }'
+check share_urls $? "$(echo "$R" | grep -E '^url' | tr '\n' ';')"
+echo "$R" | grep -qE '^copy (Copied|Press Ctrl\+C)$'
+check copy_button $? "$(echo "$R" | grep '^copy' || echo none)"
+echo "$R" | grep -q '^fullscreen shown view$'
+check fullscreen_button $? "$(echo "$R" | grep '^fullscreen' || echo none)"
 err=$(console "$TMP/drive.err")
 [ -z "$err" ]
 check driver_no_console_errors $? "$err"
@@ -307,7 +367,7 @@ check shots_no_console_errors $? "$err"
 
 # iOS Safari: the page polls /snapshot instead of an MJPEG <img>.
 IOS='Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
-chrome "$TMP/ios.err" --user-agent="$IOS" --window-size=1000,1500 --virtual-time-budget=15000 --dump-dom "$B/drive.html" >"$TMP/ios.html"
+chrome "$TMP/ios.err" --user-agent="$IOS" --window-size=1000,1500 --virtual-time-budget=25000 --dump-dom "$B/drive.html" >"$TMP/ios.html"
 R=$(sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/ios.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
 [ -n "$VERBOSE" ] && echo "$R"
 nl=$(echo "$R" | sed -n 's/^loads \([0-9]*\) src \/snapshot?cam=0&size=160x120&max_age_ms=100$/\1/p')
@@ -324,8 +384,10 @@ stop_vcapd
 check exit_clean_b $? "daemon B exit status not 0"
 
 # Daemon D: a camera absent when the page loads (its first 5 opens fail,
-# ~8 s with the backoff) gets its card, then a live stream (not snapshot
-# polling), pickers and controls once it appears. Real time passes in the driver while it fetches
+# ~8 s with the backoff) gets its card showing the server's placeholder
+# picture (its stream answers 200 while the camera is away), then the live
+# picture on the same stream (no retry, no snapshot polling), pickers and
+# controls once it appears. Real time passes in the driver while it fetches
 # snapshots of the other camera.
 cat >"$W/absent.html" <<'EOH'
 <!doctype html>
@@ -344,8 +406,12 @@ const state = async () => (await (await fetch('/api/cams/0')).json()).state;
 		await new Promise(r => setTimeout(r, 100));
 		img = doc() && doc().querySelector('[data-cam="0"] img.live');
 	}
-	out.push('first ' + await state());
-	for (let i = 0; i < 400 && !(img.naturalWidth > 0 && /^\/stream/.test(img.getAttribute('src'))); i++) {
+	for (let i = 0; i < 100 && !(img.naturalWidth > 0); i++) {
+		await (await fetch('/snapshot?cam=1&max_age_ms=0&u=' + i)).arrayBuffer();
+		await new Promise(r => setTimeout(r, 100));
+	}
+	out.push('first ' + await state() + ' ' + img.naturalWidth + ' ' + img.getAttribute('src'));
+	for (let i = 0; i < 400 && !(img.naturalWidth === 320 && /^\/stream/.test(img.getAttribute('src'))); i++) {
 		await (await fetch('/snapshot?cam=1&max_age_ms=0&v=' + i)).arrayBuffer();
 		await new Promise(r => setTimeout(r, 100));
 	}
@@ -368,7 +434,7 @@ if start_vcapd_any --config "$TMP/v.conf" --device "fault:open=5;test:320x240@15
 	chrome "$TMP/ab.err" --virtual-time-budget=120000 --dump-dom "http://127.0.0.1:$VPORT/absent.html" >"$TMP/ab.html"
 	R=$(sed -n '/<pre id="result">/,/<\/pre>/{p;/<\/pre>/q;}' "$TMP/ab.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
 	[ -n "$VERBOSE" ] && echo "$R"
-	echo "$R" | grep -q '^first absent$' && echo "$R" | grep -q '^then streaming [1-9][0-9]* /stream?cam=0&retry=N$' &&
+	echo "$R" | grep -q '^first absent 640 /stream?cam=0$' && echo "$R" | grep -q '^then streaming 320 /stream?cam=0$' &&
 		echo "$R" | grep -q '^pickers filled controls No controls.$'
 	check absent_cam_streams_later $? "$(echo "$R" | tr '\n' ';')"
 	stop_vcapd

@@ -633,7 +633,8 @@ static void drops(void)
 }
 
 /* MJPEG: corrupt/truncated frames are discarded and counted; delivered
- * frames parse and their bytesused is the JPEG's length. */
+ * frames parse, their bytesused is the JPEG's length and they carry what
+ * capture's parse found (f->jpeg, so the fan-out does not parse again). */
 static struct vc_jpeg_info last_info;
 static int last_parse = -1;
 
@@ -643,6 +644,9 @@ static void on_mjpeg(void *opaque, struct vc_frame *f)
 	last_parse = vc_jpeg_parse(f->mem[0], f->bytesused[0], &last_info);
 	if (last_parse == 0 && last_info.size != f->bytesused[0])
 		last_parse = -1000;
+	if (last_parse == 0 && (!f->jpeg.checked || f->jpeg.has_dht != last_info.has_dht ||
+				f->jpeg.sos_off != last_info.sos_off || !f->jpeg.sos_off))
+		last_parse = -2000;
 }
 
 static void mjpeg_validation(void)

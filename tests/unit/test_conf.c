@@ -9,6 +9,7 @@
 #include "check.h"
 #include "common/conf.h"
 #include "common/fmt.h"
+#include "common/negotiate.h"
 
 static char tmpdir[] = "/tmp/test_conf.XXXXXX";
 static char cert[256], key[256], secret[256], shortsecret[256];
@@ -71,6 +72,10 @@ static void good_full(void)
 		 "buffers = 6\n"
 		 "idle_stop_ms = never\n"
 		 "stall_timeout_ms = 2500\n"
+		 "quality = 92\n"
+		 "rotate = 270\n"
+		 "flip = VH\n"
+		 "placeholder = yes\n"
 		 "control = brightness=128\n"
 		 "control = power_line_frequency = 50 Hz\n"
 		 "[camera back-2]\n"
@@ -105,8 +110,11 @@ static void good_full(void)
 	CHECK(f && f->dv.width == 1920 && f->dv.height == 1080 && f->dv.interlaced &&
 	      f->dv.fps_milli == 59940, "dv_timings %ux%u %d %u", f ? f->dv.width : 0,
 	      f ? f->dv.height : 0, f ? f->dv.interlaced : 0, f ? f->dv.fps_milli : 0);
+	CHECK(f && f->quality == 92 && f->rotate == 270 && f->flip == 3 && f->placeholder == 1,
+	      "serving defaults");
 	const struct vc_conf_cam *b = vc_conf_find_cam(c, "back-2");
 	CHECK(b && b->idle_stop_ms == 0 && b->input == -1 && b->mode.fourcc == 0, "defaults in back-2");
+	CHECK(b && !b->quality && !b->rotate && !b->flip && !b->placeholder, "serving defaults unset");
 	CHECK(b && b->std == 0 && b->dv.width == 0, "std/dv_timings default: leave, detect");
 	CHECK(!vc_conf_find_cam(c, "nope"), "find unknown");
 	vc_conf_free(c);
@@ -162,6 +170,7 @@ static const struct bad bads[] = {
 	{ __LINE__, "[server]\ntls_cert = /nonexistent/cert.pem\n", 2, "tls_cert: cannot read '/nonexistent/cert.pem'" },
 	{ __LINE__, "[server]\ntls_key = /nonexistent/key.pem\n", 2, "tls_key: cannot read" },
 	{ __LINE__, "[server]\ncors_origin = example.org\n", 2, "cors_origin: 'example.org'" },
+	{ __LINE__, "[server]\ntls_priorities = NORMAL; rm -rf\n", 2, "tls_priorities: 'NORMAL; rm -rf'" },
 	{ __LINE__, "[server]\nrealm = a\"b\n", 2, "realm:" },
 	{ __LINE__, "[server]\nuser = alice\n", 2, "user: 'alice' is not NAME:HASH" },
 	{ __LINE__, "[server]\nuser = :$6$x$y\n", 2, "is not NAME:HASH" },
@@ -205,6 +214,12 @@ static const struct bad bads[] = {
 	{ __LINE__, "[camera a]\ndevice = x\ncontrol = Bright=1\n", 3, "'Bright' is not a control name" },
 	{ __LINE__, "[camera a]\ndevice = x\ncontrol = b=1\ncontrol = b=2\n", 4, "control: 'b' is set twice" },
 	{ __LINE__, "[camera a]\ndevice = x\ndevice = y\n", 3, "device: set twice" },
+	{ __LINE__, "[camera a]\ndevice = x\nquality = 0\n", 3, "quality: '0' is not a JPEG quality 1-100" },
+	{ __LINE__, "[camera a]\ndevice = x\nquality = 101\n", 3, "quality: '101'" },
+	{ __LINE__, "[camera a]\ndevice = x\nrotate = 45\n", 3, "rotate: '45' is not 0, 90, 180 or 270" },
+	{ __LINE__, "[camera a]\ndevice = x\nrotate = 360\n", 3, "rotate: '360'" },
+	{ __LINE__, "[camera a]\ndevice = x\nflip = x\n", 3, "flip: 'x' is not none, h, v or hv" },
+	{ __LINE__, "[camera a]\ndevice = x\nplaceholder = maybe\n", 3, "placeholder: 'maybe' is not yes or no" },
 	{ __LINE__, "[server]\nx\0y = 1\n", 2, "NUL byte" },
 };
 
@@ -267,15 +282,16 @@ static char *print_str(const struct vc_conf *c, int redact)
 
 static void roundtrip(void)
 {
-	char text[1024];
+	char text[2048]; /* key and cert paths: up to 255 bytes each */
 	snprintf(text, sizeof(text),
 		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
 		 "control = exposure_auto=1\ncontrol = gain = 7\nidle_stop_ms = 100\n"
 		 "[server]\nlisten = [::]:1\nuser = u:$6$a$b\ntoken_secret = 0123456789abcdefXYZ\n"
 		 "auth_control = token\nmax_clients = 3\ncors_origin = *\nlog_level = warn\n"
-		 "tls_key = %s\ntls_cert = %s\n"
+		 "tls_key = %s\ntls_cert = %s\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3\n"
 		 "[camera y]\ndevice = test\nfps = 60000/1001\ninput = 0\nbuffers = 2\nstall_timeout_ms = 100\n"
 		 "std = NTSC\ndv_timings = 1280x720p60\n"
+		 "quality = 70\nrotate = 90\nflip = v\nplaceholder = on\n"
 		 "idle_stop_ms = never\n",
 		 key, cert);
 	struct vc_conf *c = parse_ok(__LINE__, text);
@@ -285,6 +301,7 @@ static void roundtrip(void)
 	struct vc_conf *c2 = p1 ? parse_ok(__LINE__, p1) : NULL;
 	char *p2 = c2 ? print_str(c2, 0) : NULL;
 	CHECK(p1 && p2 && strcmp(p1, "") != 0, "printed");
+	CHECK(p1 && strstr(p1, "\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3\n"), "tls_priorities printed");
 	/* The first line names the source file; compare from the second. */
 	CHECK(p1 && p2 && strcmp(strchr(p1, '\n'), strchr(p2, '\n')) == 0, "fixed point:\n%s\n---\n%s", p1 ? p1 : "", p2 ? p2 : "");
 	for (size_t i = 0; c2 && i < c->n_cams; i++)
@@ -292,6 +309,7 @@ static void roundtrip(void)
 	CHECK(p1 && strstr(p1, "format = YUV420\n") && strstr(p1, "fps = 60000/1001\n") &&
 	      strstr(p1, "control = gain=7\n") && strstr(p1, "idle_stop_ms = never\n") &&
 	      strstr(p1, "std = NTSC\n") && strstr(p1, "dv_timings = 1280x720p60.000\n") &&
+	      strstr(p1, "quality = 70\nrotate = 90\nflip = v\nplaceholder = yes\n") &&
 	      strstr(p1, "auth_view = none\nauth_control = token\nauth_status = none\n"),
 	      "printed values:\n%s", p1 ? p1 : "");
 	char *pr = print_str(c, 1);
@@ -317,6 +335,14 @@ static void roundtrip(void)
 		y->std = V4L2_STD_NTSC;
 		y->dv.fps_milli = 59940;
 		CHECK(!vc_conf_cam_equal(&c->cams[1], y), "dv_timings change seen");
+		y->dv = c->cams[1].dv;
+		CHECK(vc_conf_cam_equal(&c->cams[1], y), "dv_timings back");
+		y->rotate = 180;
+		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "rotate change: the camera is replaced");
+		y->rotate = 90;
+		y->placeholder = 0;
+		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "placeholder change seen");
+		y->placeholder = 1;
 		CHECK(!vc_conf_cam_equal(&c->cams[0], &c2->cams[1]), "different cams");
 	}
 	free(p1);
@@ -334,7 +360,10 @@ static void example_file(void)
 	CHECK(r == 0, "conf/vcapd.conf: %d %s", r, err);
 	if (r == 0) {
 		CHECK(c->n_listen == 1 && strcmp(c->listen[0], "127.0.0.1:8080") == 0, "default listen");
-		CHECK(c->n_cams == 1 && strcmp(c->cams[0].name, "front") == 0, "example camera");
+		/* as shipped it serves the cameras it discovers: any active
+		 * [camera] would turn discovery off (and once served the test
+		 * pattern to whoever copied the example) */
+		CHECK(c->n_cams == 0, "example has no active camera (%zu)", c->n_cams);
 		vc_conf_free(c);
 	}
 	/* Every commented-out option of the example is valid too: uncomment
@@ -360,9 +389,52 @@ static void example_file(void)
 		fclose(o);
 	r = out ? vc_conf_parse(out, olen, "uncommented", &c, err, sizeof(err)) : -1;
 	CHECK(r == 0 && n_uncommented > 15, "uncommented example (%d lines): %d %s", n_uncommented, r, err);
-	if (r == 0)
+	if (r == 0) {
+		const struct vc_conf_cam *k = vc_conf_find_cam(c, "front");
+		CHECK(c->n_cams == 1 && k && k->device && !strncmp(k->device, "test:", 5) &&
+		      k->rotate == 180 && k->flip == VC_FLIP_H && k->quality == 80,
+		      "the commented [camera front] example is complete");
 		vc_conf_free(c);
+	}
 	free(out);
+}
+
+/* One key at a time, as the command line's per-camera flags set them. */
+static void cam_set(void)
+{
+	struct vc_conf_cam k;
+	char err[256];
+
+	memset(&k, 0xff, sizeof(k));
+	vc_conf_cam_init(&k);
+	CHECK(k.input == -1 && k.idle_stop_ms == -2 && !k.device && !k.quality && !k.n_ctrls, "init");
+	CHECK(vc_conf_cam_set(&k, "width", "640", err, sizeof(err)) == 0 && k.mode.width == 640, "width");
+	CHECK(vc_conf_cam_set(&k, "fps", "15", err, sizeof(err)) == 0 && k.mode.ival.num == 1 &&
+	      k.mode.ival.den == 15, "fps");
+	CHECK(vc_conf_cam_set(&k, "fps", "25", err, sizeof(err)) == 0 && k.mode.ival.den == 25,
+	      "a repeated key replaces");
+	CHECK(vc_conf_cam_set(&k, "format", "mjpeg", err, sizeof(err)) == 0 &&
+	      k.mode.fourcc == V4L2_PIX_FMT_MJPEG, "format");
+	CHECK(vc_conf_cam_set(&k, "flip", "h", err, sizeof(err)) == 0 && k.flip == VC_FLIP_H, "flip");
+	CHECK(vc_conf_cam_set(&k, "device", "/dev/video0", err, sizeof(err)) == 0 &&
+	      !strcmp(k.device, "/dev/video0"), "device");
+	CHECK(vc_conf_cam_set(&k, "control", "brightness=3", err, sizeof(err)) == 0 && k.n_ctrls == 1,
+	      "control");
+	memset(err, 0xff, sizeof(err));
+	CHECK(vc_conf_cam_set(&k, "fps", "fast", err, sizeof(err)) == -EINVAL &&
+	      !strcmp(err, "fps: 'fast' is not a rate like 30 or 30000/1001") && k.mode.ival.den == 25,
+	      "bad value: message without file or line, value untouched: '%s'", err);
+	CHECK(vc_conf_cam_set(&k, "rotate", "45", err, sizeof(err)) == -EINVAL &&
+	      !strncmp(err, "rotate: '45'", 12), "rotate: %s", err);
+	CHECK(vc_conf_cam_set(&k, "quality", "", err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "empty value"), "empty: %s", err);
+	CHECK(vc_conf_cam_set(&k, "listen", ":80", err, sizeof(err)) == -ENOENT &&
+	      strstr(err, "'listen' is not a camera setting"), "server key: %s", err);
+	char tiny[8];
+	CHECK(vc_conf_cam_set(&k, "fps", "fast", tiny, sizeof(tiny)) == -EINVAL &&
+	      strlen(tiny) < sizeof(tiny), "small buffer truncates");
+	vc_conf_cam_clear(&k);
+	CHECK(!k.device && !k.n_ctrls && !k.ctrls && k.input == -1 && !k.mode.width, "clear");
 }
 
 /* The std and dv_timings parsers the API shares with the config. */
@@ -434,6 +506,7 @@ int main(void)
 	RUN("conf", roundtrip);
 	RUN("conf", example_file);
 	RUN("conf", signal_parsers);
+	RUN("conf", cam_set);
 	RUN("conf", split_listen);
 
 	unlink(cert);

@@ -55,10 +55,13 @@ static void copy_matches(void)
 	src->seq = 42;
 	src->ts_us = 123;
 	src->field = V4L2_FIELD_NONE;
+	src->jpeg = (struct vc_frame_jpeg){ 1, 0, 600 }; /* facts travel with copies */
 	for (int round = 0; round < 2; round++) { /* fresh, then reused storage */
 		struct vc_frame *a = vc_frame_copy(src), *b = vc_pool_copy(p, src);
 		int same = b && b->fmt == a->fmt && b->seq == 42 && b->ts_us == 123 &&
-			   b->geom.mem_planes == 2 && !memcmp(&b->geom, &a->geom, sizeof(a->geom));
+			   b->geom.mem_planes == 2 && !memcmp(&b->geom, &a->geom, sizeof(a->geom)) &&
+			   a->jpeg.checked && a->jpeg.sos_off == 600 && !a->jpeg.has_dht &&
+			   b->jpeg.checked && b->jpeg.sos_off == 600 && !b->jpeg.has_dht;
 		for (int i = 0; same && i < 2; i++)
 			same = b->bytesused[i] == a->bytesused[i] &&
 			       !memcmp(b->mem[i], a->mem[i], a->bytesused[i]) &&

@@ -51,6 +51,36 @@ static void dv_object(void)
 	vc_json_object_free(&o);
 }
 
+/* The identity members the page titles a camera with: a card name the
+ * driver filled to the last byte (no NUL) is cut at the field, a quote in
+ * it cannot break the document. */
+static void info_members(void)
+{
+	struct vc_v4l2_info in = { .driver = "uvcvideo", .card = "HD Pro Webcam C920",
+				   .bus = "usb-0000:01:00.0-1.2" };
+	struct vc_json j;
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	vc_v4l2_info_write(&j, &in);
+	vc_json_obj_end(&j);
+	CHECK(!strcmp(vc_json_str_get(&j), "{\"card\":\"HD Pro Webcam C920\",\"driver\":\"uvcvideo\","
+			 "\"bus\":\"usb-0000:01:00.0-1.2\"}"), "%s", vc_json_str_get(&j));
+	vc_json_free(&j);
+	memset(in.card, 'A', sizeof(in.card)); /* no NUL inside the field */
+	in.card[3] = '"';
+	vc_json_init(&j);
+	vc_json_obj_begin(&j);
+	vc_v4l2_info_write(&j, &in);
+	vc_json_obj_end(&j);
+	const char *t = vc_json_str_get(&j);
+	struct vc_json_object o;
+	struct vc_json_perr pe;
+	CHECK(strstr(t, "\"card\":\"AAA\\\"AAAAAAAAAAAAAAAAAAAAAAAAAAAA\",") != NULL, "%s", t);
+	CHECK(vc_json_parse_object(t, strlen(t), &o, &pe) == 0, "parses: %s", t);
+	vc_json_object_free(&o);
+	vc_json_free(&j);
+}
+
 static void null_source(void)
 {
 	struct vc_json j;
@@ -67,6 +97,7 @@ int main(void)
 {
 	RUN("v4l2json", std_object);
 	RUN("v4l2json", dv_object);
+	RUN("v4l2json", info_members);
 	RUN("v4l2json", null_source);
 	CHECK_EXIT();
 }

@@ -148,7 +148,8 @@ R=$(sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/drive.html" | sed 's/<[^>]*>//
 [ -n "$VERBOSE" ] && echo "$R"
 echo "$R" | grep -q '^done$'
 check driver_ran $? "driver page did not finish: $(echo "$R" | tr '\n' ';')"
-echo "$R" | grep -q '^title Camera v — /dev/video0$'
+# titled by the V4L2 card name (vivid's), the path and id beside it
+echo "$R" | grep -q '^title vivid — /dev/video0 · cam v$'
 check card_shows_device $? "$(echo "$R" | grep '^title' || echo 'no card')"
 # vivid has > 40 settable controls in 3 classes
 c=$(echo "$R" | sed -n 's/^controls \([0-9]*\) classes \([0-9]*\) headings \([0-9]*\) bad none$/\1 \2 \3/p')

@@ -1,0 +1,266 @@
+/* Command-line parsing: owns the option table, the --help text and the
+ * per-camera flags, checked by the config file's key parsers so both speak
+ * the same language. No loop, no devices: unit-tested with argv tables. */
+#include "server/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "server/capture/testsrc.h"
+
+#define VCAPD_VERSION "0.1"
+
+void vc_cli_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: vcapd [OPTIONS]\n"
+		"Serves V4L2 cameras over HTTP (MJPEG streams, snapshots, raw frames, JSON API).\n\n"
+		"  --device PATH       camera: /dev/videoN, /dev/v4l/by-id/..., or the test pattern\n"
+		"                      'test' / 'test:WxH@FPS:FORMAT[:still][:only]' (only: offer\n"
+		"                      FORMAT alone, like a YUYV-only webcam) (repeatable; default: every\n"
+		"                      V4L2 capture device found, also ones plugged in later,\n"
+		"                      else the test pattern)\n"
+		"  --listen ADDR:PORT  where to listen, IPv4 or [IPv6] (repeatable;\n"
+		"                      default 127.0.0.1:8080)\n"
+		"  --log-level LEVEL   error, warn, info (default) or debug\n"
+		"  --config FILE       read FILE (see conf/vcapd.conf); flags override it;\n"
+		"                      SIGHUP rereads it (cameras, auth, log level apply at\n"
+		"                      once; listen, TLS, limits, web_root at a restart)\n"
+		"  --make-token SCOPE[:SECONDS]  print a ?token= for SCOPE (view, status,\n"
+		"                      control, or a comma list) valid SECONDS (default\n"
+		"                      token_ttl or 3600), signed with the config's secret\n"
+		"  --check-config      validate the config, print the effective config and\n"
+		"                      exit (non-zero with file:line messages on errors)\n"
+		"  --help              this text\n"
+		"  --version           print the version\n"
+		"\n"
+		"Camera settings: after a --device they apply to that camera, before the\n"
+		"first --device to every camera (also discovered ones and [camera] sections);\n"
+		"the config keys of the same name say the same. They are what a client gets\n"
+		"when its URL does not ask (a URL's own size, fps, quality... wins):\n"
+		"  --resolution WxH    the camera's size, e.g. 1280x720 (keys width, height)\n"
+		"  --fps N             its frame rate, 30 or 30000/1001 (key fps;\n"
+		"                      --desired-fps is the same)\n"
+		"  --format F          its capture format: MJPEG, YUYV, NV12... (key format)\n"
+		"  --quality Q         JPEG quality 1-100 where vcapd encodes (default 80)\n"
+		"  --rotate DEG        0, 90, 180 or 270\n"
+		"  --flip F            none, h, v or hv\n"
+		"Example: vcapd --device /dev/video0 --resolution 1280x720 --fps 30 --format MJPEG\n");
+}
+
+/* Long options without a short letter: values past the ASCII range. */
+enum {
+	OPT_LOG_LEVEL = 256,
+	OPT_CONFIG,
+	OPT_CHECK_CONFIG,
+	OPT_MAKE_TOKEN,
+	OPT_RESOLUTION,
+	OPT_FPS,
+	OPT_FORMAT,
+	OPT_QUALITY,
+	OPT_ROTATE,
+	OPT_FLIP,
+};
+
+/* One per-camera flag: checked as its config key, stored in f. */
+static int cam_flag(struct vc_cli_cam *f, int opt, const char *flag, const char *v)
+{
+	struct vc_conf_cam k;
+	char err[256] = "", w[32], *x;
+	int r = 0;
+
+	vc_conf_cam_init(&k);
+	switch (opt) {
+	case OPT_RESOLUTION:
+		/* "WxH": the config's width and height keys check each part */
+		x = strpbrk(v, "xX");
+		if (!x || (size_t)(x - v) >= sizeof(w) || x == v) {
+			snprintf(err, sizeof(err), "'%s' is not WxH like 1280x720", v);
+			r = -EINVAL;
+			break;
+		}
+		memcpy(w, v, (size_t)(x - v));
+		w[x - v] = '\0';
+		r = vc_conf_cam_set(&k, "width", w, err, sizeof(err));
+		if (r == 0)
+			r = vc_conf_cam_set(&k, "height", x + 1, err, sizeof(err));
+		f->mode.width = k.mode.width;
+		f->mode.height = k.mode.height;
+		break;
+	case OPT_FPS:
+		r = vc_conf_cam_set(&k, "fps", v, err, sizeof(err));
+		f->mode.ival = k.mode.ival;
+		break;
+	case OPT_FORMAT:
+		r = vc_conf_cam_set(&k, "format", v, err, sizeof(err));
+		f->mode.fourcc = k.mode.fourcc;
+		break;
+	case OPT_QUALITY:
+		r = vc_conf_cam_set(&k, "quality", v, err, sizeof(err));
+		f->quality = k.quality;
+		break;
+	case OPT_ROTATE:
+		r = vc_conf_cam_set(&k, "rotate", v, err, sizeof(err));
+		f->rotate = k.rotate;
+		break;
+	case OPT_FLIP:
+		r = vc_conf_cam_set(&k, "flip", v, err, sizeof(err));
+		f->flip = k.flip;
+		break;
+	}
+	vc_conf_cam_clear(&k);
+	if (r < 0) {
+		/* "fps: 'x' is not a rate": the flag already names the key */
+		size_t n = strlen(flag);
+		const char *m = !strncmp(err, flag, n) && !strncmp(err + n, ": ", 2) ? err + n + 2 : err;
+
+		fprintf(stderr, "vcapd: --%s: %s\n", flag, m);
+		return 2;
+	}
+	static const unsigned bit[] = {
+		[OPT_RESOLUTION - OPT_RESOLUTION] = VC_CLI_SIZE,
+		[OPT_FPS - OPT_RESOLUTION] = VC_CLI_FPS,
+		[OPT_FORMAT - OPT_RESOLUTION] = VC_CLI_FORMAT,
+		[OPT_QUALITY - OPT_RESOLUTION] = VC_CLI_QUALITY,
+		[OPT_ROTATE - OPT_RESOLUTION] = VC_CLI_ROTATE,
+		[OPT_FLIP - OPT_RESOLUTION] = VC_CLI_FLIP,
+	};
+	f->set |= bit[opt - OPT_RESOLUTION];
+	return 0;
+}
+
+static int add_device(struct vc_cli *o, const char *path)
+{
+	char why[128];
+
+	if (o->n_devices >= VC_CLI_MAX_CAMS) {
+		fprintf(stderr, "vcapd: at most %d --device\n", VC_CLI_MAX_CAMS);
+		return 2;
+	}
+	/* a malformed test pattern can never open: say so now instead of
+	 * retrying (and logging) forever */
+	if ((!strcmp(path, "test") || !strncmp(path, "test:", 5)) &&
+	    vc_testsrc_parse(path, &(struct vc_testsrc_opts){ 0 }, why, sizeof(why)) < 0) {
+		fprintf(stderr, "vcapd: --device %s: bad test pattern: %s\n", path, why);
+		return 2;
+	}
+	o->devices[o->n_devices++] = path;
+	return 0;
+}
+
+int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
+{
+	static const struct option lo[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+		{ "make-token", required_argument, NULL, OPT_MAKE_TOKEN },
+		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
+		{ "fps", required_argument, NULL, OPT_FPS },
+		{ "desired-fps", required_argument, NULL, OPT_FPS }, /* µStreamer's name */
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "quality", required_argument, NULL, OPT_QUALITY },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "flip", required_argument, NULL, OPT_FLIP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, li, r;
+
+	memset(o, 0, sizeof(*o));
+	o->log_level = -1;
+	optind = 0; /* GNU getopt: start afresh (tests parse several argvs) */
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "d:l:hV", lo, &li)) != -1) {
+		switch (c) {
+		case 'd':
+			if ((r = add_device(o, optarg)))
+				return r;
+			break;
+		case 'l':
+			if (o->n_listen >= VC_CLI_MAX_LISTEN) {
+				fprintf(stderr, "vcapd: at most %d --listen\n", VC_CLI_MAX_LISTEN);
+				return 2;
+			}
+			o->listen[o->n_listen++] = optarg;
+			break;
+		case OPT_LOG_LEVEL: {
+			int lvl = vc_log_parse_level(optarg);
+
+			if (lvl < 0) {
+				fprintf(stderr, "vcapd: bad --log-level '%s'\n", optarg);
+				return 2;
+			}
+			vc_log_level = lvl;
+			o->log_level = lvl;
+			break;
+		}
+		case OPT_CONFIG:
+			o->config = optarg;
+			break;
+		case OPT_CHECK_CONFIG:
+			o->check_config = 1;
+			break;
+		case OPT_MAKE_TOKEN:
+			o->make_token = optarg;
+			break;
+		case OPT_RESOLUTION:
+		case OPT_FPS:
+		case OPT_FORMAT:
+		case OPT_QUALITY:
+		case OPT_ROTATE:
+		case OPT_FLIP:
+			r = cam_flag(o->n_devices ? &o->dev[o->n_devices - 1] : &o->all, c,
+				     lo[li].name, optarg);
+			if (r)
+				return r;
+			break;
+		case 'h':
+			vc_cli_usage(stdout);
+			return 1;
+		case 'V':
+			printf("vcapd %s\n", VCAPD_VERSION);
+			return 1;
+		default:
+			vc_cli_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vcapd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+void vc_cli_apply(const struct vc_cli_cam *f, struct vc_cam_config *cc)
+{
+	if (f->set & VC_CLI_FORMAT)
+		cc->preferred.fourcc = f->mode.fourcc;
+	if (f->set & VC_CLI_SIZE) {
+		cc->preferred.width = f->mode.width;
+		cc->preferred.height = f->mode.height;
+	}
+	if (f->set & VC_CLI_FPS)
+		cc->preferred.ival = f->mode.ival;
+	if (f->set & VC_CLI_QUALITY)
+		cc->quality = f->quality;
+	if (f->set & VC_CLI_ROTATE)
+		cc->rotate = f->rotate;
+	if (f->set & VC_CLI_FLIP)
+		cc->flip = f->flip;
+}
+
+void vc_cli_device(const struct vc_cli *o, size_t i, struct vc_cam_config *cc)
+{
+	cc->path = o->devices[i];
+	vc_cli_apply(&o->all, cc);
+	vc_cli_apply(&o->dev[i], cc);
+}

@@ -1,0 +1,486 @@
+/* The stream clients' send path (server/stream/client.c) without HTTP: a
+ * client on a socketpair (plain HTTP: parts go out with sendfile while MHD
+ * keeps the connection suspended) or read through the content reader
+ * (TLS: MHD copies), frames published by the output as capture delivers
+ * them; libmicrohttpd's calls are counted by fakes (client_http_ops).
+ * Checked: a part is header + JPEG (standard Huffman tables inserted where
+ * capture's parse found none) + CRLF; sends split by a full socket resume
+ * where they stopped; a slow client holds one part and skips to the newest
+ * frame; a gone peer or a socket that takes nothing for client_timeout
+ * ends the stream; a reader that still takes bytes is kept. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/videodev2.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "common/image.h"
+#include "common/jpeg.h"
+#include "server/stream/stream_int.h"
+
+static struct {
+	unsigned suspends, resumes, wakes;
+} fake;
+
+static void f_suspend(struct MHD_Connection *c)
+{
+	(void)c;
+	fake.suspends++;
+}
+
+static void f_resume(struct MHD_Connection *c)
+{
+	(void)c;
+	fake.resumes++;
+}
+
+static void f_wake(struct vc_http *h)
+{
+	(void)h;
+	fake.wakes++;
+}
+
+static unsigned f_timeout(const struct vc_http *h)
+{
+	(void)h;
+	return 1; /* client_timeout: 1 s */
+}
+
+static const struct client_http_ops fake_ops = { f_suspend, f_resume, f_wake, f_timeout };
+
+/* ---- frames, as capture delivers them ---- */
+
+static unsigned released; /* frames whose last reference went */
+
+static void count_release(struct vc_frame *f, void *opaque)
+{
+	(void)f;
+	free(opaque);
+	released++;
+}
+
+static struct vc_frame *wrap(uint32_t fourcc, uint32_t w, uint32_t h, uint8_t *mem, size_t used,
+			     uint64_t seq)
+{
+	const struct vc_fmt *fmt = vc_fmt_by_fourcc(fourcc);
+	struct vc_geom g;
+
+	if (!mem || !fmt || vc_fmt_geometry(fmt, w, h, 0, &g) < 0) {
+		free(mem);
+		return NULL;
+	}
+	uint8_t *m[3] = { mem, NULL, NULL };
+	size_t bu[3] = { used, 0, 0 };
+	struct vc_frame *f = vc_frame_wrap(fmt, &g, m, bu, count_release, mem);
+	if (!f) {
+		free(mem);
+		return NULL;
+	}
+	f->seq = seq;
+	f->ts_us = f->ts_real_us = (int64_t)seq * 1000;
+	return f;
+}
+
+#define RAW_W 640
+#define RAW_H 480
+#define RAW_LEN ((size_t)RAW_W * RAW_H * 2)
+
+static uint8_t raw_byte(uint64_t seq, size_t i)
+{
+	return (uint8_t)(i * 7 + seq * 31 + (i >> 11));
+}
+
+/* A YUYV frame whose bytes tell its number. */
+static struct vc_frame *raw_frame(uint64_t seq)
+{
+	uint8_t *mem = malloc(RAW_LEN);
+
+	for (size_t i = 0; mem && i < RAW_LEN; i++)
+		mem[i] = raw_byte(seq, i);
+	return wrap(V4L2_PIX_FMT_YUYV, RAW_W, RAW_H, mem, RAW_LEN, seq);
+}
+
+/* A 64x48 JPEG without Huffman tables (as many USB webcams send) and the
+ * same with the standard ones inserted: what a client must receive. */
+static uint8_t nodht[16384], withdht[16384 + VC_JPEG_DHT_BYTES];
+static size_t nodht_len, withdht_len;
+static struct vc_frame_jpeg nodht_facts;
+
+static int make_jpegs(void)
+{
+	struct vc_frame *src = vc_frame_new_fmt(vc_fmt_by_fourcc(V4L2_PIX_FMT_GREY), 64, 48);
+	struct vc_jpeg *j = vc_jpeg_new();
+	struct vc_image img;
+	uint8_t enc[16384];
+	size_t len = 0;
+	struct vc_jpeg_info info;
+	int ret = -1;
+
+	if (src && j && vc_image_from_frame(src, &img) == 0) {
+		for (size_t i = 0; i < src->geom.mem_size[0]; i++)
+			vc_frame_data(src, 0)[i] = (uint8_t)(i * 5);
+		if (vc_jpeg_encode(j, &img, 90, enc, sizeof(enc), &len) == 0 &&
+		    vc_jpeg_strip_dht(enc, len, nodht, sizeof(nodht), &nodht_len) == 0 &&
+		    vc_jpeg_add_dht(nodht, nodht_len, withdht, sizeof(withdht), &withdht_len) == 0 &&
+		    vc_jpeg_parse(nodht, nodht_len, &info) == 0 && !info.has_dht)
+			ret = 0;
+		/* what capture's one parse puts on the frame */
+		nodht_facts = (struct vc_frame_jpeg){ 1, info.has_dht, info.sos_off };
+	}
+	vc_jpeg_free(j);
+	vc_frame_unref(src);
+	return ret;
+}
+
+static struct vc_frame *jpeg_frame(uint64_t seq)
+{
+	uint8_t *mem = malloc(nodht_len);
+	struct vc_frame *f;
+
+	if (mem)
+		memcpy(mem, nodht, nodht_len);
+	f = wrap(V4L2_PIX_FMT_MJPEG, 64, 48, mem, nodht_len, seq);
+	if (f)
+		f->jpeg = nodht_facts;
+	return f;
+}
+
+/* ---- one output with one client, no HTTP ---- */
+
+struct fx {
+	struct vc_streams s;
+	struct hub h;
+	struct output *o;
+	int sv[2];             /* plain: [0] the client's socket, [1] the peer */
+};
+
+/* plain: a socketpair with the sender's buffer at sndbuf bytes (0: the
+ * default); else the TLS path (content reader). */
+static struct client *fx_open(struct fx *x, int plain, int raw, int sndbuf)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	memset(x, 0, sizeof(*x));
+	memset(&fake, 0, sizeof(fake));
+	released = 0;
+	x->sv[0] = x->sv[1] = -1;
+	x->s.base = event_base_new();
+	x->s.http_ops = &fake_ops;
+	x->h.s = &x->s;
+	x->o = calloc(1, sizeof(*x->o));
+	if (!c || !x->o || !x->s.base) {
+		free(c);
+		return NULL;
+	}
+	x->o->hub = &x->h;
+	x->o->plan.steps = VC_STEP_PASSTHROUGH;
+	x->o->plan.out.fourcc = raw ? V4L2_PIX_FMT_YUYV : V4L2_PIX_FMT_MJPEG;
+	DLIST_PUSH(x->h.outputs, x->o);
+	c->s = &x->s;
+	c->out = x->o;
+	c->raw = raw;
+	c->sock = -1;
+	snprintf(c->peer, sizeof(c->peer), "test");
+	if (plain) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, x->sv) < 0) {
+			free(c);
+			return NULL;
+		}
+		if (sndbuf)
+			setsockopt(x->sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+		fcntl(x->sv[0], F_SETFL, O_NONBLOCK);
+		fcntl(x->sv[1], F_SETFL, O_NONBLOCK);
+		c->sock = x->sv[0];
+	}
+	DLIST_PUSH(x->o->clients, c);
+	x->o->n_clients++;
+	return c;
+}
+
+static void fx_close(struct fx *x, struct client *c)
+{
+	if (c)
+		client_free(c); /* as MHD does when the response goes */
+	if (x->o)
+		output_free(x->o);
+	for (int i = 0; i < 2; i++)
+		if (x->sv[i] >= 0)
+			close(x->sv[i]);
+	if (x->s.base)
+		event_base_free(x->s.base);
+}
+
+/* Capture delivers frame f (lent for the call, as hub_on_frame gets it). */
+static void deliver(struct output *o, struct vc_frame *f)
+{
+	if (f)
+		output_frame(o, f);
+	vc_frame_unref(f);
+}
+
+static void loop_once(struct fx *x)
+{
+	event_base_loop(x->s.base, EVLOOP_NONBLOCK);
+}
+
+static void loop_ms(struct fx *x, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(x->s.base, &tv);
+	event_base_dispatch(x->s.base);
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads the peer's end into buf until it holds `want` bytes, running the
+ * loop whenever the socket is empty (the client's writable event). Gives
+ * up after 5 s. Returns the count read. */
+static size_t drain(struct fx *x, uint8_t *buf, size_t want)
+{
+	size_t got = 0;
+	int64_t end = mono_ms() + 5000;
+
+	while (got < want && mono_ms() < end) {
+		ssize_t k = read(x->sv[1], buf + got, want - got);
+
+		if (k > 0)
+			got += (size_t)k;
+		else
+			loop_once(x);
+	}
+	return got;
+}
+
+/* Checks that p[0..len) is one multipart part of the JPEG with the
+ * standard tables, for frame seq; returns the part's length, 0 if not. */
+static size_t check_part(int line, const uint8_t *p, size_t len, uint64_t seq)
+{
+	char want[256];
+	int n = snprintf(want, sizeof(want),
+			 "--vcapdframe\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
+			 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64 "\r\n\r\n",
+			 withdht_len, (int64_t)seq * 1000 / 1000000, (int64_t)seq * 1000 % 1000000,
+			 seq);
+	size_t total = (size_t)n + withdht_len + 2;
+
+	CHECK_AT(line, len >= total, "part of %zu bytes, want %zu", len, total);
+	if (len < total)
+		return 0;
+	CHECK_AT(line, !memcmp(p, want, (size_t)n), "header: %.*s", n, (const char *)p);
+	CHECK_AT(line, !memcmp(p + n, withdht, withdht_len), "JPEG bytes (with the standard DHT)");
+	CHECK_AT(line, !memcmp(p + n + withdht_len, "\r\n", 2), "trailing CRLF");
+	return total;
+}
+
+/* ---- plain HTTP: parts on the socket ---- */
+
+/* MHD has sent the headers and calls the reader: the connection is
+ * suspended and the first frame's part arrives whole, Huffman tables
+ * inserted from the facts capture carried on the frame. */
+static void plain_whole_part(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 0, 0);
+	static uint8_t buf[32768];
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	CHECK(client_read(c, 0, NULL, 0) == 0 && fake.suspends == 1 && c->suspended, "reader");
+	loop_once(&x);
+	deliver(x.o, jpeg_frame(7));
+	size_t n = drain(&x, buf, 1);
+	n += drain(&x, buf + n, sizeof(buf) - n); /* all there is (5 s at most) */
+	size_t one = check_part(__LINE__, buf, n, 7);
+	CHECK(one && n == one, "received %zu bytes, one part is %zu", n, one);
+	CHECK(c->frames == 1 && !c->part && c->sent_n == 1, "frames %" PRIu64 ", part %p",
+	      c->frames, (void *)c->part);
+	CHECK(fake.resumes == 0, "connection resumed while streaming");
+	fx_close(&x, c);
+	CHECK(released == 1, "released %u of 1 frame", released);
+}
+
+/* A full socket splits a part: the rest goes when it drains. Meanwhile
+ * newer frames replace each other: the client holds its one part, the
+ * frames between are released at once, and after its part it gets the
+ * newest frame (the others counted as skipped). */
+static void plain_partial_and_skip(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+	uint8_t *buf = malloc(2 * RAW_LEN);
+
+	CHECK(c && buf, "fixture");
+	if (!c || !buf) {
+		free(buf);
+		fx_close(&x, c);
+		return;
+	}
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	deliver(x.o, raw_frame(1));
+	CHECK(c->part && c->part_off > 0 && c->part_off < RAW_LEN && c->wev &&
+		      event_pending(c->wev, EV_WRITE, NULL),
+	      "partial send: %zu of %zu bytes, waiting for the socket", c->part_off, RAW_LEN);
+	struct vc_part *held = c->part;
+	for (uint64_t seq = 2; seq <= 5; seq++)
+		deliver(x.o, raw_frame(seq));
+	CHECK(c->part == held && held->refs == 1 && !x.o->part[0] && !x.o->part[1],
+	      "the client's part: %p (was %p), refs %d", (void *)c->part, (void *)held,
+	      held->refs);
+	CHECK(released == 4 && c->sent_n == 1, "released %u of frames 1..4, sent_n %" PRIu64,
+	      released, c->sent_n);
+	size_t n = drain(&x, buf, 2 * RAW_LEN);
+	int ok1 = 1, ok5 = 1;
+	for (size_t i = 0; i < RAW_LEN && n == 2 * RAW_LEN; i++) {
+		ok1 &= buf[i] == raw_byte(1, i);
+		ok5 &= buf[RAW_LEN + i] == raw_byte(5, i);
+	}
+	CHECK(n == 2 * RAW_LEN && ok1 && ok5, "received %zu bytes: frame 1 %s, frame 5 %s", n,
+	      ok1 ? "intact" : "wrong", ok5 ? "intact" : "wrong");
+	CHECK(c->frames == 2 && c->skipped == 3, "frames %" PRIu64 ", skipped %" PRIu64, c->frames,
+	      c->skipped);
+	free(buf);
+	fx_close(&x, c);
+	CHECK(released == 5, "released %u of 5 frames", released);
+}
+
+/* The peer closes: the send fails, the connection goes back to MHD (resumed,
+ * the reader says end of stream) and the client is freed with its part. */
+static void plain_peer_gone(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 0, 0);
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	close(x.sv[1]);
+	x.sv[1] = -1;
+	deliver(x.o, jpeg_frame(1));
+	CHECK(c->ending && !c->suspended && fake.resumes == 1 && fake.wakes == 1,
+	      "ending %d, resumes %u, wakes %u", c->ending, fake.resumes, fake.wakes);
+	CHECK(client_read(c, 0, NULL, 0) == MHD_CONTENT_READER_END_OF_STREAM, "end of stream");
+	client_free(c);
+	CHECK(x.o->n_clients == 0 && !x.o->clients, "client still on the output");
+	fx_close(&x, NULL);
+	CHECK(released == 1, "released %u of 1 frame", released);
+}
+
+/* A socket that takes nothing for client_timeout (1 s here) ends the stream;
+ * one whose reader still takes bytes is waited for. */
+static void plain_stall(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+	uint8_t buf[4096];
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	deliver(x.o, raw_frame(1));
+	CHECK(c->part && c->part_off < RAW_LEN, "socket not full");
+	loop_ms(&x, 600);
+	size_t took = 0;
+	ssize_t k;
+	while ((k = read(x.sv[1], buf, sizeof(buf))) > 0)
+		took += (size_t)k;
+	CHECK(took > 0, "nothing to read");
+	loop_ms(&x, 700); /* 1.3 s after the send: bytes were taken, kept */
+	CHECK(!c->ending && fake.resumes == 0, "a reader that took %zu bytes was dropped", took);
+	loop_ms(&x, 2200); /* now nothing is taken for over 1 s */
+	CHECK(c->ending && fake.resumes == 1, "stalled: ending %d, resumes %u", c->ending,
+	      fake.resumes);
+	fx_close(&x, c);
+}
+
+/* ---- TLS: MHD's content reader copies ---- */
+
+/* Reads through the content reader in small pieces until the client's
+ * part is done; returns the bytes. */
+static size_t read_part(struct client *c, uint8_t *buf, size_t cap)
+{
+	size_t n = 0;
+
+	do {
+		ssize_t k = client_read(c, n, (char *)buf + n, cap - n < 100 ? cap - n : 100);
+
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	} while (c->cur && n < cap);
+	return n;
+}
+
+/* Nothing to send: the reader suspends the connection; a frame resumes it;
+ * the part is copied out in pieces while newer frames arrive, then the
+ * newest follows (the ones between skipped, released at once). */
+static void tls_copy_and_skip(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 0, 0, 0);
+	static uint8_t buf[32768];
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	CHECK(client_read(c, 0, (char *)buf, 100) == 0 && c->suspended && fake.suspends == 1,
+	      "nothing to send: suspended %d", c->suspended);
+	deliver(x.o, jpeg_frame(1));
+	CHECK(!c->suspended && fake.resumes == 1, "not resumed by a frame");
+	size_t n = (size_t)client_read(c, 0, (char *)buf, 100);
+	CHECK(n == 100 && c->cur, "first piece %zu", n);
+	for (uint64_t seq = 2; seq <= 4; seq++)
+		deliver(x.o, jpeg_frame(seq));
+	CHECK(released == 2, "released %u of frames 2, 3 (1 is being sent)", released);
+	n += read_part(c, buf + n, sizeof(buf) - n);
+	CHECK(!c->cur && released == 3, "after the part: cur %p, released %u", (void *)c->cur,
+	      released);
+	check_part(__LINE__, buf, n, 1);
+	n = read_part(c, buf, sizeof(buf));
+	check_part(__LINE__, buf, n, 4);
+	CHECK(c->frames == 2 && c->skipped == 2, "frames %" PRIu64 ", skipped %" PRIu64, c->frames,
+	      c->skipped);
+	CHECK(client_read(c, 0, (char *)buf, 100) == 0 && fake.suspends == 2, "idle again");
+	fx_close(&x, c);
+	CHECK(released == 4, "released %u of 4 frames", released);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN); /* as the daemon: sendfile has no MSG_NOSIGNAL */
+	if (make_jpegs() < 0) {
+		printf("client.make_jpegs: FAIL\n");
+		return 1;
+	}
+	RUN("client", plain_whole_part);
+	RUN("client", plain_partial_and_skip);
+	RUN("client", plain_peer_gone);
+	RUN("client", plain_stall);
+	RUN("client", tls_copy_and_skip);
+	CHECK_EXIT();
+}

@@ -1,0 +1,232 @@
+/* The hub's mode choice (server/stream/hub.c) on the test source: the
+ * requests of a camera's clients and waiting snapshots -> the device mode
+ * (hub_pick_mode); /api/try (vc_streams_try) gives the answer the hub then
+ * takes when that request arrives; the hub's update asks the camera for it
+ * and plans every user's output against it. No HTTP: users are put on the
+ * hub's outputs directly. */
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "server/stream/stream_int.h"
+
+#define MJPG V4L2_PIX_FMT_MJPEG
+#define YUYV V4L2_PIX_FMT_YUYV
+#define NV12 V4L2_PIX_FMT_NV12
+
+static void run_ms(struct event_base *b, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(b, &tv);
+	event_base_dispatch(b);
+}
+
+/* A camera on the test source (every producible format, 160x120..1920x1080)
+ * configured as `path`, open and idle, served by a vc_streams without HTTP. */
+struct fixture {
+	struct event_base *base;
+	struct vc_cam *cam;
+	struct vc_streams *s;
+	struct hub *h;
+};
+
+static int fixture_open(struct fixture *fx, const char *path)
+{
+	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1, .idle_stop_ms = 1000 };
+
+	memset(fx, 0, sizeof(*fx));
+	fx->base = event_base_new();
+	if (!fx->base || vc_cam_new(fx->base, &cfg, &fx->cam) < 0 ||
+	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
+		return -1;
+	fx->h = hub_for(fx->s, fx->cam);
+	run_ms(fx->base, 50); /* the camera's first event: the hub learns its configured mode */
+	return fx->h && vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
+}
+
+/* A streaming client asking req arrives: as for a real one, output_get
+ * updates the hub's mode with the request and gives its output. NULL when
+ * the request cannot be served. */
+static struct client *add_client(struct hub *h, const struct vc_request *req)
+{
+	struct output *o = output_get(h, req);
+	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
+
+	if (!c)
+		return NULL;
+	c->out = o;
+	c->s = h->s;
+	c->req = *req;
+	c->sock = -1;
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	return c;
+}
+
+/* A snapshot request asking req arrives and waits for a frame. */
+static struct waiter *add_waiter(struct hub *h, const struct vc_request *req)
+{
+	struct output *o = output_get(h, req);
+	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
+
+	if (!w)
+		return NULL;
+	w->out = o;
+	w->s = h->s;
+	w->req = *req;
+	DLIST_PUSH(o->waiters, w);
+	o->n_waiters++;
+	return w;
+}
+
+static void drop_users(struct hub *h)
+{
+	while (h->outputs) {
+		struct output *o = h->outputs;
+
+		while (o->clients) {
+			struct client *c = o->clients;
+
+			DLIST_UNLINK(o->clients, c);
+			free(c);
+		}
+		while (o->waiters) {
+			struct waiter *w = o->waiters;
+
+			DLIST_UNLINK(o->waiters, w);
+			free(w);
+		}
+		o->n_clients = o->n_waiters = 0;
+		output_free(o);
+	}
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	if (fx->h)
+		drop_users(fx->h);
+	vc_streams_free(fx->s);
+	vc_cam_free(fx->cam);
+	if (fx->base)
+		event_base_free(fx->base);
+}
+
+/* fourcc 0: any format (negotiate's cost table decides, test_negotiate) */
+static int mode_is(const struct vc_mode *m, uint32_t fourcc, uint32_t w, uint32_t hgt)
+{
+	return (!fourcc || m->fourcc == fourcc) && m->width == w && m->height == hgt;
+}
+
+static const char *mode_str(const struct vc_mode *m, char buf[64])
+{
+	char f[16];
+
+	snprintf(buf, 64, "%s %ux%u %u/%u", vc_fourcc_str(m->fourcc, f), m->width, m->height,
+		 m->ival.num, m->ival.den);
+	return buf;
+}
+
+/* Users already on the hub (clients, then one waiting snapshot) plus a new
+ * request -> the device mode. */
+static const struct pick_row {
+	int line;
+	struct vc_request users[3];
+	unsigned n_users;
+	int waiter_last;          /* the last user is a waiting snapshot */
+	struct vc_request req;    /* the new request */
+	uint32_t fourcc, w, h;    /* the mode picked */
+} pick_rows[] = {
+	/* alone: a JPEG stream at a size the camera has is passed through */
+	{ __LINE__, { { 0 } }, 0, 0, { MJPG, 320, 240, 0, 0, 0, 0 }, MJPG, 320, 240 },
+	/* raw at a listed size: that format natively */
+	{ __LINE__, { { 0 } }, 0, 0, { NV12, 640, 480, 0, 0, 0, 0 }, NV12, 640, 480 },
+	/* a JPEG client and a raw one: nothing serves both natively; the mode
+	 * must hold the largest picture without upscaling */
+	{ __LINE__, { { MJPG, 320, 240, 0, 0, 0, 0 } }, 1, 0, { YUYV, 1280, 720, 0, 0, 0, 0 },
+	  0, 1280, 720 },
+	/* a waiting snapshot counts like a stream */
+	{ __LINE__, { { NV12, 800, 600, 0, 0, 0, 0 } }, 1, 1, { NV12, 160, 120, 0, 0, 0, 0 },
+	  NV12, 800, 600 },
+	/* three equal JPEG clients and a new one: they keep their passthrough */
+	{ __LINE__,
+	  { { MJPG, 640, 480, 0, 0, 0, 0 }, { MJPG, 640, 480, 0, 0, 0, 0 }, { MJPG, 640, 480, 0, 0, 0, 0 } },
+	  3, 0, { MJPG, 320, 240, 0, 0, 0, 0 }, MJPG, 640, 480 },
+};
+
+/* hub_pick_mode with the new request as `extra` answers the row; /api/try
+ * (vc_streams_try) answers the same; when the request then arrives, the
+ * hub takes that mode as its target and the request's output has the plan
+ * try announced. */
+static void pick_and_try_agree(void)
+{
+	for (size_t i = 0; i < sizeof(pick_rows) / sizeof(pick_rows[0]); i++) {
+		const struct pick_row *r = &pick_rows[i];
+		struct fixture fx;
+		struct vc_mode picked = { 0 }, tried = { 0 };
+		struct vc_plan plan;
+		char a[64], b[64];
+
+		if (fixture_open(&fx, "test:640x480@30:YUYV") < 0) {
+			CHECK_AT(r->line, 0, "fixture");
+			fixture_close(&fx);
+			continue;
+		}
+		for (unsigned k = 0; k < r->n_users; k++) {
+			if (r->waiter_last && k == r->n_users - 1)
+				add_waiter(fx.h, &r->users[k]);
+			else
+				add_client(fx.h, &r->users[k]);
+		}
+		int rp = hub_pick_mode(fx.h, &r->req, &picked);
+		int rt = vc_streams_try(fx.s, fx.cam, &r->req, &plan, &tried);
+		CHECK_AT(r->line, rp == 0 && mode_is(&picked, r->fourcc, r->w, r->h), "picked %d %s",
+			 rp, mode_str(&picked, a));
+		CHECK_AT(r->line, rt == 0 && !memcmp(&tried, &picked, sizeof(tried)),
+			 "try %d %s, picked %s", rt, mode_str(&tried, a), mode_str(&picked, b));
+		CHECK_AT(r->line, picked.ival.num && picked.ival.den, "rate not filled in: %s",
+			 mode_str(&picked, a));
+
+		struct client *c = add_client(fx.h, &r->req);
+		CHECK_AT(r->line, !memcmp(&fx.h->target, &picked, sizeof(picked)), "target %s, tried %s",
+			 mode_str(&fx.h->target, a), mode_str(&picked, b));
+		CHECK_AT(r->line, c && vc_output_equal(&c->out->plan.out, &plan.out),
+			 "new user's output %ux%u, try planned %ux%u", c ? c->out->plan.out.width : 0,
+			 c ? c->out->plan.out.height : 0, plan.out.width, plan.out.height);
+		fixture_close(&fx);
+	}
+}
+
+/* Without users the configured mode serves a request without a size; a
+ * request no mode can be planned for is refused by try and finds no output
+ * when it arrives. */
+static void no_users_and_refusals(void)
+{
+	struct fixture fx;
+	struct vc_mode m = { 0 }, t = { 0 };
+	struct vc_plan plan;
+	struct vc_request any = { MJPG, 0, 0, 0, 0, 0, 0 }, bad = { V4L2_PIX_FMT_SBGGR8, 0, 0, 0, 0, 0, 0 };
+	char a[64];
+
+	if (fixture_open(&fx, "test:800x600@25:YUYV") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	CHECK(hub_pick_mode(fx.h, &any, &m) == 0 && m.width == 800 && m.height == 600,
+	      "picked %s", mode_str(&m, a));
+	CHECK(vc_streams_try(fx.s, fx.cam, &any, &plan, &t) == 0 && !memcmp(&t, &m, sizeof(t)),
+	      "try %s", mode_str(&t, a));
+	CHECK(vc_streams_try(fx.s, fx.cam, &bad, &plan, &t) == -EINVAL, "try of a Bayer output");
+	CHECK(output_get(fx.h, &bad) == NULL, "an output for a Bayer request");
+	CHECK(vc_streams_try(fx.s, NULL, &any, &plan, &t) == -ENODEV, "try on no camera");
+	fixture_close(&fx);
+}
+
+int main(void)
+{
+	RUN("hub", pick_and_try_agree);
+	RUN("hub", no_users_and_refusals);
+	CHECK_EXIT();
+}
