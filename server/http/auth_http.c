@@ -77,6 +77,8 @@ struct vc_auth_gate {
 	struct vc_workers *w;
 	struct crypt_data *cd; /* one per worker thread (tens of KiB each) */
 	unsigned pending;      /* hashes submitted, done not yet run */
+	double tokens;         /* hash budget (token bucket, VC_AUTH_HASH_RATE/s) */
+	int64_t tokens_us;     /* when tokens was last refilled */
 };
 
 /* A request waiting for its hash; r->gate_state. Owned by the request,
@@ -136,6 +138,14 @@ static void job_done(void *arg, int status)
 	vc_http_wake(j->g->http);
 }
 
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int vc_auth_gate_new(struct event_base *base, struct vc_http *http, struct vc_auth **auth,
 		     struct vc_guard **guard, struct vc_auth_gate **out)
 {
@@ -147,6 +157,8 @@ int vc_auth_gate_new(struct event_base *base, struct vc_http *http, struct vc_au
 	g->http = http;
 	g->auth = auth;
 	g->guard = guard;
+	g->tokens = VC_AUTH_HASH_BURST;
+	g->tokens_us = mono_us();
 	/* One thread: hashes must not take both cores from the encoders. */
 	if ((r = vc_backoff_new(VC_AUTH_FAIL_LIMIT, VC_AUTH_FAIL_WINDOW_S, VC_AUTH_BLOCK_S, &g->bo)) < 0 ||
 	    (r = vc_workers_new(base, 1, &g->w)) < 0)
@@ -231,6 +243,23 @@ static int job_result(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_
 	return deny(a, r, res, cl);
 }
 
+/* One hash from the budget: a flood of distinct wrong passwords from many
+ * addresses gets 503 beyond VC_AUTH_HASH_RATE per second instead of a whole
+ * core (yescrypt costs tens of ms; a legitimate login needs one). */
+static int take_token(struct vc_auth_gate *g)
+{
+	int64_t now = mono_us();
+
+	g->tokens += (double)(now - g->tokens_us) * VC_AUTH_HASH_RATE / 1e6;
+	g->tokens_us = now;
+	if (g->tokens > VC_AUTH_HASH_BURST)
+		g->tokens = VC_AUTH_HASH_BURST;
+	if (g->tokens < 1)
+		return 0;
+	g->tokens -= 1;
+	return 1;
+}
+
 /* A password needs hashing: suspend r until a worker did it. */
 static int job_start(struct vc_auth_gate *g, struct vc_http_req *r, enum MHD_Result *res,
 		     struct vc_auth_pending *p)
@@ -243,7 +272,7 @@ static int job_start(struct vc_auth_gate *g, struct vc_http_req *r, enum MHD_Res
 		return answer(r, res, MHD_HTTP_TOO_MANY_REQUESTS, wait, NULL,
 			      "too many failed logins from this address");
 	}
-	if (g->pending >= VC_AUTH_MAX_PENDING || !(j = calloc(1, sizeof(*j)))) {
+	if (g->pending >= VC_AUTH_MAX_PENDING || !take_token(g) || !(j = calloc(1, sizeof(*j)))) {
 		vc_auth_pending_free(p);
 		return answer(r, res, MHD_HTTP_SERVICE_UNAVAILABLE, 1, NULL, "busy checking passwords");
 	}

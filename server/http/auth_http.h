@@ -17,12 +17,15 @@ struct event_base;
 struct vc_auth_gate;
 
 /* Failed password checks from one address (IPv6: /64) within the window
- * before it gets 429 for VC_AUTH_BLOCK_S seconds; hashes queued at once
- * before more logins get 503. */
+ * before it gets 429 for VC_AUTH_BLOCK_S seconds; hashes queued at once,
+ * and hashes started per second (burst: VC_AUTH_HASH_BURST), before more
+ * logins get 503. */
 #define VC_AUTH_FAIL_LIMIT 10
 #define VC_AUTH_FAIL_WINDOW_S 60
 #define VC_AUTH_BLOCK_S 60
 #define VC_AUTH_MAX_PENDING 16
+#define VC_AUTH_HASH_RATE 10
+#define VC_AUTH_HASH_BURST 20
 
 /* The class of a request, or -1 for open resources (the web page's static
  * files). Any method other than GET/HEAD is control. action: the "action"
