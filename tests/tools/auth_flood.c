@@ -6,7 +6,7 @@
  *   CLIENTS threads together open RATE connections per second (open loop:
  *   a slow answer does not slow the senders; each request is GET
  *   /api/status with Basic USER:<a new wrong password> and Connection:
- *   close). Thread i sends from 127.0.0.(2+i) when SPREAD is 1, else it
+ *   close; passwords differ across runs too). Thread i sends from 127.0.0.(2+i) when SPREAD is 1, else it
  *   cycles through SPREAD source addresses 127.(10+i).x.y, so a per-address
  *   back-off never engages and every request may reach the password hash.
  *   Meanwhile one client streams /stream with USER:PASS from 127.0.0.1 (the
@@ -176,7 +176,7 @@ static void *flood(void *arg)
 			uint32_t src = spread <= 1 ? 0x7f000002u + idx
 				       : 0x7f000000u | ((10u + idx) << 16) | (1u + seq % (unsigned)spread);
 			char cred[128], enc[200];
-			snprintf(cred, sizeof(cred), "%s:wrong-%u-%u", user, idx, seq++);
+			snprintf(cred, sizeof(cred), "%s:wrong-%d-%u-%u", user, (int)getpid(), idx, seq++);
 			b64(cred, enc);
 			c->len = (size_t)snprintf(c->req, sizeof(c->req),
 						  "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
