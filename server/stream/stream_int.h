@@ -137,6 +137,8 @@ struct vc_streams {
 	int freeing;
 	struct event *gc;
 	int stopping;
+	struct vc_stream_budget budget; /* budget.c */
+	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 };
 
