@@ -700,3 +700,126 @@ int vc_negotiate_mode(const struct vc_caps *caps, const struct vc_mode *cur,
 	*out = c.best;
 	return 0;
 }
+
+/* ------------------------------------------------------- default mode */
+
+/* Candidate for the camera's default: the rate it runs at (capped) first. */
+struct def_cand {
+	int found;
+	struct vc_mode m;
+	uint32_t rate; /* min(rate it runs at, want); 0 unknown */
+	int compressed;
+};
+
+/* Whether a beats b: more pixels, then a compressed format (passthrough),
+ * then the earlier one (b). Rates are compared by the caller's tiers. */
+static int def_better(const struct def_cand *a, const struct def_cand *b)
+{
+	uint64_t pa = (uint64_t)a->m.width * a->m.height, pb = (uint64_t)b->m.width * b->m.height;
+
+	if (!b->found)
+		return 1;
+	if (pa != pb)
+		return pa > pb;
+	return a->compressed > b->compressed;
+}
+
+/* The default's candidates of one format, each rated: its listed sizes up
+ * to 1920x1080 (the smallest when all are larger), or for a range without
+ * listed sizes the largest up to 1920x1080. cfg (zero fields = free)
+ * restricts the size. Pass 0 collects the best rate, pass 1 picks. */
+static void def_fmt(const struct vc_caps_fmt *f, const struct vc_mode *cfg, uint32_t want,
+		    int pass, uint32_t *best_rate, struct def_cand *best)
+{
+	struct vc_mode c[VC_NEGOTIATE_DISTINCT];
+	size_t n = 0;
+	const struct vc_caps_size *small = NULL;
+
+	for (size_t k = 0; k < f->n_sizes && n < VC_NEGOTIATE_DISTINCT; k++) {
+		const struct vc_caps_size *s = &f->sizes[k];
+		uint64_t a = (uint64_t)s->width * s->height;
+		if (!a || (cfg->width && s->width != cfg->width) ||
+		    (cfg->height && s->height != cfg->height))
+			continue;
+		if (!small || a < (uint64_t)small->width * small->height)
+			small = s;
+		if (a <= 1920u * 1080u)
+			c[n++] = (struct vc_mode){ f->fourcc, s->width, s->height, pick_ival(s, want) };
+	}
+	if (!n && small)
+		c[n++] = (struct vc_mode){ f->fourcc, small->width, small->height,
+					   pick_ival(small, want) };
+	if (!n && f->stepwise && f->max_w && f->max_h && (!f->n_sizes || cfg->width)) {
+		uint32_t w = cfg->width ? cfg->width : f->max_w < 1920 ? f->max_w : 1920;
+		uint32_t h = cfg->height ? cfg->height : f->max_h < 1080 ? f->max_h : 1080;
+		struct vc_mode m = { f->fourcc, w, h, { 0, 0 } };
+		if (!cfg->width) {
+			m.width = step_up(w, f->min_w, f->max_w, f->step_w);
+			m.height = step_up(h, f->min_h, f->max_h, f->step_h);
+			if (m.width > w)
+				m.width = f->min_w;
+			if (m.height > h)
+				m.height = f->min_h;
+		}
+		if (size_in_fmt(f, m.width, m.height)) {
+			m.ival = range_ival(f, m.width, m.height, want);
+			c[n++] = m;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct def_cand d = { 1, c[i], ival_fps(c[i].ival), is_compressed(vc_fmt_by_fourcc(f->fourcc)) };
+		if (want && d.rate > want)
+			d.rate = want;
+		if (pass == 0) {
+			if (d.rate > *best_rate)
+				*best_rate = d.rate;
+		} else if ((uint64_t)d.rate * 5 >= (uint64_t)*best_rate * 4 && def_better(&d, best)) {
+			*best = d;
+		}
+	}
+}
+
+int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *configured,
+			 uint32_t fps_cap, struct vc_mode *out)
+{
+	struct vc_mode cfg = { 0, 0, 0, { 0, 0 } };
+
+	if (!caps || !out)
+		return -EINVAL;
+	if (configured)
+		cfg = *configured;
+	if (cfg.fourcc == V4L2_PIX_FMT_JPEG && !vc_caps_find(caps, cfg.fourcc))
+		cfg.fourcc = V4L2_PIX_FMT_MJPEG;
+	uint32_t want = ival_known(cfg.ival) ? ival_fps(cfg.ival)
+			: fps_cap ? fps_cap : VC_NEGOTIATE_FPS_CAP;
+	/* what was configured but the camera does not offer is let go of, the
+	 * size first, then the format (the caller says so in its log) */
+	for (int relax = 0; relax < 3; relax++) {
+		for (int native = 1; native >= 0; native--) {
+			uint32_t best_rate = 0;
+			struct def_cand best = { 0 };
+			for (int pass = 0; pass < 2; pass++)
+				for (size_t i = 0; i < caps->n_fmts; i++) {
+					const struct vc_caps_fmt *f = &caps->fmts[i];
+					if (!vc_fmt_by_fourcc(f->fourcc) || (f->emulated ? 0 : 1) != native ||
+					    (cfg.fourcc && f->fourcc != cfg.fourcc))
+						continue;
+					def_fmt(f, &cfg, want, pass, &best_rate, &best);
+				}
+			if (best.found) {
+				/* a configured rate the caps do not list is asked as is */
+				if (ival_known(cfg.ival) && !ival_known(best.m.ival))
+					best.m.ival = cfg.ival;
+				*out = best.m;
+				return 0;
+			}
+		}
+		if (relax == 0) {
+			cfg.width = 0;
+			cfg.height = 0;
+		} else {
+			cfg.fourcc = 0;
+		}
+	}
+	return -ENOENT;
+}

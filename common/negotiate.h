@@ -100,4 +100,66 @@ int vc_output_equal(const struct vc_output *a, const struct vc_output *b);
  * at least 96 bytes; returns buf. */
 const char *vc_steps_str(unsigned steps, uint8_t decode_denom, char *buf, size_t len);
 
+/* ---- one camera, many kinds of clients (negotiate.c, negotiate_policy.c) ----
+ *
+ * The device mode is one for all clients of a camera; these functions decide
+ * it so that the same URL gets the same picture whoever else is watching,
+ * a one-shot request never interrupts the viewers, and a mode kept for
+ * clients who left is given up. The timing side (at most one switch per
+ * VC_NEGOTIATE_HOLD_MS, re-choosing after a client leaves) is the caller's. */
+
+#define VC_NEGOTIATE_FPS_CAP 30   /* default rate cap for requests without fps */
+#define VC_NEGOTIATE_HOLD_MS 2000 /* minimum time between two mode switches */
+
+/* The camera's default mode: what a request that names no size, format or
+ * rate is planned against, whoever else is connected. `configured` (may be
+ * NULL; zero fields = not configured: config keys, command-line flags)
+ * comes first; what it leaves open (or names but the caps lack) follows the
+ * rule: native formats over emulated ones; sizes up to 1920x1080 (a format
+ * whose sizes are all larger offers its smallest; a range without listed
+ * sizes its largest up to 1920x1080); among these, the rate each runs at
+ * capped to `fps_cap` (0 = VC_NEGOTIATE_FPS_CAP; a configured rate replaces
+ * the cap) must be at least 4/5 of the best such rate, then the most
+ * pixels, then a compressed format (passthrough), then caps order. So a
+ * YUYV-only webcam offering 1920x1080 at 5 fps and 640x480 at 30 defaults
+ * to 640x480 at 30, an MJPEG one to 1920x1080 at 30. The interval is the
+ * slowest listed that reaches the cap, else the fastest.
+ * Returns 0 and *out, -ENOENT when caps list no usable format. */
+int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *configured,
+			 uint32_t fps_cap, struct vc_mode *out);
+
+/* A request with what it leaves open filled from the default mode `def`
+ * (so it means the same whatever the device streams now): no size = def's
+ * size (turned for rotate 90/270); one side = the other from def's aspect
+ * ratio; no rate = want_fps (the configured rate or the cap). The format
+ * and the rest are kept. */
+void vc_negotiate_resolve(const struct vc_mode *def, uint32_t want_fps,
+			  const struct vc_request *req, struct vc_request *out);
+
+/* Why the device mode is what it is (for the log and /api/status). */
+enum vc_mode_why {
+	VC_WHY_DEFAULT = 0, /* no client: the camera's default mode */
+	VC_WHY_STREAMS,     /* the best mode for the stream clients */
+	VC_WHY_KEPT,        /* streams: the current mode serves them about as well
+			     * as the best (hysteresis: no restart for little) */
+	VC_WHY_ONESHOT,     /* no stream watched: what the waiting snapshot/raw
+			     * requests asked for */
+};
+const char *vc_mode_why_str(enum vc_mode_why why);
+
+/* Chooses the device mode for a camera's clients, requests resolved
+ * (vc_negotiate_resolve). Long-lived clients (`streams`: MJPEG and raw
+ * streams) steer; one-shot requests (`oneshots`: snapshots, /raw) steer
+ * only when no stream is watched (and then only when `cur` cannot give them
+ * the size they ask for), and are otherwise served from the streams' mode. With neither, the default. `cur` (may be NULL) is the mode
+ * the device streams now: kept for the streams only while it serves them
+ * about as well as the best (vc_negotiate_mode's hysteresis), never for a
+ * faster rate than theirs alone would get. `def` is from
+ * vc_negotiate_default. Returns 0 with *out and *why, -ENOENT when the
+ * caps list no usable format. */
+int vc_negotiate_choose(const struct vc_caps *caps, const struct vc_mode *def,
+			const struct vc_mode *cur, const struct vc_request *streams,
+			size_t n_streams, const struct vc_request *oneshots, size_t n_oneshots,
+			struct vc_mode *out, enum vc_mode_why *why);
+
 #endif

@@ -204,6 +204,44 @@ static void json_output_cb(void *opaque, const struct vc_output_info *oi)
 	vc_json_obj_end(j);
 }
 
+static void json_policy_req(void *opaque, const char *kind, const struct vc_request *q)
+{
+	struct vc_json *j = opaque;
+
+	vc_json_obj_begin(j);
+	kstr(j, "kind", kind);
+	json_fourcc(j, "fourcc", q->fourcc);
+	vc_json_kuint(j, "width", q->width);
+	vc_json_kuint(j, "height", q->height);
+	vc_json_kuint(j, "fps", q->fps);
+	vc_json_obj_end(j);
+}
+
+/* Why the camera runs its mode, for which requests (server/stream/policy.c). */
+static void json_policy(struct vc_json *j, const struct vc_streams *s, size_t i)
+{
+	struct vc_policy_info pi;
+
+	if (vc_streams_policy(s, i, &pi) < 0)
+		return;
+	vc_json_key(j, "policy");
+	vc_json_obj_begin(j);
+	kstr(j, "why", pi.why);
+	vc_json_kuint(j, "streams", pi.streams);
+	vc_json_kuint(j, "oneshots", pi.oneshots);
+	vc_json_key(j, "requests");
+	vc_json_arr_begin(j);
+	vc_streams_policy_requests(s, i, json_policy_req, j);
+	vc_json_arr_end(j);
+	vc_json_key(j, "default");
+	json_mode(j, &pi.def);
+	vc_json_kuint(j, "switches", pi.switches);
+	vc_json_kfixed(j, "since_switch_s", pi.since_switch_s, 1);
+	vc_json_kbool(j, "rechoice_pending", pi.rechoice_pending);
+	kstr(j, "last_switch", pi.last);
+	vc_json_obj_end(j);
+}
+
 static void json_stats(struct vc_json *j, const struct vc_cam_stats *st)
 {
 	vc_json_key(j, "stats");
@@ -246,6 +284,7 @@ static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, in
 	vc_json_arr_begin(j);
 	vc_streams_clients(s, i, json_client_cb, j);
 	vc_json_arr_end(j);
+	json_policy(j, s, i);
 	if (full) {
 		if (state != VC_CAM_ABSENT)
 			vc_v4l2_json(vc_cam_source(cam), j);
@@ -501,12 +540,16 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	/* without an endpoint the format decides (JPEG when none) */
 	int raw = !ep ? -1 : strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
 				     strcmp(ep, "/raw/stream") == 0;
+	/* one-shot requests (snapshot, /raw) do not switch the mode while a
+	 * stream is watched: asked as one, /api/try answers as for one */
+	int oneshot = ep && (strcmp(ep, "snapshot") == 0 || strcmp(ep, "/snapshot") == 0 ||
+			     strcmp(ep, "/raw") == 0);
 
 	if (vc_streams_request(a->s, r, raw, &p, &cam, &res) < 0)
 		return res;
 	struct vc_request req = p.req;
 	raw = req.fourcc != V4L2_PIX_FMT_MJPEG;
-	int ret = vc_streams_try(a->s, cam, &req, &plan, &mode);
+	int ret = vc_streams_try(a->s, cam, &req, oneshot, &plan, &mode);
 	if (ret == -ENODEV)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
 				     vc_cam_id(cam));
@@ -518,7 +561,7 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	vc_json_init(&j);
 	vc_json_obj_begin(&j);
 	kstr(&j, "cam", vc_cam_id(cam));
-	kstr(&j, "endpoint", raw ? "/raw" : "/stream");
+	kstr(&j, "endpoint", oneshot ? (raw ? "/raw" : "/snapshot") : raw ? "/raw" : "/stream");
 	vc_json_key(&j, "plan");
 	json_plan(&j, &plan);
 	vc_json_key(&j, "device_mode");

@@ -391,7 +391,8 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 {
 	struct vc_params p;
 	enum MHD_Result res;
-	struct output *o = stream_request_output(s, r, raw, 1, &p, &res);
+	struct output *o =
+		stream_request_output(s, r, raw, raw ? HUB_RAW_STREAM : HUB_STREAM, &p, &res);
 
 	if (!o)
 		return res;

@@ -1,6 +1,6 @@
 /* Per camera (hub): the requests of every client and waiting snapshot ->
- * the device mode (hub_pick_mode, which /api/try asks too), the target mode
- * the outputs are planned against, and the camera's frame and state
+ * the device mode (policy.c's policy_pick, which /api/try asks too), the
+ * target mode the outputs are planned against, and the camera's frame and state
  * callbacks. A mode change re-plans the outputs, splitting and merging them
  * (output.c). */
 #define LOG_PREFIX "stream:"
@@ -56,46 +56,6 @@ static int frame_in_mode(const struct vc_frame *f, const struct vc_mode *m)
 	       f->geom.height == m->height;
 }
 
-/* The requests of every client and waiting snapshot of hub h (an output may
- * serve several requests that differ but plan to the same output), with room
- * for one more (the caller's own): an array to free, or NULL on ENOMEM. */
-static struct vc_request *hub_requests(const struct hub *h, size_t *n)
-{
-	size_t total = 0;
-
-	for (const struct output *o = h->outputs; o; o = o->next)
-		total += output_users(o);
-	struct vc_request *reqs = malloc((total + 1) * sizeof(*reqs));
-	if (!reqs)
-		return NULL;
-	*n = 0;
-	for (const struct output *o = h->outputs; o; o = o->next) {
-		for (const struct client *c = o->clients; c; c = c->next)
-			reqs[(*n)++] = c->req;
-		for (const struct waiter *w = o->waiters; w; w = w->next)
-			reqs[(*n)++] = w->req;
-	}
-	return reqs;
-}
-
-/* What negotiation starts from. With clients, the mode asked for (or
- * streaming) is `cur`, kept unless another serves them clearly better
- * (hysteresis: streams are not restarted for nothing). With none, there is
- * nothing to disturb: no `cur`, so a request without a size gets the
- * configured mode, not whatever the last client happened to leave. */
-static void hub_negotiate_from(const struct hub *h, size_t n_users, struct vc_mode *cur,
-			       const struct vc_mode **curp, const struct vc_mode **prefp)
-{
-	struct vc_geom g;
-
-	if (h->target.fourcc)
-		*cur = h->target;
-	else
-		vc_cam_get_mode(h->cam, cur, &g);
-	*curp = n_users && cur->fourcc ? cur : NULL;
-	*prefp = h->preferred.fourcc ? &h->preferred : NULL;
-}
-
 /* Makes m the mode every output is planned against. Frames made from the old
  * mode (latest, pending, jobs in flight) are dropped: clients wait for frames
  * of the new plan, and capture buffers go back so the device can switch.
@@ -136,58 +96,46 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 
 int hub_pick_mode(const struct hub *h, const struct vc_request *extra, struct vc_mode *m)
 {
-	const struct vc_caps *caps = vc_cam_caps(h->cam);
-	struct vc_request *reqs;
-	size_t n = 0;
-	struct vc_mode cur;
+	enum vc_mode_why why;
+	int rc = policy_pick(h, extra, extra ? HUB_STREAM : HUB_NONE, m, &why, NULL, NULL);
 
-	if (!caps || !caps->n_fmts)
-		return -ENODEV;
-	const struct vc_mode *curp, *prefp;
-
-	if (!(reqs = hub_requests(h, &n)))
-		return -ENOMEM;
-	hub_negotiate_from(h, n, &cur, &curp, &prefp);
-	if (extra)
-		reqs[n++] = *extra;
-	int rc = vc_negotiate_mode(caps, curp, prefp, reqs, n, m);
-	free(reqs);
 	if (rc < 0)
-		return -ENODEV;
+		return rc;
 	mode_fill_rate(m, h->cam);
 	return 0;
 }
 
-/* Picks the device mode for every request with users (plus `extra`) and asks
- * the camera for it when it changes; outputs are re-planned against it at
- * once and skip frames of the old mode until the new one streams. */
-void hub_update_mode(struct hub *h, const struct vc_request *extra)
+void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind)
 {
 	struct vc_mode m, actual;
 	struct vc_geom g;
+	enum vc_mode_why why;
+	unsigned ns, no;
 
-	if (hub_pick_mode(h, extra, &m) < 0)
-		return; /* no formats, no fitting mode, ENOMEM: the mode stays */
-	if (h->target.fourcc && mode_eq(&m, &h->target))
+	if (policy_pick(h, extra, kind, &m, &why, &ns, &no) < 0)
+		return; /* no formats, ENOMEM: the mode stays */
+	mode_fill_rate(&m, h->cam);
+	if (h->target.fourcc && mode_eq(&m, &h->target)) {
+		policy_chosen(h, why, ns, no);
 		return;
+	}
 	vc_cam_get_mode(h->cam, &actual, &g);
 	if (actual.fourcc && mode_eq(&m, &actual)) {
 		h->switching = 0;
 	} else {
-		char a[16], b[16];
-
+		/* at most one switch per hold: a later one is made when it ends */
+		if (!policy_may_switch(h, kind, why))
+			return;
 		if (vc_cam_set_mode(h->cam, &m) < 0) {
 			if (!h->target.fourcc && actual.fourcc)
 				hub_set_target(h, &actual);
 			return;
 		}
-		log_info("cam %s: mode %s %ux%u %u/%u s -> %s %ux%u %u/%u s", vc_cam_id(h->cam),
-			 vc_fourcc_str(actual.fourcc, a), actual.width, actual.height,
-			 actual.ival.num, actual.ival.den, vc_fourcc_str(m.fourcc, b), m.width,
-			 m.height, m.ival.num, m.ival.den);
+		policy_switched(h, &actual, &m, why, ns, no);
 		h->switching = 1;
 		h->switch_us = now_us();
 	}
+	policy_chosen(h, why, ns, no);
 	hub_set_target(h, &m);
 }
 
@@ -201,6 +149,7 @@ void hub_acquire(struct hub *h)
 
 void hub_free(struct hub *h)
 {
+	policy_free(h);
 	while (h->outputs)
 		output_free(h->outputs);
 	free(h);
@@ -224,7 +173,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	if (h->s->stopping)
 		return;
 	if (!h->target.fourcc)
-		hub_update_mode(h, NULL);
+		hub_update_mode(h, NULL, HUB_NONE);
 	if (!frame_in_mode(f, &h->target)) {
 		struct vc_mode actual;
 		struct vc_geom g;
@@ -245,7 +194,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	}
 	h->switching = 0;
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (output_users(o) && !o->provisional)
+		if (output_users(o) && !o->provisional && policy_feeds(h, o))
 			output_frame(o, f);
 	vc_http_wake(h->s->http);
 }
@@ -275,7 +224,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	 * see whether the clients are better served by another */
 	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target)))
 		hub_set_target(h, &actual); /* also plans outputs made while it was absent */
-	hub_update_mode(h, NULL);
+	hub_update_mode(h, NULL, HUB_NONE);
 }
 
 /* Lets go of h's camera: no more frames or events, no consumer count. */
@@ -305,17 +254,24 @@ void hub_end_users(struct hub *h)
 }
 
 int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
-		   struct vc_plan *plan, struct vc_mode *mode)
+		   int oneshot, struct vc_plan *plan, struct vc_mode *mode)
 {
 	const struct hub *h = hub_for(s, cam);
 
 	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
 		return -ENODEV;
-	/* the same question hub_update_mode() asks when this request arrives */
-	int ret = hub_pick_mode(h, req, mode);
+	/* the same question hub_update_mode() asks when this request arrives,
+	 * about the request as it will be resolved */
+	struct vc_request q = *req;
+	enum vc_mode_why why;
+	policy_resolve(h, &q);
+	int ret = policy_pick(h, &q, oneshot ? HUB_ONESHOT : HUB_STREAM, mode, &why, NULL, NULL);
 
 	if (ret < 0)
 		return ret;
-	return vc_negotiate_plan(mode, req, plan);
+	/* a one-shot is served from the mode the device runs while streams
+	 * are watched: the one they chose */
+	mode_fill_rate(mode, cam);
+	return vc_negotiate_plan(mode, &q, plan);
 }
 

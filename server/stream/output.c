@@ -74,6 +74,7 @@ static struct output *split_target(struct hub *h, const struct output *o,
 
 void output_split(struct hub *h, struct output *o)
 {
+	unsigned had = output_users(o);
 	struct client *cn;
 	struct waiter *wn;
 	struct output *to;
@@ -90,7 +91,9 @@ void output_split(struct hub *h, struct output *o)
 		if ((to = split_target(h, o, &w->req)))
 			USER_MOVE(o, to, waiters, n_waiters, w);
 	}
-	if (!output_users(o))
+	/* idle from now only if it had users: an idle output's grace is not
+	 * restarted by every mode change (they kept outputs forever) */
+	if (had && !output_users(o))
 		o->idle_since_us = now_us();
 }
 
@@ -110,6 +113,7 @@ void output_unused(struct output *o)
 {
 	struct hub *h = o->hub;
 
+	policy_user_left(h);
 	if (output_users(o))
 		return;
 	o->idle_since_us = now_us();
@@ -122,11 +126,11 @@ void output_unused(struct output *o)
 	}
 }
 
-struct output *output_get(struct hub *h, const struct vc_request *req)
+struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind)
 {
 	struct vc_plan plan;
 
-	hub_update_mode(h, req);
+	hub_update_mode(h, req, kind);
 	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
 		return NULL;
 	return output_for_plan(h, req, &plan);

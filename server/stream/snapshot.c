@@ -162,7 +162,7 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 
 	struct vc_params p;
 	enum MHD_Result res;
-	struct output *o = stream_request_output(s, r, raw, 0, &p, &res);
+	struct output *o = stream_request_output(s, r, raw, HUB_ONESHOT, &p, &res);
 
 	if (!o)
 		return res;

@@ -37,6 +37,16 @@ int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_cam *cam);
 
+/* Memory budget (issue 14; budget.h): 0 fields take the defaults (8
+ * outputs per camera, 64 MiB of output frames, the camera's largest native
+ * mode). Applies to requests that follow (config reload). */
+struct vc_stream_budget {
+	unsigned max_outputs;
+	size_t frame_bytes;
+	uint32_t max_width, max_height;
+};
+void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *b);
+
 /* After vc_http_free (which ends every connection). */
 void vc_streams_free(struct vc_streams *s);
 
@@ -75,6 +85,26 @@ struct vc_client_info {
 typedef void (*vc_output_info_cb)(void *opaque, const struct vc_output_info *oi);
 typedef void (*vc_client_info_cb)(void *opaque, const struct vc_client_info *ci);
 
+/* The device-mode policy of camera i (/api/status): why the mode is what it
+ * is, and for whom (server/stream/policy.c). */
+struct vc_policy_info {
+	const char *why;          /* "default", "streams", "kept", "oneshot" */
+	unsigned streams;         /* stream requests the mode was chosen for */
+	unsigned oneshots;        /* one-shot requests then waiting */
+	uint64_t switches;        /* modes asked of the camera */
+	double since_switch_s;    /* -1: never switched */
+	int rechoice_pending;     /* chosen again soon (a client left, or a hold) */
+	struct vc_mode def;       /* the camera's default mode (0 when unknown) */
+	char last[160];           /* the last switch, as logged ("" = none) */
+};
+/* 0, or -ENOENT for no camera i. */
+int vc_streams_policy(const struct vc_streams *s, size_t cam, struct vc_policy_info *pi);
+/* Calls cb for each request of camera i's users as the mode choice sees it
+ * (sizes resolved): kind "stream", "raw" or "oneshot". */
+typedef void (*vc_policy_req_cb)(void *opaque, const char *kind, const struct vc_request *req);
+void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_policy_req_cb cb,
+				void *opaque);
+
 /* Calls cb for each output / client of camera i. */
 void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_cb cb, void *opaque);
 void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_cb cb, void *opaque);
@@ -95,9 +125,12 @@ int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int ra
 		       struct vc_params *p, struct vc_cam **cam, enum MHD_Result *res);
 
 /* The plan a request would get now, and the device mode it would lead to
- * (for /api/try). 0, -EINVAL (unservable), -ENODEV (camera absent),
- * -ENOMEM. */
+ * (for /api/try): as a stream client's (oneshot 0) or a snapshot's / raw
+ * frame's (oneshot 1: it does not switch the mode while a stream is
+ * watched). What the request leaves open is resolved against the camera's
+ * default first, as when it arrives. 0, -EINVAL (unservable), -ENODEV
+ * (camera absent), -ENOMEM. */
 int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
-		   struct vc_plan *plan, struct vc_mode *mode);
+		   int oneshot, struct vc_plan *plan, struct vc_mode *mode);
 
 #endif

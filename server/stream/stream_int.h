@@ -18,11 +18,16 @@
 #include "common/params.h"
 #include "common/pipeline.h"
 #include "server/stream/stream.h"
+#include "server/stream/policy.h"
 #include "server/stream/stream_part.h"
 
 #define BOUNDARY "vcapdframe"
 #define SNAPSHOT_TIMEOUT_MS 5000
-#define OUTPUT_LINGER_MS 10000
+/* An output left without users is freed after this grace (a reconnecting
+ * client finds it, a max_age_ms snapshot its frame); the gc runs every
+ * second. Longer kept every size and quality a dashboard ever asked for
+ * (issue 13: 86 outputs, +58 MiB a minute). */
+#define OUTPUT_LINGER_MS 2000
 
 struct hub;
 struct output;
@@ -107,6 +112,7 @@ struct hub {
 	int switching;             /* target asked, its frames not seen yet */
 	int64_t switch_us;
 	int acquired;
+	struct hub_policy pol;     /* the device-mode policy's state (policy.c) */
 	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
 };
 
@@ -131,6 +137,8 @@ struct vc_streams {
 	int freeing;
 	struct event *gc;
 	int stopping;
+	struct vc_stream_budget budget; /* budget.c */
+	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 };
 
@@ -180,12 +188,21 @@ static inline unsigned output_users(const struct output *o)
 
 /* ---- hub.c ---- */
 
-/* The device mode serving every request of h's users plus `extra` (NULL:
- * none), rate filled in: what the hub asks the camera for, and what
- * /api/try answers. 0, -ENODEV (no formats, or none fits), -ENOMEM. */
+/* The device mode the policy picks for h's users plus `extra` (NULL: none)
+ * arriving as a stream client, rate filled in (policy_pick; /api/try asks
+ * through vc_streams_try). 0, -ENODEV (no formats), -ENOMEM. */
 int hub_pick_mode(const struct hub *h, const struct vc_request *extra, struct vc_mode *m);
-/* Picks the mode (hub_pick_mode) and asks the camera for it when it changes. */
-void hub_update_mode(struct hub *h, const struct vc_request *extra);
+/* Who a request is from: the policy lets streams steer the mode, one-shots
+ * only while no stream is watched (policy.c). */
+enum hub_kind {
+	HUB_NONE = 0,   /* no extra request */
+	HUB_ONESHOT,    /* /snapshot, /raw */
+	HUB_STREAM,     /* /stream */
+	HUB_RAW_STREAM, /* /raw/stream */
+};
+/* Picks the mode (policy_pick) for h's users plus `extra` (of `kind`) and
+ * asks the camera for it when it changes and the policy lets it switch now. */
+void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind);
 void hub_acquire(struct hub *h);
 void hub_detach(struct hub *h);
 void hub_end_users(struct hub *h);
@@ -197,7 +214,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam);
 
 /* ---- output.c ---- */
 
-struct output *output_get(struct hub *h, const struct vc_request *req);
+struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 			       const struct vc_plan *pl);
 /* f is of the hub's target mode; processed for o and published. */
@@ -268,12 +285,42 @@ void snapshot_wake(struct waiter *w);
 void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
 			const struct vc_frame *f);
 void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
-/* The output serving the parameters of r (parsed, camera present, mode
- * updated): NULL with *res the answer (404, 400, 503) when there is none. */
-/* stream: a /stream or /raw/stream (an absent camera's /stream gets a
- * provisional output and placeholders; a /snapshot with placeholder=1 is
- * answered here with the picture). */
+/* The output serving the parameters of r (parsed, what they leave open
+ * filled from the camera's default (policy_resolve), camera present, mode
+ * updated for a request of `kind`): NULL with *res the answer (404, 400,
+ * 503) when there is none. An absent camera's /stream or /raw/stream gets
+ * a provisional output and placeholders; a /snapshot with placeholder=1 is
+ * answered here with the picture. */
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
-				     int stream, struct vc_params *p, enum MHD_Result *res);
+				     enum hub_kind kind, struct vc_params *p,
+				     enum MHD_Result *res);
+
+/* ---- policy.c ---- */
+
+/* The camera's default mode (configured, else negotiate's rule): what a
+ * request that leaves things open is resolved against. 0 or -ENODEV. */
+int policy_default_mode(const struct hub *h, struct vc_mode *def);
+/* req's open size filled from the default mode (vc_negotiate_resolve); its
+ * rate stays the client's own. */
+void policy_resolve(const struct hub *h, struct vc_request *req);
+/* The mode for h's users plus `extra` (of `kind`), why, and how many stream
+ * and one-shot requests it was chosen for (ns, no may be NULL). 0,
+ * -ENODEV (no formats), -ENOMEM. */
+int policy_pick(const struct hub *h, const struct vc_request *extra, enum hub_kind kind,
+		struct vc_mode *m, enum vc_mode_why *why, unsigned *ns, unsigned *no);
+/* Whether the camera may switch now; else a new choice is scheduled for
+ * when the hold ends (0). */
+int policy_may_switch(struct hub *h, enum hub_kind kind, enum vc_mode_why why);
+/* A switch was asked of the camera: counted, logged once with its reason. */
+void policy_switched(struct hub *h, const struct vc_mode *from, const struct vc_mode *to,
+		     enum vc_mode_why why, unsigned ns, unsigned no);
+/* The target mode stands for these requests (for /api/status). */
+void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no);
+/* A user of h left: the mode is chosen again shortly. */
+void policy_user_left(struct hub *h);
+/* Whether output o gets the frames now (not while its one-shots wait for
+ * a held switch). */
+int policy_feeds(const struct hub *h, const struct output *o);
+void policy_free(struct hub *h);
 
 #endif

@@ -15,8 +15,9 @@ curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/s.jpg" 2>&1)
 st=$(hdr "$TMP/h" X-Steps)
 check passthrough_snapshot "$([ "$got" = 640x480 ] && [ "$st" = passthrough ]; echo $?)" "size '$got', steps '$st'"
-# the MJPEG camera may switch to 320x240 (passthrough) or scale: /api/try says which
-set -- $(try_answer "size=320x240")
+# a snapshot switches the MJPEG camera to 320x240 (passthrough) only when the
+# current mode cannot give that size (issue 13): /api/try asked as a snapshot says which
+set -- $(try_answer "endpoint=snapshot&size=320x240")
 curl -s -D "$TMP/h" -o "$TMP/q.jpg" "$U/snapshot?size=320x240"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/q.jpg" 2>&1)
 st=$(hdr "$TMP/h" X-Steps)

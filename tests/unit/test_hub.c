@@ -6,6 +6,7 @@
  * hub's outputs directly. */
 #include <errno.h>
 #include <linux/videodev2.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -42,8 +43,12 @@ static int fixture_open(struct fixture *fx, const char *path)
 	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
 		return -1;
 	fx->h = hub_for(fx->s, fx->cam);
-	run_ms(fx->base, 50); /* the camera's first event: the hub learns its configured mode */
-	return fx->h && vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
+	if (!fx->h)
+		return -1;
+	/* the camera's first event: the hub learns its configured mode */
+	for (int i = 0; i < 100 && !fx->h->preferred.fourcc; i++)
+		run_ms(fx->base, 20);
+	return vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
 }
 
 /* A streaming client asking req arrives: as for a real one, output_get
@@ -51,7 +56,7 @@ static int fixture_open(struct fixture *fx, const char *path)
  * the request cannot be served. */
 static struct client *add_client(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req);
+	struct output *o = output_get(h, req, HUB_STREAM);
 	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
 
 	if (!c)
@@ -68,7 +73,7 @@ static struct client *add_client(struct hub *h, const struct vc_request *req)
 /* A snapshot request asking req arrives and waits for a frame. */
 static struct waiter *add_waiter(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req);
+	struct output *o = output_get(h, req, HUB_ONESHOT);
 	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
 
 	if (!w)
@@ -79,6 +84,14 @@ static struct waiter *add_waiter(struct hub *h, const struct vc_request *req)
 	DLIST_PUSH(o->waiters, w);
 	o->n_waiters++;
 	return w;
+}
+
+/* As if the last mode switch was longer ago than the hold (policy.c: at
+ * most one switch per VC_NEGOTIATE_HOLD_MS). */
+static void past_hold(struct hub *h)
+{
+	if (h->pol.last_switch_us)
+		h->pol.last_switch_us -= VC_NEGOTIATE_HOLD_MS * 1000LL;
 }
 
 static void drop_users(struct hub *h)
@@ -179,8 +192,11 @@ static void pick_and_try_agree(void)
 			else
 				add_client(fx.h, &r->users[k]);
 		}
+		/* the users came long ago: the next switch is not held back by
+		 * the one their arrival made (at most one per 2 s, policy.c) */
+		past_hold(fx.h);
 		int rp = hub_pick_mode(fx.h, &r->req, &picked);
-		int rt = vc_streams_try(fx.s, fx.cam, &r->req, &plan, &tried);
+		int rt = vc_streams_try(fx.s, fx.cam, &r->req, 0, &plan, &tried);
 		CHECK_AT(r->line, rp == 0 && mode_is(&picked, r->fourcc, r->w, r->h), "picked %d %s",
 			 rp, mode_str(&picked, a));
 		CHECK_AT(r->line, rt == 0 && !memcmp(&tried, &picked, sizeof(tried)),
@@ -216,11 +232,165 @@ static void no_users_and_refusals(void)
 	}
 	CHECK(hub_pick_mode(fx.h, &any, &m) == 0 && m.width == 800 && m.height == 600,
 	      "picked %s", mode_str(&m, a));
-	CHECK(vc_streams_try(fx.s, fx.cam, &any, &plan, &t) == 0 && !memcmp(&t, &m, sizeof(t)),
+	CHECK(vc_streams_try(fx.s, fx.cam, &any, 0, &plan, &t) == 0 && !memcmp(&t, &m, sizeof(t)),
 	      "try %s", mode_str(&t, a));
-	CHECK(vc_streams_try(fx.s, fx.cam, &bad, &plan, &t) == -EINVAL, "try of a Bayer output");
-	CHECK(output_get(fx.h, &bad) == NULL, "an output for a Bayer request");
-	CHECK(vc_streams_try(fx.s, NULL, &any, &plan, &t) == -ENODEV, "try on no camera");
+	CHECK(vc_streams_try(fx.s, fx.cam, &bad, 0, &plan, &t) == -EINVAL, "try of a Bayer output");
+	CHECK(output_get(fx.h, &bad, HUB_STREAM) == NULL, "an output for a Bayer request");
+	CHECK(vc_streams_try(fx.s, NULL, &any, 0, &plan, &t) == -ENODEV, "try on no camera");
+	fixture_close(&fx);
+}
+
+/* ---- the device-mode policy (policy.c, issue 13) ---- */
+
+/* A client leaves, as client_free does: its output loses a user. */
+static void remove_client(struct client *c)
+{
+	struct output *o = c->out;
+
+	DLIST_UNLINK(o->clients, c);
+	o->n_clients--;
+	output_unused(o);
+	free(c);
+}
+
+static const struct vc_request r360 = { MJPG, 640, 360, 0, 0, 0, 0 };
+static const struct vc_request r720 = { MJPG, 1280, 720, 0, 0, 0, 0 };
+
+/* A full-size snapshot beside a 640x360 viewer: no switch, served from the
+ * viewer's mode at its size (adjusted); a 320x180 one is scaled. */
+static void oneshot_does_not_switch(void)
+{
+	struct fixture fx;
+	char a[64];
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	add_client(fx.h, &r360);
+	past_hold(fx.h);
+	uint64_t n0 = fx.h->pol.switches;
+	struct vc_request big = { MJPG, 1920, 1080, 0, 0, 0, 0 };
+	struct waiter *w = add_waiter(fx.h, &big);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && fx.h->pol.switches == n0,
+	      "target %s after the snapshot, %llu -> %llu switches", mode_str(&fx.h->target, a),
+	      (unsigned long long)n0, (unsigned long long)fx.h->pol.switches);
+	struct vc_plan p = { 0 };
+	vc_negotiate_plan(&fx.h->target, &big, &p);
+	CHECK(w && w->out->plan.out.width == 640 && w->out->plan.out.height == 360 &&
+		      (p.adjusted & VC_ADJ_SIZE),
+	      "snapshot served %ux%u, its plan adjusted %#x", w ? w->out->plan.out.width : 0,
+	      w ? w->out->plan.out.height : 0, p.adjusted);
+	CHECK(!strcmp(vc_mode_why_str(fx.h->pol.why), "streams"), "why %s",
+	      vc_mode_why_str(fx.h->pol.why));
+	fixture_close(&fx);
+}
+
+/* The same URL gets the same picture whoever else is connected: width=320
+ * keeps the camera default's 16:9 beside a 4:3 viewer, and a stream without
+ * size is the default size. */
+static void same_url_same_picture(void)
+{
+	struct fixture fx;
+	struct vc_plan plan;
+	struct vc_mode m;
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct vc_request w320 = { MJPG, 320, 0, 0, 0, 0, 0 }, any = { MJPG, 0, 0, 0, 0, 0, 0 };
+	struct vc_request q = w320;
+	policy_resolve(fx.h, &q);
+	CHECK(q.width == 320 && q.height == 180, "alone: width=320 -> %ux%u", q.width, q.height);
+	struct vc_request r43 = { MJPG, 640, 480, 0, 0, 0, 0 };
+	add_client(fx.h, &r43);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 480), "the 4:3 viewer's mode");
+	q = w320;
+	policy_resolve(fx.h, &q);
+	CHECK(q.width == 320 && q.height == 180, "beside a 640x480 viewer: width=320 -> %ux%u",
+	      q.width, q.height);
+	CHECK(vc_streams_try(fx.s, fx.cam, &any, 0, &plan, &m) == 0 && plan.out.width == 1280 &&
+		      plan.out.height == 720,
+	      "a stream without size: %ux%u", plan.out.width, plan.out.height);
+	fixture_close(&fx);
+}
+
+/* A stream joining within 2 s of a switch waits for the hold to end; the
+ * mode kept for a client who left is given up within 2 s. */
+static void hold_and_give_back(void)
+{
+	struct fixture fx;
+	char a[64];
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	add_client(fx.h, &r360);
+	run_ms(fx.base, 300); /* the camera applies it (a switch back before would cancel it) */
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360), "first viewer: %s", mode_str(&fx.h->target, a));
+	struct client *big = add_client(fx.h, &r720);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && fx.h->pol.choose_at_us,
+	      "joined within the hold: %s, re-choice %s", mode_str(&fx.h->target, a),
+	      fx.h->pol.choose_at_us ? "armed" : "not armed");
+	run_ms(fx.base, 2200);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720), "after the hold: %s",
+	      mode_str(&fx.h->target, a));
+	run_ms(fx.base, 2100); /* past that switch's hold */
+	int64_t t0 = now_us();
+	remove_client(big);
+	while (!mode_is(&fx.h->target, YUYV, 640, 360) && now_us() - t0 < 3000000)
+		run_ms(fx.base, 50);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && now_us() - t0 <= 2000000,
+	      "the 1280x720 client left: %s after %lld ms", mode_str(&fx.h->target, a),
+	      (long long)((now_us() - t0) / 1000));
+	fixture_close(&fx);
+}
+
+/* A 1280x720 client joining and leaving every 300 ms beside a 640x360 one:
+ * at most one switch per 2 s. */
+static void no_flapping(void)
+{
+	struct fixture fx;
+	int64_t last = 0, min_gap = INT64_MAX;
+	uint64_t n0;
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	add_client(fx.h, &r360);
+	run_ms(fx.base, 300);
+	n0 = fx.h->pol.switches;
+	last = fx.h->pol.last_switch_us;
+	int64_t t0 = now_us();
+	struct client *c = NULL;
+	for (int i = 0; i < 24; i++) {
+		if (c) {
+			remove_client(c);
+			c = NULL;
+		} else {
+			c = add_client(fx.h, &r720);
+		}
+		run_ms(fx.base, 300);
+		if (fx.h->pol.last_switch_us != last) {
+			if (fx.h->pol.last_switch_us - last < min_gap)
+				min_gap = fx.h->pol.last_switch_us - last;
+			last = fx.h->pol.last_switch_us;
+		}
+	}
+	if (c)
+		remove_client(c);
+	double secs = (double)(now_us() - t0) / 1e6;
+	uint64_t n = fx.h->pol.switches - n0;
+	CHECK(n >= 1 && (double)n <= secs / 2 + 1 && min_gap >= VC_NEGOTIATE_HOLD_MS * 1000LL,
+	      "%llu switches in %.1f s, smallest gap %lld ms", (unsigned long long)n, secs,
+	      (long long)(min_gap == INT64_MAX ? -1 : min_gap / 1000));
 	fixture_close(&fx);
 }
 
@@ -228,5 +398,9 @@ int main(void)
 {
 	RUN("hub", pick_and_try_agree);
 	RUN("hub", no_users_and_refusals);
+	RUN("hub", oneshot_does_not_switch);
+	RUN("hub", same_url_same_picture);
+	RUN("hub", hold_and_give_back);
+	RUN("hub", no_flapping);
 	CHECK_EXIT();
 }

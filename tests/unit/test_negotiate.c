@@ -610,6 +610,209 @@ static void invariants(void)
 	CHECK(bad == 0 && n == 6 * 9 * 7 * 4, "%d bad of %d", bad, n);
 }
 
+/* ---- the policy for many kinds of clients (vc_negotiate_default,
+ * vc_negotiate_resolve, vc_negotiate_choose) ---- */
+
+/* A YUYV-only webcam: full HD only at 5 fps. */
+static struct vc_caps_size y_sizes[] = {
+	SZ(1920, 1080, 1, IV(1, 5)),
+	SZ(1280, 720, 1, IV(1, 10)),
+	SZ(640, 480, 2, IV(1, 30), IV(1, 15)),
+	SZ(320, 240, 1, IV(1, 30)),
+};
+static struct vc_caps_fmt y_fmts[] = { { .fourcc = YUYV, .n_sizes = 4, .sizes = y_sizes } };
+static const struct vc_caps caps_y = { 1, y_fmts };
+
+/* The shape of vivid's webcam input: the larger the size, the fewer rates
+ * (its default interval, 1/5 s, is listed everywhere). */
+static struct vc_caps_size v_sizes[] = {
+	SZ(320, 180, 6, IV(1, 60), IV(1, 50), IV(1, 40), IV(1, 30), IV(1, 25), IV(1, 5)),
+	SZ(640, 360, 5, IV(1, 40), IV(1, 30), IV(1, 25), IV(2, 25), IV(1, 5)),
+	SZ(1280, 720, 3, IV(2, 25), IV(1, 10), IV(1, 5)),
+	SZ(1920, 1080, 2, IV(1, 5), IV(1, 4)),
+};
+static struct vc_caps_fmt v_fmts[] = { { .fourcc = YUYV, .n_sizes = 4, .sizes = v_sizes } };
+static const struct vc_caps caps_v = { 1, v_fmts };
+
+static void default_table(void)
+{
+	static const struct {
+		int line;
+		const struct vc_caps *caps;
+		struct vc_mode cfg; /* fourcc 0 and no size/rate = NULL */
+		uint32_t cap;
+		int rc;
+		struct vc_mode want;
+	} rows[] = {
+		/* nothing configured: the largest picture at the capped rate */
+		{ __LINE__, &caps_a, NOM, 0, 0, MD(MJPG, 1920, 1080, 1, 30) },
+		/* YUYV-only: full HD runs at 5 fps, 640x480 at 30 */
+		{ __LINE__, &caps_y, NOM, 0, 0, MD(YUYV, 640, 480, 1, 30) },
+		{ __LINE__, &caps_y, NOM, 10, 0, MD(YUYV, 1280, 720, 1, 10) },
+		{ __LINE__, &caps_v, NOM, 0, 0, MD(YUYV, 640, 360, 1, 30) },
+		{ __LINE__, &caps_v, NOM, 60, 0, MD(YUYV, 320, 180, 1, 60) },
+		/* configured fields win, the rest follows the rule */
+		{ __LINE__, &caps_a, MD(YUYV, 0, 0, 0, 0), 0, 0, MD(YUYV, 640, 480, 1, 30) },
+		{ __LINE__, &caps_a, MD(0, 1280, 720, 0, 0), 0, 0, MD(MJPG, 1280, 720, 1, 30) },
+		{ __LINE__, &caps_a, MD(0, 0, 0, 1, 15), 0, 0, MD(MJPG, 1920, 1080, 1, 15) },
+		{ __LINE__, &caps_a, MD(YUYV, 1280, 720, 1, 10), 0, 0, MD(YUYV, 1280, 720, 1, 10) },
+		{ __LINE__, &caps_v, MD(YUYV, 1280, 720, 0, 0), 0, 0, MD(YUYV, 1280, 720, 2, 25) },
+		/* configured but not offered: let go of */
+		{ __LINE__, &caps_a, MD(0, 800, 600, 0, 0), 0, 0, MD(MJPG, 1920, 1080, 1, 30) },
+		{ __LINE__, &caps_a, MD(NV12, 0, 0, 0, 0), 0, 0, MD(MJPG, 1920, 1080, 1, 30) },
+		/* ranges: listed sizes first; a configured size inside the range */
+		{ __LINE__, &caps_f, NOM, 0, 0, MD(YUYV, 1280, 720, 1, 30) },
+		{ __LINE__, &caps_f, MD(0, 800, 600, 0, 0), 0, 0, MD(YUYV, 800, 600, 1, 30) },
+		{ __LINE__, &caps_e, NOM, 0, 0, MD(YUYV, 1920, 1080, 0, 0) },
+		{ __LINE__, &caps_d, NOM, 0, 0, MD(BA81, 640, 480, 1, 30) },
+		{ __LINE__, &caps_empty, NOM, 0, -ENOENT, NOM },
+		{ __LINE__, &caps_x, NOM, 0, -ENOENT, NOM },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		const struct vc_mode *c = &rows[i].cfg;
+		int given = c->fourcc || c->width || c->ival.den;
+		struct vc_mode out;
+		memset(&out, 0xff, sizeof(out));
+		int rc = vc_negotiate_default(rows[i].caps, given ? c : NULL, rows[i].cap, &out);
+		const struct vc_mode *w = &rows[i].want;
+		if (rows[i].rc) {
+			CHECK_AT(rows[i].line, rc == rows[i].rc, "rc %d", rc);
+			continue;
+		}
+		char a[16];
+		CHECK_AT(rows[i].line,
+			 rc == 0 && out.fourcc == w->fourcc && out.width == w->width &&
+				 out.height == w->height && out.ival.num == w->ival.num &&
+				 out.ival.den == w->ival.den,
+			 "rc %d got %s %ux%u %u/%u", rc, vc_fourcc_str(out.fourcc, a), out.width,
+			 out.height, out.ival.num, out.ival.den);
+	}
+}
+
+static void resolve_table(void)
+{
+	static const struct vc_mode d43 = MD(MJPG, 640, 480, 1, 30), d169 = MD(YUYV, 1280, 720, 1, 30);
+	static const struct {
+		int line;
+		const struct vc_mode *def;
+		uint32_t fps;
+		struct vc_request req, want;
+	} rows[] = {
+		{ __LINE__, &d43, 30, R(MJPG), R(MJPG, 640, 480, 30) },
+		{ __LINE__, &d43, 30, R(MJPG, 320), R(MJPG, 320, 240, 30) },
+		{ __LINE__, &d43, 30, R(MJPG, 0, 240), R(MJPG, 320, 240, 30) },
+		{ __LINE__, &d169, 30, R(MJPG, 320), R(MJPG, 320, 180, 30) },
+		{ __LINE__, &d169, 30, R(MJPG, 1920, 1080, 5), R(MJPG, 1920, 1080, 5) },
+		{ __LINE__, &d169, 15, R(YUYV, 0, 0, 0, 0, 90), R(YUYV, 720, 1280, 15, 0, 90) },
+		{ __LINE__, &d169, 30, R(MJPG, 0, 1, 0, 70), R(MJPG, 2, 1, 30, 70) },
+		{ __LINE__, NULL, 30, R(MJPG, 320), R(MJPG, 320, 0, 30) },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		struct vc_request out;
+		memset(&out, 0xff, sizeof(out));
+		vc_negotiate_resolve(rows[i].def, rows[i].fps, &rows[i].req, &out);
+		const struct vc_request *w = &rows[i].want;
+		CHECK_AT(rows[i].line,
+			 out.fourcc == w->fourcc && out.width == w->width && out.height == w->height &&
+				 out.fps == w->fps && out.quality == w->quality &&
+				 out.rotate == w->rotate && out.flip == w->flip,
+			 "got %ux%u fps %u", out.width, out.height, out.fps);
+	}
+}
+
+/* vc_negotiate_choose: requests as vc_negotiate_resolve leaves them. */
+static void choose_table(void)
+{
+	static const struct {
+		int line;
+		const struct vc_caps *caps;
+		struct vc_mode def, cur; /* cur fourcc 0 = NULL */
+		size_t ns, no;
+		struct vc_request st[3], os[2];
+		struct vc_mode want;
+		enum vc_mode_why why;
+	} rows[] = {
+		/* nobody: the default, whatever the device streams */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 0, 0,
+		  { R(0) }, { R(0) }, MD(MJPG, 1920, 1080, 1, 30), VC_WHY_DEFAULT },
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), NOM, 1, 0, { R(MJPG, 640, 480, 30) },
+		  { R(0) }, MD(MJPG, 640, 480, 1, 30), VC_WHY_STREAMS },
+		/* a full-size snapshot beside a viewer: no switch */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 1, 1,
+		  { R(MJPG, 640, 480, 30) }, { R(MJPG, 1920, 1080, 30) }, MD(MJPG, 640, 480, 1, 30),
+		  VC_WHY_STREAMS },
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), MD(YUYV, 640, 480, 1, 30), 1, 2,
+		  { R(MJPG, 640, 360, 30) }, { R(MJPG, 1920, 1080, 30), R(YUYV, 1280, 720, 30) },
+		  MD(YUYV, 640, 480, 1, 30), VC_WHY_STREAMS },
+		/* ... while nobody streams it may switch */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 0, 1,
+		  { R(0) }, { R(MJPG, 1920, 1080, 30) }, MD(MJPG, 1920, 1080, 1, 30), VC_WHY_ONESHOT },
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), NOM, 0, 1, { R(0) },
+		  { R(YUYV, 1920, 1080, 30) }, MD(YUYV, 1920, 1080, 1, 5), VC_WHY_ONESHOT },
+		/* ... and is served from the current mode when that is as good */
+		{ __LINE__, &caps_c, MD(MJPG, 1280, 720, 1, 30), MD(MJPG, 1280, 720, 1, 30), 0, 1,
+		  { R(0) }, { R(MJPG, 1024, 576, 30) }, MD(MJPG, 1280, 720, 1, 30), VC_WHY_ONESHOT },
+		/* ... or that gives the size asked for (a small snapshot is
+		 * scaled, not worth two switches) */
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), MD(YUYV, 640, 480, 1, 30), 0, 1,
+		  { R(0) }, { R(MJPG, 320, 240, 30) }, MD(YUYV, 640, 480, 1, 30), VC_WHY_ONESHOT },
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), NOM, 0, 1,
+		  { R(0) }, { R(MJPG, 320, 240, 30) }, MD(YUYV, 320, 240, 1, 30), VC_WHY_ONESHOT },
+		/* a mode kept for a client who left is given up */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 1280, 720, 1, 30), 1, 0,
+		  { R(MJPG, 640, 480, 30) }, { R(0) }, MD(MJPG, 640, 480, 1, 30), VC_WHY_STREAMS },
+		{ __LINE__, &caps_y, MD(YUYV, 640, 480, 1, 30), MD(YUYV, 1920, 1080, 1, 5), 1, 0,
+		  { R(MJPG, 640, 480, 30) }, { R(0) }, MD(YUYV, 640, 480, 1, 30), VC_WHY_STREAMS },
+		/* ... so is a rate kept for a client who left (a lone fps=15
+		 * viewer lets the device run at 15) */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 1, 0,
+		  { R(MJPG, 640, 480, 15) }, { R(0) }, MD(MJPG, 640, 480, 1, 15), VC_WHY_STREAMS },
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 15), 2, 0,
+		  { R(MJPG, 640, 480, 15), R(MJPG, 640, 480, 30) }, { R(0) },
+		  MD(MJPG, 640, 480, 1, 30), VC_WHY_STREAMS },
+		/* hysteresis between modes that serve about equally well */
+		{ __LINE__, &caps_c, MD(MJPG, 1280, 720, 1, 30), MD(MJPG, 1280, 720, 1, 30), 1, 0,
+		  { R(MJPG, 1024, 576, 30) }, { R(0) }, MD(MJPG, 1280, 720, 1, 30), VC_WHY_KEPT },
+		{ __LINE__, &caps_c, MD(MJPG, 1280, 720, 1, 30), NOM, 1, 0,
+		  { R(MJPG, 1024, 576, 30) }, { R(0) }, MD(MJPG, 1024, 768, 1, 30), VC_WHY_STREAMS },
+		/* a joining stream that needs more is served */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 2, 0,
+		  { R(MJPG, 640, 480, 30), R(MJPG, 1280, 720, 30) }, { R(0) },
+		  MD(MJPG, 1280, 720, 1, 30), VC_WHY_STREAMS },
+		/* raw streams steer like MJPEG ones */
+		{ __LINE__, &caps_a, MD(MJPG, 1920, 1080, 1, 30), MD(MJPG, 640, 480, 1, 30), 1, 0,
+		  { R(YUYV, 1280, 720, 10) }, { R(0) }, MD(YUYV, 1280, 720, 1, 10), VC_WHY_STREAMS },
+		/* vivid: a request without fps runs at the cap, not at the 1/5 s
+		 * the driver starts with */
+		{ __LINE__, &caps_v, MD(YUYV, 640, 360, 1, 30), MD(YUYV, 640, 360, 1, 5), 1, 0,
+		  { R(MJPG, 640, 360, 30) }, { R(0) }, MD(YUYV, 640, 360, 1, 30), VC_WHY_STREAMS },
+		{ __LINE__, &caps_v, MD(YUYV, 640, 360, 1, 30), NOM, 1, 0,
+		  { R(MJPG, 1280, 720, 30) }, { R(0) }, MD(YUYV, 1280, 720, 2, 25), VC_WHY_STREAMS },
+		{ __LINE__, &caps_empty, MD(YUYV, 640, 360, 1, 30), NOM, 1, 0,
+		  { R(MJPG, 1280, 720, 30) }, { R(0) }, NOM, VC_WHY_DEFAULT },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+		struct vc_mode out;
+		enum vc_mode_why why = (enum vc_mode_why)99;
+		memset(&out, 0xff, sizeof(out));
+		int rc = vc_negotiate_choose(rows[i].caps, &rows[i].def,
+					     rows[i].cur.fourcc ? &rows[i].cur : NULL, rows[i].st,
+					     rows[i].ns, rows[i].os, rows[i].no, &out, &why);
+		const struct vc_mode *w = &rows[i].want;
+		if (!w->fourcc) {
+			CHECK_AT(rows[i].line, rc == -ENOENT, "rc %d", rc);
+			continue;
+		}
+		char a[16];
+		CHECK_AT(rows[i].line,
+			 rc == 0 && out.fourcc == w->fourcc && out.width == w->width &&
+				 out.height == w->height && out.ival.num == w->ival.num &&
+				 out.ival.den == w->ival.den && why == rows[i].why,
+			 "rc %d got %s %ux%u %u/%u why %s", rc, vc_fourcc_str(out.fourcc, a),
+			 out.width, out.height, out.ival.num, out.ival.den, vc_mode_why_str(why));
+	}
+}
+
 int main(void)
 {
 	RUN("negotiate", plan_table);
@@ -620,5 +823,8 @@ int main(void)
 	RUN("negotiate", output_equal);
 	RUN("negotiate", steps_str);
 	RUN("negotiate", invariants);
+	RUN("negotiate", default_table);
+	RUN("negotiate", resolve_table);
+	RUN("negotiate", choose_table);
 	CHECK_EXIT();
 }

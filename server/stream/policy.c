@@ -1,0 +1,280 @@
+/* The device-mode policy of a hub (one camera, many kinds of clients), on
+ * top of common/negotiate's pure choice (vc_negotiate_choose):
+ *  - requests are resolved against the camera's default mode (its
+ *    configured one, else negotiate's rule), so a URL gets the same picture
+ *    whoever else is connected;
+ *  - stream clients (MJPEG and raw) steer the mode; snapshots and /raw only
+ *    when no stream is watched, else they are served from the current mode;
+ *  - timing: at most one switch per VC_NEGOTIATE_HOLD_MS (a switch wanted
+ *    during the hold is made when it ends, one-shot requests that asked for
+ *    it wait for it), and the mode is chosen again LEAVE_SETTLE_MS after a
+ *    client leaves, so a mode kept for clients who are gone is given up
+ *    within the hold. A raw stream joining is the exception: its frames
+ *    have no header, so it is not started on a mode that cannot serve it.
+ * Each switch is logged once with its reason; /api/status shows it. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/stream_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+/* After a client leaves, wait this long before choosing again: a page
+ * reload or a player reconnecting comes back within it, no switch down and
+ * up again. */
+#define LEAVE_SETTLE_MS 300
+
+static int ival_known(struct vc_fract iv)
+{
+	return iv.num && iv.den;
+}
+
+static int mode_given(const struct vc_mode *m)
+{
+	return m->fourcc || m->width || m->height || ival_known(m->ival);
+}
+
+/* The camera's default mode and the rate requests without fps want. */
+static int policy_default(const struct hub *h, const struct vc_caps *caps, struct vc_mode *def,
+			  uint32_t *want_fps)
+{
+	struct vc_mode cfg;
+
+	/* configured (a test pattern's spec counts: capture fills it in) */
+	cfg = vc_cam_get_config(h->cam)->preferred;
+	int rc = vc_negotiate_default(caps, mode_given(&cfg) ? &cfg : NULL, 0, def);
+	if (rc < 0)
+		return rc;
+	*want_fps = ival_known(cfg.ival) ? (cfg.ival.den + cfg.ival.num / 2) / cfg.ival.num
+					 : VC_NEGOTIATE_FPS_CAP;
+	if (!*want_fps)
+		*want_fps = VC_NEGOTIATE_FPS_CAP;
+	return 0;
+}
+
+int policy_default_mode(const struct hub *h, struct vc_mode *def)
+{
+	const struct vc_caps *caps = vc_cam_caps(h->cam);
+	uint32_t fps;
+
+	if (!caps || !caps->n_fmts)
+		return -ENODEV;
+	return policy_default(h, caps, def, &fps) < 0 ? -ENODEV : 0;
+}
+
+void policy_resolve(const struct hub *h, struct vc_request *req)
+{
+	struct vc_mode def;
+
+	/* the size only: a client's own rate limit stays what it asked */
+	if (policy_default_mode(h, &def) == 0)
+		vc_negotiate_resolve(&def, 0, req, req);
+}
+
+/* Whether the hub's target gives a waiting one-shot's request its size. */
+static int promised(const struct hub *h, const struct vc_request *req)
+{
+	struct vc_plan p;
+
+	return h->target.fourcc && vc_negotiate_plan(&h->target, req, &p) == 0 &&
+	       !(p.adjusted & VC_ADJ_SIZE);
+}
+
+/* Resolved copies of the requests of h's users, streams and one-shots apart,
+ * plus extra: arrays to free (one block), NULL on ENOMEM. */
+static struct vc_request *policy_requests(const struct hub *h, const struct vc_mode *def,
+					  uint32_t want_fps, const struct vc_request *extra,
+					  enum hub_kind kind, size_t *ns, size_t *no)
+{
+	size_t total = 1, k;
+
+	for (const struct output *o = h->outputs; o; o = o->next)
+		total += output_users(o);
+	struct vc_request *r = malloc(2 * total * sizeof(*r));
+	if (!r)
+		return NULL;
+	struct vc_request *os = r + total;
+	*ns = *no = 0;
+	for (const struct output *o = h->outputs; o; o = o->next)
+		for (const struct client *c = o->clients; c; c = c->next)
+			vc_negotiate_resolve(def, want_fps, &c->req, &r[(*ns)++]);
+	if (extra && kind != HUB_ONESHOT)
+		vc_negotiate_resolve(def, want_fps, extra, &r[(*ns)++]);
+	/* With streams watched, a waiting one-shot that the target mode gives
+	 * its full size holds that mode until it has its frame (it was promised
+	 * that picture: a stream joining meanwhile switches after it); the
+	 * others are served as the streams' mode allows. */
+	int streams = *ns > 0;
+	for (const struct output *o = h->outputs; o; o = o->next)
+		for (const struct waiter *w = o->waiters; w; w = w->next) {
+			if (streams && promised(h, &w->req))
+				vc_negotiate_resolve(def, want_fps, &w->req, &r[(*ns)++]);
+			else
+				vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
+		}
+	if (extra && kind == HUB_ONESHOT) {
+		k = (*no)++;
+		vc_negotiate_resolve(def, want_fps, extra, &os[k]);
+	}
+	/* one-shots follow the streams in the same block */
+	if (*ns < total)
+		memmove(r + *ns, os, *no * sizeof(*r));
+	return r;
+}
+
+int policy_pick(const struct hub *h, const struct vc_request *extra, enum hub_kind kind,
+		struct vc_mode *m, enum vc_mode_why *why, unsigned *ns_out, unsigned *no_out)
+{
+	const struct vc_caps *caps = vc_cam_caps(h->cam);
+	struct vc_mode def, cur;
+	struct vc_geom g;
+	uint32_t want_fps;
+	size_t ns, no;
+
+	if (!caps || !caps->n_fmts || policy_default(h, caps, &def, &want_fps) < 0)
+		return -ENODEV;
+	struct vc_request *r = policy_requests(h, &def, want_fps, extra, kind, &ns, &no);
+	if (!r)
+		return -ENOMEM;
+	/* the mode the outputs are planned against, else what the device
+	 * streams: served from when it is as good (even with no user, a small
+	 * snapshot does not switch a camera that can scale for it) */
+	if (h->target.fourcc)
+		cur = h->target;
+	else
+		vc_cam_get_mode(h->cam, &cur, &g);
+	int rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns, r + ns, no, m,
+				     why);
+	free(r);
+	if (rc < 0)
+		return -ENODEV;
+	if (ns_out)
+		*ns_out = (unsigned)ns;
+	if (no_out)
+		*no_out = (unsigned)no;
+	return 0;
+}
+
+static void on_choose(evutil_socket_t fd, short what, void *arg)
+{
+	struct hub *h = arg;
+
+	(void)fd;
+	(void)what;
+	h->pol.choose_at_us = 0;
+	if (h->cam && !h->s->stopping)
+		hub_update_mode(h, NULL, HUB_NONE);
+}
+
+/* Chooses again at `at` (or earlier when already due sooner). */
+static void policy_schedule(struct hub *h, int64_t at)
+{
+	int64_t now = now_us();
+
+	if (!h->pol.ev) {
+		h->pol.ev = evtimer_new(h->s->base, on_choose, h);
+		if (!h->pol.ev)
+			return; /* ENOMEM: chosen again at the next join or event */
+	}
+	if (h->pol.choose_at_us && h->pol.choose_at_us <= at)
+		return;
+	if (at < now)
+		at = now;
+	struct timeval tv = { (time_t)((at - now) / 1000000), (suseconds_t)((at - now) % 1000000) };
+	h->pol.choose_at_us = at;
+	evtimer_add(h->pol.ev, &tv);
+}
+
+int policy_may_switch(struct hub *h, enum hub_kind kind, enum vc_mode_why why)
+{
+	int64_t now = now_us(), until = h->pol.last_switch_us + VC_NEGOTIATE_HOLD_MS * 1000LL;
+
+	/* nothing planned yet, a raw stream joining (no per-frame header: it
+	 * is not started on a mode that cannot serve it) or the hold over */
+	if (!h->target.fourcc || kind == HUB_RAW_STREAM || !h->pol.last_switch_us || now >= until)
+		return 1;
+	policy_schedule(h, until);
+	h->pol.hold_oneshots = why == VC_WHY_ONESHOT;
+	return 0;
+}
+
+void policy_switched(struct hub *h, const struct vc_mode *from, const struct vc_mode *to,
+		     enum vc_mode_why why, unsigned ns, unsigned no)
+{
+	char a[16], b[16];
+
+	h->pol.switches++;
+	h->pol.last_switch_us = now_us();
+	snprintf(h->pol.last, sizeof(h->pol.last),
+		 "%s %ux%u %u/%u s -> %s %ux%u %u/%u s (%s: %u stream%s, %u one-shot%s)",
+		 vc_fourcc_str(from->fourcc, a), from->width, from->height, from->ival.num,
+		 from->ival.den, vc_fourcc_str(to->fourcc, b), to->width, to->height, to->ival.num,
+		 to->ival.den, vc_mode_why_str(why), ns, ns == 1 ? "" : "s", no, no == 1 ? "" : "s");
+	log_info("cam %s: mode %s", vc_cam_id(h->cam), h->pol.last);
+}
+
+void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no)
+{
+	h->pol.why = why;
+	h->pol.n_streams = ns;
+	h->pol.n_oneshots = no;
+	h->pol.hold_oneshots = 0;
+}
+
+void policy_user_left(struct hub *h)
+{
+	if (!h->cam || h->s->stopping || h->s->freeing)
+		return;
+	int64_t at = now_us() + LEAVE_SETTLE_MS * 1000LL;
+	int64_t hold = h->pol.last_switch_us + VC_NEGOTIATE_HOLD_MS * 1000LL;
+	policy_schedule(h, at > hold ? at : hold);
+}
+
+int policy_feeds(const struct hub *h, const struct output *o)
+{
+	/* one-shots waiting for a held switch get a frame of the mode they
+	 * asked for, not one of the old mode */
+	return !(h->pol.hold_oneshots && !o->n_clients);
+}
+
+void policy_free(struct hub *h)
+{
+	if (h->pol.ev)
+		event_free(h->pol.ev);
+	h->pol.ev = NULL;
+	h->pol.choose_at_us = 0;
+}
+
+int vc_streams_policy(const struct vc_streams *s, size_t cam, struct vc_policy_info *pi)
+{
+	if (cam >= s->n_hubs)
+		return -ENOENT;
+	const struct hub *h = s->hubs[cam];
+	memset(pi, 0, sizeof(*pi));
+	pi->why = vc_mode_why_str(h->pol.why);
+	pi->streams = h->pol.n_streams;
+	pi->oneshots = h->pol.n_oneshots;
+	pi->switches = h->pol.switches;
+	pi->since_switch_s = h->pol.last_switch_us
+				     ? (double)(now_us() - h->pol.last_switch_us) / 1e6 : -1;
+	pi->rechoice_pending = h->pol.choose_at_us != 0;
+	snprintf(pi->last, sizeof(pi->last), "%s", h->pol.last);
+	policy_default_mode(h, &pi->def);
+	return 0;
+}
+
+void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_policy_req_cb cb,
+				void *opaque)
+{
+	if (cam >= s->n_hubs)
+		return;
+	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
+		for (const struct client *c = o->clients; c; c = c->next)
+			cb(opaque, c->raw ? "raw" : "stream", &c->req);
+		for (const struct waiter *w = o->waiters; w; w = w->next)
+			cb(opaque, "oneshot", &w->req);
+	}
+}

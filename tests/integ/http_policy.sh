@@ -1,0 +1,161 @@
+#!/bin/sh
+# The device-mode policy with mixed clients (issue 13) on the YUYV-only test
+# pattern (1280x720@30, its configured mode): a snapshot never switches the
+# mode while a stream is watched; the same URL gets the same picture whoever
+# else is connected; a mode kept for a client who left is given up within
+# 2 s; clients joining and leaving every 300 ms switch the mode at most once
+# per 2 s; outputs without clients are freed (RSS and output count flat under
+# the churn of issue 13). Each check prints its numbers.
+# POLICY_CHURN_S (default 60): how long the churn runs.
+cd "$(dirname "$0")/../.." || exit 2
+T=http_policy
+. tests/integ/lib/common.sh
+CHURN_S=${POLICY_CHURN_S:-60}
+DEV=test:1280x720@30:YUYV:only
+
+if ! start_vcapd_any --device "$DEV"; then
+	fail start "daemon did not come up"; exit 1
+fi
+U=http://127.0.0.1:$VPORT
+
+# cam_mode: the device mode now, "WxH"
+cam_mode() { curl -s "$U/api/cams/0" | sed -n 's/.*"mode":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1x\2/p' | head -1; }
+# switches: mode switches logged so far
+switches() { grep -c 'stream: cam 0: mode ' "$VLOG"; }
+# wait_mode WxH TENTHS: polls until the device mode is WxH; prints the tenths waited
+wait_mode() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		[ "$(cam_mode)" = "$1" ] && { echo $_i; return 0; }
+		sleep 0.1; _i=$((_i + 1))
+	done
+	echo $_i; return 1
+}
+# xsize URL: the X-Size a snapshot answers with
+xsize() { curl -s -D "$TMP/h" -o /dev/null --max-time 6 "$1"; hdr "$TMP/h" X-Size; }
+# sxsize URL: the X-Size a stream answers with (first headers only)
+sxsize() { curl -s -N -D "$TMP/sh" -o /dev/null --max-time 1.5 "$1"; hdr "$TMP/sh" X-Size; }
+bg() { "$@" & PIDS="$PIDS $!"; LAST=$!; }
+stopbg() { kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; }
+
+# ---- same URL, same picture: alone first
+sleep 0.3
+s_alone=$(xsize "$U/snapshot?width=320")
+st_alone=$(sxsize "$U/stream")
+w=$(wait_mode 1280x720 40)
+
+# ---- a 640x480 viewer (a 4:3 mode) is watched
+bg curl -s -N -o /dev/null "$U/stream?size=640x480"; v43=$LAST
+t=$(wait_mode 640x480 40)
+n0=$(switches)
+s_with=$(xsize "$U/snapshot?width=320")
+sleep 1
+m1=$(cam_mode)
+sleep 1
+n1=$(switches)
+[ "$s_alone" = "320x180" ] && [ "$s_with" = "320x180" ]
+check same_url_snapshot $? "/snapshot?width=320 alone $s_alone, beside a 640x480 viewer $s_with (want 320x180 both: the camera's 16:9 default)"
+
+# a stream without size: the default picture; it steers the mode to serve it
+st_with=$(sxsize "$U/stream")
+[ "$st_alone" = "1280x720" ] && [ "$st_with" = "1280x720" ]
+check same_url_stream $? "/stream alone $st_alone, beside a 640x480 viewer $st_with (want 1280x720)"
+
+# ---- a full-size snapshot beside the viewer: no switch, served from its mode
+w=$(wait_mode 640x480 40)
+n0=$(switches)
+big=$(xsize "$U/snapshot?size=1920x1080")
+sleep 1; m=" $(cam_mode)"; sleep 4; m="$m $(cam_mode)"; sleep 5; m="$m $(cam_mode)"
+n1=$(switches)
+[ "$big" = "640x480" ] && [ "$n1" = "$n0" ] && [ "$m" = " 640x480 640x480 640x480" ]
+check snapshot_no_switch $? "snapshot size=1920x1080 beside a 640x480 viewer got $big, modes after:$m, switches $n0 -> $n1"
+
+# ---- a mode kept only for a client who left is given up within 2 s
+bg curl -s -N -o /dev/null "$U/stream?size=1280x720"; big=$LAST
+up=$(wait_mode 1280x720 40)
+sleep 2.5 # past the hold of that switch
+stopbg "$big"
+back=$(wait_mode 640x480 50)
+[ "$back" -le 20 ]
+check mode_given_back $? "1280x720 viewer left: back to 640x480 after $((back * 100)) ms (limit 2000; up took $((up * 100)) ms)"
+
+# ---- flapping: a 1280x720 client joins and leaves every 300 ms for 10 s
+n0=$(switches)
+t0=$(date +%s)
+i=0
+while [ $i -lt 17 ]; do
+	curl -s -N -o /dev/null --max-time 0.3 "$U/stream?size=1280x720" 2>/dev/null
+	sleep 0.3
+	i=$((i + 1))
+done
+sleep 2.5
+n1=$(switches)
+el=$(( $(date +%s) - t0 ))
+# the smallest gap between two logged switches during the run
+gap=$(grep 'stream: cam 0: mode ' "$VLOG" | tail -n $((n1 - n0 + 1)) |
+	awk '{ split($2, a, ":"); t = a[1] * 3600 + a[2] * 60 + a[3];
+	       if (NR > 1 && (min == "" || t - p < min)) min = t - p; p = t }
+	     END { printf "%.3f", min == "" ? 99 : min }')
+max=$(( el / 2 + 1 ))
+[ $((n1 - n0)) -le $max ] && awk -v g="$gap" 'BEGIN { exit !(g >= 1.95) }'
+check flapping $? "$((n1 - n0)) switches in ${el} s of joins/leaves every 300 ms (at most $max), smallest gap between switches ${gap} s (>= 2)"
+
+# ---- /api/status says why
+curl -s "$U/api/status" >"$TMP/status"
+grep -q '"policy":{"why":"[a-z]*"' "$TMP/status" && grep -q '"requests":\[' "$TMP/status"
+check status_why $? "$(grep -o '"policy":{[^]]*]' "$TMP/status" | head -c 300)"
+stopbg "$v43"
+
+# ---- no stream: a one-shot may switch, then the default comes back
+w=$(wait_mode 1280x720 50)
+sleep 2.2
+full=$(xsize "$U/snapshot?size=1920x1080")
+back=$(wait_mode 1280x720 50)
+[ "$full" = "1920x1080" ] && [ "$back" -le 25 ]
+check oneshot_alone $? "snapshot size=1920x1080 with no stream got $full, default 1280x720 back after $((back * 100)) ms"
+
+# ---- churn (issue 13): two long viewers, a short /stream of random size and
+# quality every 2 s, snapshots every 5 s: RSS and outputs flat
+bg curl -s -N -o /dev/null "$U/stream?size=1280x720"; l1=$LAST
+bg curl -s -N -o /dev/null "$U/stream?size=640x360"; l2=$LAST
+sizes="320x180 640x360 800x450 960x540 1280x720 424x240 512x288 1024x576"
+outputs() { curl -s "$U/api/status" | grep -o '"plan":' | wc -l; }
+t0=$(date +%s); i=0; out_max=0; line=""; : >"$TMP/rss"
+while [ $(( $(date +%s) - t0 )) -lt "$CHURN_S" ]; do
+	set -- $sizes
+	n=$(( $(od -An -N2 -tu2 /dev/urandom) % 8 + 1 )); eval sz=\${$n}
+	q=$(( $(od -An -N1 -tu1 /dev/urandom) % 60 + 40 ))
+	curl -s -N -o /dev/null --max-time 1.5 "$U/stream?size=$sz&quality=$q" 2>/dev/null &
+	[ $((i % 5)) -eq 0 ] && curl -s -o /dev/null --max-time 5 "$U/snapshot?size=1920x1080" &
+	[ $((i % 5)) -eq 2 ] && curl -s -o /dev/null --max-time 5 "$U/snapshot?width=320" &
+	sleep 1
+	i=$((i + 1))
+	if [ $((i % 5)) -eq 0 ]; then
+		el=$(( $(date +%s) - t0 )); r=$(rss_kb "$VPID"); o=$(outputs)
+		echo "$el $r" >>"$TMP/rss"
+		[ $((i % 10)) -eq 0 ] && line="$line ${el}s:$((r / 1024))MiB/${o}out"
+		[ "$o" -gt "$out_max" ] && out_max=$o
+	fi
+done
+stopbg "$l1"; stopbg "$l2"
+echo "$T: churn RSS/outputs over time:$line"
+# RSS moves with the allocator's arenas (worker threads): the highest of the
+# last third against the highest of the first third after a 10 s warm-up
+set -- $(awk -v d="$CHURN_S" '$1 >= 10 && $1 <= 10 + (d - 10) / 3 { if ($2 > a) a = $2 }
+	$1 >= d - (d - 10) / 3 { if ($2 > b) b = $2 } END { print a + 0, b + 0 }' "$TMP/rss")
+rss_a=$1 rss_b=$2
+[ "$rss_a" -gt 0 ] && [ "$out_max" -le 10 ] &&
+	awk -v a="$rss_a" -v b="$rss_b" 'BEGIN { exit !(b <= a * 1.10 + 4096) }'
+check churn_flat $? "RSS at most $((rss_a / 1024)) MiB in the first third -> $((rss_b / 1024)) MiB in the last third of ${CHURN_S} s (limit +10 % + 4 MiB), at most $out_max outputs (limit 10)"
+
+# outputs without clients go after the grace (the last short clients end
+# within 5 s)
+sleep 8
+o=$(outputs)
+[ "$o" -eq 0 ]
+check idle_outputs_freed $? "$o outputs 8 s after the churn ended"
+
+stop_vcapd; rc=$?
+check exit_clean $rc "exit status $rc"
+grep -q 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error' "$VLOG"
+check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$VLOG")"

@@ -1,0 +1,209 @@
+/* day_watch: the day-in-the-life test's probes (tests/vm/boot_day.sh), one
+ * process each, cheap under TCG where every fork of a shell pipeline costs.
+ *
+ *   day_watch sample PORT PID INTERVAL_MS STOPFILE
+ *     every INTERVAL_MS until STOPFILE exists, one line:
+ *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS"
+ *     (GET /api/status of the first camera; /proc/PID for the rest)
+ *   day_watch stream PORT PATH SECONDS
+ *     GET PATH (an MJPEG stream) for SECONDS; one line per part, the epoch
+ *     time (s) its header arrived; then "# parts N bytes B" on stderr.
+ * Exit 0, or 2 on bad usage. */
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Connects to 127.0.0.1:port and sends GET path: the socket, or -1. */
+static int get(int port, const char *path)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[1024];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+	if (n <= 0 || (size_t)n >= sizeof(req) || write(fd, req, (size_t)n) != n) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads the whole response (at most len - 1 bytes, 2 s): its length. */
+static size_t slurp(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 2000) <= 0)
+			break;
+		ssize_t k = read(fd, buf + n, len - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static unsigned count(const char *s, const char *needle)
+{
+	unsigned n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+static int sample(int port, int pid, int ival_ms, const char *stop)
+{
+	static char buf[1 << 20];
+	char path[64], line[512];
+
+	while (access(stop, F_OK) != 0) {
+		double t0 = now_mono();
+		char mode[32] = "none", state[32] = "none";
+		unsigned w = 0, h = 0, outputs = 0, clients = 0;
+		int fd = get(port, "/api/status");
+
+		if (fd >= 0) {
+			slurp(fd, buf, sizeof(buf));
+			close(fd);
+			const char *m = strstr(buf, "\"mode\":{");
+			const char *wp = m ? strstr(m, "\"width\":") : NULL;
+			const char *hp = m ? strstr(m, "\"height\":") : NULL;
+			if (wp && hp && sscanf(wp, "\"width\":%u", &w) == 1 &&
+			    sscanf(hp, "\"height\":%u", &h) == 1)
+				snprintf(mode, sizeof(mode), "%ux%u", w, h);
+			const char *s = strstr(buf, "\"state\":\"");
+			if (s)
+				sscanf(s, "\"state\":\"%31[a-z]", state);
+			outputs = count(buf, "\"plan\":");
+			clients = count(buf, "\"peer\":");
+		}
+		unsigned long ut = 0, st = 0;
+		long rss = 0;
+		unsigned fds = 0;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			/* utime, stime: fields 14 and 15, after "(comm)" */
+			if (fgets(line, sizeof(line), f)) {
+				const char *p = strrchr(line, ')');
+				if (p)
+					sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+					       &ut, &st);
+			}
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		f = fopen(path, "r");
+		if (f) {
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "VmRSS: %ld", &rss) == 1)
+					break;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d)))
+				fds += e->d_name[0] != '.';
+			closedir(d);
+		}
+		printf("%.3f %s %s %lu %ld %u %u %u\n", now_real(), mode, state, ut + st, rss, fds,
+		       outputs, clients);
+		fflush(stdout);
+		double left = ival_ms / 1000.0 - (now_mono() - t0);
+		if (left > 0)
+			usleep((useconds_t)(left * 1e6));
+	}
+	return 0;
+}
+
+static int stream(int port, const char *path, int seconds)
+{
+	static const char mark[] = "\r\n--vcapdframe\r\n";
+	const size_t ml = sizeof(mark) - 1;
+	char buf[65536 + sizeof(mark)];
+	size_t carry = 0;
+	unsigned long long bytes = 0, parts = 0;
+	double end = now_mono() + seconds;
+	int fd = get(port, path);
+
+	if (fd < 0) {
+		fprintf(stderr, "# connect failed\n");
+		return 0;
+	}
+	/* each part starts with the boundary after a CRLF: the response
+	 * headers' last one, or the previous part's trailer */
+	for (;;) {
+		double left = end - now_mono();
+		if (left <= 0)
+			break;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+			continue;
+		ssize_t k = read(fd, buf + carry, sizeof(buf) - carry);
+		if (k <= 0)
+			break;
+		bytes += (unsigned long long)k;
+		size_t n = carry + (size_t)k;
+		double t = now_real();
+		for (char *s = buf; (s = memmem(s, (size_t)(buf + n - s), mark, ml)); s += ml) {
+			printf("%.3f\n", t);
+			parts++;
+		}
+		carry = n < ml - 1 ? n : ml - 1;
+		memmove(buf, buf + n - carry, carry);
+	}
+	fflush(stdout);
+	close(fd);
+	fprintf(stderr, "# parts %llu bytes %llu\n", parts, bytes);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "sample"))
+		return sample(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
+	if (argc == 5 && !strcmp(argv[1], "stream"))
+		return stream(atoi(argv[2]), argv[3], atoi(argv[4]));
+	fprintf(stderr, "usage: day_watch sample PORT PID INTERVAL_MS STOPFILE\n"
+			"       day_watch stream PORT PATH SECONDS\n");
+	return 2;
+}
