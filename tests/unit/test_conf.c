@@ -282,7 +282,7 @@ static char *print_str(const struct vc_conf *c, int redact)
 
 static void roundtrip(void)
 {
-	char text[1024];
+	char text[2048];
 	snprintf(text, sizeof(text),
 		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
 		 "control = exposure_auto=1\ncontrol = gain = 7\nidle_stop_ms = 100\n"
