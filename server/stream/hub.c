@@ -124,7 +124,9 @@ void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kin
 		/* at most one switch per hold: a later one is made when it ends */
 		if (!policy_may_switch(h, kind, why))
 			return;
+		policy_switch_begin(h);
 		if (vc_cam_set_mode(h->cam, &m) < 0) {
+			policy_switch_end(h, 1);
 			if (!h->target.fourcc && actual.fourcc)
 				hub_set_target(h, &actual);
 			return;
@@ -191,6 +193,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 		hub_set_target(h, &actual);
 	}
 	h->switching = 0;
+	policy_switch_end(h, 1);
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o) && policy_feeds(h, o))
 			output_frame(o, f);
@@ -204,13 +207,16 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	struct vc_geom g;
 
 	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(vc_cam_get_state(cam)));
-	if (vc_cam_get_state(cam) == VC_CAM_ABSENT)
+	if (vc_cam_get_state(cam) == VC_CAM_ABSENT) {
+		policy_switch_end(h, 0);
 		return;
+	}
 	vc_cam_get_mode(cam, &actual, &g);
 	if (!h->preferred.fourcc && actual.fourcc)
 		h->preferred = actual;
 	if (h->switching && actual.fourcc && mode_eq(&actual, &h->target))
 		h->switching = 0;
+	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then
 	 * see whether the clients are better served by another */
 	if (!h->switching && actual.fourcc && !mode_eq(&actual, &h->target))
