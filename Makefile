@@ -7,6 +7,7 @@
 #   make asan       unit + integration tests under AddressSanitizer/UBSan
 #   make soak       the day-in-the-life VM test for 30 minutes (not in make test)
 #   make bench      benchmarks that print numbers (not tests)
+#   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -31,6 +32,15 @@ override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 override CFLAGS += -D_FILE_OFFSET_BITS=64
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lyuv -lcrypt -lpthread -lm
 
+# The libFuzzer build (make fuzz-bins: CC=clang SAN=fuzz BUILD=build/fuzz):
+# every object instrumented for coverage, ASan and UBSan; the harnesses link
+# libFuzzer's main.
+ifeq ($(SAN),fuzz)
+override CFLAGS += -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+override LDFLAGS += -fsanitize=fuzzer,address,undefined
+endif
+
 ifeq ($(SAN),1)
 override CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -42,12 +52,14 @@ SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard tests/bench/bench_*.c)
 TOOL_SRC   := $(wildcard tests/tools/*.c)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 TOOL_BIN   := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 VCAPD      := $(BUILD)/vcapd
 
 # Debian packages: what building needs, and what the tests drive.
@@ -55,10 +67,10 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev \
 	libgnutls28-dev libcrypt-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
-	xz-utils chromium nginx-light systemd openssl
+	xz-utils chromium nginx-light systemd openssl clang libclang-rt-14-dev
 
 .PHONY: bench-bins all run test soak asan bench install clean deps-build deps-test unit integ vm tools \
-	cross test-cross
+	cross test-cross fuzz fuzz-bins fuzzers
 
 all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
@@ -87,6 +99,10 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
 
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
 	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(SERVER_OBJ) $(BUILD)/libvcap.a
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -138,6 +154,21 @@ install: $(VCAPD)
 		chmod 644 $(DESTDIR)/lib/systemd/system/$$u; done
 	sed 's|/usr/local/|$(PREFIX)/|g' systemd/libcamera.conf >$(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
 	chmod 644 $(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
+
+# libFuzzer harnesses for every parser of outside input (tests/fuzz/),
+# built with clang under build/fuzz; `make fuzz` runs each for FUZZ_SECONDS
+# from its seed corpus (new inputs go to build/fuzz/corpus, crashes to
+# build/fuzz/artifacts).
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+
+fuzz: fuzz-bins
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+fuzz-bins:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) SAN=fuzz fuzzers
+
+fuzzers: $(FUZZ_BIN)
 
 # Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian multiarch
 # cross toolchain and the target's -dev packages, then builds the daemon and

@@ -306,6 +306,16 @@ static int k_tls_key(struct pstate *st, int line, const char *v)
 	return set_str(&st->c->tls_key, v);
 }
 
+/* GnuTLS checks the syntax when the listener starts (and refuses to start
+ * on an error); here only what cannot be one. */
+static int k_tls_priorities(struct pstate *st, int line, const char *v)
+{
+	if (!*v || strlen(v) > 512 || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				       "0123456789-+:!%_.=@") != strlen(v))
+		return BAD("tls_priorities: '%s' is not a GnuTLS priority string", v);
+	return set_str(&st->c->tls_priorities, v);
+}
+
 static int k_cors_origin(struct pstate *st, int line, const char *v)
 {
 	if (strcmp(v, "*") != 0 && strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0)
@@ -419,6 +429,7 @@ static const struct key server_keys[] = {
 	{ "client_timeout", k_client_timeout, 0 },
 	{ "tls_cert", k_tls_cert, 0 },
 	{ "tls_key", k_tls_key, 0 },
+	{ "tls_priorities", k_tls_priorities, 0 },
 	{ "cors_origin", k_cors_origin, 0 },
 	{ "realm", k_realm, 0 },
 	{ "user", k_user, 1 },
@@ -1004,6 +1015,7 @@ void vc_conf_free(struct vc_conf *c)
 	free(c->web_root);
 	free(c->tls_cert);
 	free(c->tls_key);
+	free(c->tls_priorities);
 	free(c->cors_origin);
 	free(c->realm);
 	free(c->file);
@@ -1068,6 +1080,8 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		fprintf(f, "client_timeout = %d\n", c->client_timeout);
 	if (c->tls_cert)
 		fprintf(f, "tls_cert = %s\ntls_key = %s\n", c->tls_cert, c->tls_key);
+	if (c->tls_priorities)
+		fprintf(f, "tls_priorities = %s\n", c->tls_priorities);
 	if (c->cors_origin)
 		fprintf(f, "cors_origin = %s\n", c->cors_origin);
 	if (c->realm)

@@ -7,10 +7,46 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
 
 #include "common/color.h"
 #include "common/convert.h"
 #include "common/log.h"
+
+/* Whether a failed TurboJPEG call only warned. tjGetErrorCode of 2.1.5
+ * answers TJERR_WARNING for any call that warned, even when a fatal error
+ * followed and the output was never finished (nothing clears the flag);
+ * trusting it let a transform hand out what an earlier frame had left in
+ * the buffer (found by tests/fuzz/fuzz_jpeg_decode). The message tells
+ * them apart: it is the last event's, so after a fatal error it is that
+ * error's. It only warned when the code says so and the message is one of
+ * libjpeg's warnings (JWRN_*, from libjpeg's own table, compared up to the
+ * first conversion). */
+int vc_jpeg_tj_warned(tjhandle h, const char **msg)
+{
+	static const int warnings[] = {
+		JWRN_ADOBE_XFORM, JWRN_ARITH_BAD_CODE, JWRN_BOGUS_PROGRESSION,
+		JWRN_EXTRANEOUS_DATA, JWRN_HIT_MARKER, JWRN_HUFF_BAD_CODE, JWRN_JFIF_MAJOR,
+		JWRN_JPEG_EOF, JWRN_MUST_RESYNC, JWRN_NOT_SEQUENTIAL, JWRN_TOO_MUCH_DATA,
+	};
+	struct jpeg_error_mgr em;
+	const char *m = tjGetErrorStr2(h);
+
+	*msg = m;
+	if (tjGetErrorCode(h) != TJERR_WARNING)
+		return 0;
+	jpeg_std_error(&em);
+	for (size_t i = 0; i < sizeof(warnings) / sizeof(warnings[0]); i++) {
+		const char *fmt = em.jpeg_message_table[warnings[i]];
+		size_t n = strcspn(fmt, "%");
+
+		if (strncmp(m, fmt, n) == 0 && (fmt[n] || !m[n]))
+			return 1;
+	}
+	return 0;
+}
 
 struct vc_jpeg *vc_jpeg_new(void)
 {

@@ -75,15 +75,28 @@ struct vc_jpeg_info {
 	uint8_t has_dht;    /* a DHT segment precedes the first SOS */
 	uint8_t progressive;
 	uint8_t adobe;      /* has an APP14 Adobe marker (may mean RGB/CMYK) */
+	unsigned scans;     /* SOS segments (1 for a camera's baseline frame) */
 	size_t sos_off;     /* offset of the first SOS marker (0xFF 0xDA) */
 	size_t size;        /* bytes up to and including EOI (<= len; trailing garbage after it is ignored) */
 };
 
+/* Decoding cost limits. Each scan of a progressive JPEG makes the decoder
+ * walk every block of the picture again, so a frame of many tiny scans (a
+ * hostile v4l2loopback producer: 50,000 scans in 612 KB) would hold a worker
+ * for a minute. Real encoders write at most about a dozen scans
+ * (jpeg_simple_progression: 10). A frame may have VC_JPEG_MAX_SCANS scans,
+ * and beyond one scan per component (what any sequential JPEG needs) the
+ * scans times the pixels may not pass VC_JPEG_MAX_SCAN_PIXELS: 64 scans of
+ * 1920x1080, about 0.1 s of decoding. */
+#define VC_JPEG_MAX_SCANS 64
+#define VC_JPEG_MAX_SCAN_PIXELS (64ull * 1920 * 1080)
+
 /* Checks the structure: SOI first, every segment length inside the buffer,
  * one SOF (baseline/extended/progressive Huffman, 8-bit, 1 or 3 components,
  * nonzero size), SOS after SOF with known components, entropy data, EOI at
- * the end. Never reads out of bounds. Returns 0 and fills *info, or -EBADMSG
- * (corrupt/truncated/empty) / -EINVAL (NULL arguments). */
+ * the end, the scan limits above. Never reads out of bounds. Returns 0 and
+ * fills *info, or -EBADMSG (corrupt/truncated/empty/too many scans) /
+ * -EINVAL (NULL arguments). */
 int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info);
 
 /* Output size of decoding w x h at 1/scale_denom (libjpeg-turbo rounds up:

@@ -7,7 +7,10 @@
  * and fails there); libjpeg *warnings* after that (corrupt entropy data,
  * and "extraneous bytes before marker", which some webcams produce on every
  * frame) still give a picture: dropping those would make such a camera
- * unusable for anything but passthrough. Fatal libjpeg errors fail. */
+ * unusable for anything but passthrough. Fatal libjpeg errors fail.
+ * Every call passes TJFLAG_LIMITSCANS (TurboJPEG gives up past 500 scans)
+ * behind vc_jpeg_parse's tighter scan limit, in case the two ever disagree
+ * on what a scan is. */
 #define LOG_PREFIX "jpeg: "
 #include "common/jpeg_int.h"
 
@@ -61,10 +64,14 @@ static const struct { int ss, tj, hs, vs; } ss_map[] = {
 /* A TurboJPEG return code as 0 / -EBADMSG: warnings pass (see the top). */
 static int tj_result(struct vc_jpeg *j, int rc, const char *what)
 {
+	const char *msg;
+
 	if (rc == 0)
 		return 0;
-	log_debug("%s: %s", what, tjGetErrorStr2(j->tjd));
-	return tjGetErrorCode(j->tjd) == TJERR_WARNING ? 0 : -EBADMSG;
+	int warned = vc_jpeg_tj_warned(j->tjd, &msg);
+
+	log_debug("%s: %s", what, msg);
+	return warned ? 0 : -EBADMSG;
 }
 
 /* Applies dst's colorimetry (JPEG samples are full-range BT.601). */
@@ -106,6 +113,22 @@ static void dst_color(const struct vc_image *d, int grey_only)
 	}
 }
 
+/* Whether tjDecompressToYUVPlanes of libjpeg-turbo 2.1.5 (Debian 12) would
+ * read past its own buffer. Scaled, it decodes whole blocks per component
+ * into a scratch buffer and then copies each luma row padded to the MCU
+ * (tjPlaneWidth: 2 pixels for 4:2:x, 4 for 4:1:1 at 1/8), which can be wider
+ * than the blocks decoded: the copy runs into the following rows, and for a
+ * 4:1:1 frame at most 8 pixels wide decoded at 1/8 past the buffer's end
+ * (ASan: heap-buffer-overflow in its memcpy). Such geometries decode
+ * through RGB instead (tjDecompress2 has no such copy). */
+static int yuv_overreads(const struct vc_jpeg_info *info, int jhs, uint32_t sw, int denom)
+{
+	uint32_t padded = (sw + (1u << jhs) - 1) >> jhs << jhs;
+	uint32_t decoded = (info->width + 7) / 8 * (uint32_t)(8 / denom);
+
+	return padded > decoded;
+}
+
 /* Into 8-bit planar YUV (any subsampling). Luma goes straight into the
  * destination; chroma too when the destination has the JPEG's sampling,
  * else it is decoded into scratch and resampled by libyuv (box filter:
@@ -127,7 +150,7 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 
 	if (!pad && same)
 		return tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, planes, (int)sw,
-							    strides, (int)sh, 0), "decode");
+							    strides, (int)sh, TJFLAG_LIMITSCANS), "decode");
 
 	uint32_t pw = (sw + (1u << jhs) - 1) >> jhs << jhs, ph = (sh + (1u << jvs) - 1) >> jvs << jvs;
 	uint32_t jcw = pw >> jhs, jch = ph >> jvs;
@@ -139,7 +162,8 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 	unsigned char *tp[3] = { pad ? sc : planes[0], sc + ysz, sc + ysz + (size_t)jcw * jch };
 	int ts[3] = { pad ? (int)pw : strides[0], (int)jcw, (int)jcw };
 
-	r = tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts, (int)sh, 0),
+	r = tj_result(j, tjDecompressToYUVPlanes(j->tjd, in, info->size, tp, (int)sw, ts, (int)sh,
+						      TJFLAG_LIMITSCANS),
 		      "decode");
 	if (r < 0)
 		return r;
@@ -161,7 +185,7 @@ static int decode_planes(struct vc_jpeg *j, const uint8_t *in, const struct vc_j
 /* Other destinations: decode to the planar YUV the JPEG has (or grey, or
  * RGB24 for unusual samplings), then the converter. */
 static int decode_converted(struct vc_jpeg *j, const uint8_t *in, size_t len, int denom,
-			    const struct vc_jpeg_info *info, const struct vc_image *dst)
+			    const struct vc_jpeg_info *info, int via_rgb, const struct vc_image *dst)
 {
 	static const struct { int ss; uint32_t fourcc; } tmp_fmt[] = {
 		{ VC_JPEG_SS_420, V4L2_PIX_FMT_YUV420 }, { VC_JPEG_SS_422, V4L2_PIX_FMT_YUV422P },
@@ -175,7 +199,7 @@ static int decode_converted(struct vc_jpeg *j, const uint8_t *in, size_t len, in
 
 	if (!cv)
 		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(tmp_fmt) / sizeof(tmp_fmt[0]); i++)
+	for (size_t i = 0; !via_rgb && i < sizeof(tmp_fmt) / sizeof(tmp_fmt[0]); i++)
 		if (tmp_fmt[i].ss == info->subsamp && vc_fmt_by_fourcc(tmp_fmt[i].fourcc))
 			fourcc = tmp_fmt[i].fourcc;
 	r = vc_jpeg_tmp_image(j, fourcc, dst->width, dst->height, &tmp);
@@ -221,38 +245,42 @@ int vc_jpeg_decode(struct vc_jpeg *j, const uint8_t *in, size_t len, int scale_d
 		pf = TJPF_GRAY;
 	if (pf >= 0) {
 		r = tj_result(j, tjDecompress2(j->tjd, in, info.size, dst->plane[0], (int)sw,
-					       (int)dst->stride[0], (int)sh, pf, 0), "decode");
+					       (int)dst->stride[0], (int)sh, pf, TJFLAG_LIMITSCANS),
+				       "decode");
 		if (r < 0)
 			return r;
 		if (pf == TJPF_GRAY)
 			dst_color(dst, 1);
 		return 0;
 	}
-	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8) {
-		int jhs = -1, jvs = 0;
+	int jhs = -1, jvs = 0;
 
-		if (info.subsamp == VC_JPEG_SS_GRAY)
-			jhs = 0;
-		for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
-			if (ss_map[i].ss == info.subsamp) {
-				jhs = ss_map[i].hs;
-				jvs = ss_map[i].vs;
-			}
-		if (jhs >= 0) {
-			r = decode_planes(j, in, &info, jhs, jvs, sw, sh, dst);
-			if (r < 0)
-				return r;
-			if (info.subsamp == VC_JPEG_SS_GRAY) {
-				uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
-				uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
-
-				for (int p = 1; p < 3; p++)
-					for (uint32_t y = 0; y < ch; y++)
-						memset(dst->plane[p] + (size_t)y * dst->stride[p], 128, cw);
-			}
-			dst_color(dst, info.subsamp == VC_JPEG_SS_GRAY);
-			return 0;
+	if (info.subsamp == VC_JPEG_SS_GRAY)
+		jhs = 0;
+	for (size_t i = 0; i < sizeof(ss_map) / sizeof(ss_map[0]); i++)
+		if (ss_map[i].ss == info.subsamp) {
+			jhs = ss_map[i].hs;
+			jvs = ss_map[i].vs;
 		}
+	/* Decided here, for this call and the converter's temporary picture
+	 * alike: that one must not be planar YUV either. */
+	int via_rgb = jhs >= 0 && yuv_overreads(&info, jhs, sw, scale_denom);
+
+	if (f->layout == VC_LAYOUT_PLANAR_YUV && f->color_planes == 3 && f->depth == 8 &&
+	    jhs >= 0 && !via_rgb) {
+		r = decode_planes(j, in, &info, jhs, jvs, sw, sh, dst);
+		if (r < 0)
+			return r;
+		if (info.subsamp == VC_JPEG_SS_GRAY) {
+			uint32_t cw = (sw + (1u << f->log2_chroma_w) - 1) >> f->log2_chroma_w;
+			uint32_t ch = (sh + (1u << f->log2_chroma_h) - 1) >> f->log2_chroma_h;
+
+			for (int p = 1; p < 3; p++)
+				for (uint32_t y = 0; y < ch; y++)
+					memset(dst->plane[p] + (size_t)y * dst->stride[p], 128, cw);
+		}
+		dst_color(dst, info.subsamp == VC_JPEG_SS_GRAY);
+		return 0;
 	}
-	return decode_converted(j, in, len, scale_denom, &info, dst);
+	return decode_converted(j, in, len, scale_denom, &info, via_rgb, dst);
 }

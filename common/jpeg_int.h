@@ -50,6 +50,10 @@ int vc_jpeg_tmp_image(struct vc_jpeg *j, uint32_t fourcc, uint32_t w, uint32_t h
 /* The context's converter, created on first use; NULL on ENOMEM. */
 struct vc_conv *vc_jpeg_conv(struct vc_jpeg *j);
 
+/* After a TurboJPEG call on h failed: 1 when it only warned (the output is
+ * complete), 0 for a fatal error. *msg gets the message. */
+int vc_jpeg_tj_warned(tjhandle h, const char **msg);
+
 /* Scratch of at least n bytes (kept between frames); NULL on ENOMEM. */
 uint8_t *vc_jpeg_scratch(struct vc_jpeg *j, size_t n);
 

@@ -73,6 +73,18 @@ static int dht_ok(const uint8_t *p, size_t n)
 	return 1;
 }
 
+/* The scan limits of jpeg.h, checked at each SOS so a frame of thousands of
+ * scans is refused after its 65th, not after walking all of them. */
+static int scans_ok(const struct vc_jpeg_info *info)
+{
+	if (info->scans > VC_JPEG_MAX_SCANS)
+		return 0;
+	if (info->scans <= info->components)
+		return 1;
+	return (unsigned long long)info->scans * info->width * info->height <=
+	       VC_JPEG_MAX_SCAN_PIXELS;
+}
+
 int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 {
 	size_t pos = 2;
@@ -182,6 +194,9 @@ int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 			if (!have_sos)
 				info->sos_off = pos;
 			have_sos = 1;
+			info->scans++;
+			if (!scans_ok(info))
+				return -EBADMSG;
 			size_t data = pos + 2 + seglen;
 
 			pos = next_marker(in, len, data);

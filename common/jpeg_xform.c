@@ -66,11 +66,18 @@ int vc_jpeg_transform(struct vc_jpeg *j, const uint8_t *in, size_t len, int rota
 		j->xbuf_size = need;
 	}
 	unsigned long osz = j->xbuf_size;
+	const char *msg;
 	/* Warnings (corrupt entropy data in a well-formed frame) still give a
-	 * frame, as in decoding; fatal errors do not. */
-	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t, TJFLAG_NOREALLOC) < 0) {
-		log_debug("transform: %s", tjGetErrorStr2(j->tjx));
-		if (tjGetErrorCode(j->tjx) != TJERR_WARNING)
+	 * frame, as in decoding; fatal errors do not. The buffer's start is
+	 * cleared first so a call that stops before writing leaves nothing an
+	 * earlier frame wrote there to parse. */
+	j->xbuf[0] = 0;
+	if (tjTransform(j->tjx, in, info.size, 1, &j->xbuf, &osz, &t,
+			 TJFLAG_NOREALLOC | TJFLAG_LIMITSCANS) < 0) {
+		int warned = vc_jpeg_tj_warned(j->tjx, &msg);
+
+		log_debug("transform: %s", msg);
+		if (!warned)
 			return -EBADMSG;
 	}
 	r = vc_jpeg_parse(j->xbuf, osz, &oi);

@@ -33,9 +33,41 @@ int vc_log_parse_level(const char *s)
 	return -1;
 }
 
+/* Appends msg to line[n..cap) with control characters, DEL and backslash
+ * written as \xHH (\n, \r, \t, \\ for the common ones): messages quote
+ * client input (a decoded URL's "%0a" must not start a line of its own that
+ * looks like ours) and camera names; one message is one line. Returns the
+ * new length; a sequence that does not fit is dropped whole. */
+static size_t escape(char *line, size_t n, size_t cap, const char *msg)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		char e[4];
+		size_t k = 0;
+
+		if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
+			e[k++] = '\\';
+			e[k++] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : *p == '\t' ? 't' : '\\';
+		} else if (*p < 0x20 || *p == 0x7f) {
+			e[k++] = '\\';
+			e[k++] = 'x';
+			e[k++] = hex[*p >> 4];
+			e[k++] = hex[*p & 15];
+		} else {
+			e[k++] = (char)*p;
+		}
+		if (n + k > cap)
+			break;
+		memcpy(line + n, e, k);
+		n += k;
+	}
+	return n;
+}
+
 void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1024], msg[1024];
 	size_t n;
 
 	if (level < 0)
@@ -56,17 +88,12 @@ void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 				      ts.tv_nsec / 1000000, level_names[level], prefix,
 				      *prefix ? " " : "");
 	}
-	if (n < sizeof(line)) {
-		va_list ap;
+	va_list ap;
 
-		va_start(ap, fmt);
-		int m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
-		va_end(ap);
-		if (m > 0)
-			n += (size_t)m;
-	}
-	if (n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = escape(line, n < sizeof(line) ? n : sizeof(line), sizeof(line) - 1, msg);
 	line[n++] = '\n';
 	ssize_t w = write(STDERR_FILENO, line, n);
 	(void)w;

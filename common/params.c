@@ -268,6 +268,25 @@ static int p_flip(struct ctx *c, const char *name, const char *v)
 		       name, quote(v, q, sizeof(q)));
 }
 
+static int p_placeholder(struct ctx *c, const char *name, const char *v)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on", "" }, *const no[] = { "0", "no", "false", "off" };
+	char q[64];
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!strcasecmp(v, yes[i])) {
+			c->p->placeholder = 1;
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (!strcasecmp(v, no[i])) {
+			c->p->placeholder = 0;
+			return 0;
+		}
+	return set_err(c->err, c->errlen, "bad parameter '%s': '%s' is not 1 or 0", name,
+		       quote(v, q, sizeof(q)));
+}
+
 static int p_max_age(struct ctx *c, const char *name, const char *v)
 {
 	return get_range(c, name, v, 0, 86400000, &c->p->max_age_ms);
@@ -288,6 +307,7 @@ static const struct {
 	{ "rotate", VC_PARAM_ROTATE, p_rotate },
 	{ "flip", VC_PARAM_FLIP, p_flip },
 	{ "max_age_ms", VC_PARAM_MAX_AGE, p_max_age },
+	{ "placeholder", VC_PARAM_PLACEHOLDER, p_placeholder },
 };
 
 int vc_params_parse(const char *query, struct vc_params *p, char *err, size_t errlen)
@@ -366,4 +386,16 @@ out:
 	if (rc < 0)
 		memset(p, 0, sizeof(*p));
 	return rc;
+}
+
+void vc_params_defaults(struct vc_params *p, const struct vc_request *def, int placeholder)
+{
+	if (!(p->given & VC_PARAM_QUALITY) && def->quality)
+		p->req.quality = def->quality;
+	if (!(p->given & VC_PARAM_ROTATE))
+		p->req.rotate = def->rotate;
+	if (!(p->given & VC_PARAM_FLIP))
+		p->req.flip = def->flip;
+	if (!(p->given & VC_PARAM_PLACEHOLDER))
+		p->placeholder = placeholder;
 }

@@ -16,6 +16,8 @@
  *                   rounds to a multiple of 90 and says so)
  *   flip=h|v|hv|vh|none|0
  *   max_age_ms=N    0..86400000: a snapshot may be this old (0 = fresh)
+ *   placeholder=1|0 (also yes/no, true/false, on/off; bare = 1): a snapshot
+ *                   of an absent camera is the placeholder picture, not 503
  * A parameter given twice: the last one counts. Unknown parameters (and
  * browsers' cache busters such as "_=1700000000") are IGNORED, so URLs with
  * extra tracking/bookkeeping parameters keep working; they are counted and
@@ -47,12 +49,14 @@ enum vc_params_given {
 	VC_PARAM_FLIP = 1u << 7,
 	VC_PARAM_MAX_AGE = 1u << 8,
 	VC_PARAM_SIZE = 1u << 9,
+	VC_PARAM_PLACEHOLDER = 1u << 10,
 };
 
 struct vc_params {
 	struct vc_request req; /* zero fields = not given */
 	char cam[64];          /* "" = default camera */
 	uint32_t max_age_ms;
+	int placeholder;       /* placeholder=1 */
 	unsigned given;        /* enum vc_params_given bits */
 	unsigned flags;        /* enum vc_params_flag bits */
 	unsigned n_unknown;    /* parameters ignored */
@@ -65,5 +69,10 @@ struct vc_params {
  * it names the parameter and quotes the bad value, escaped to printable
  * ASCII) and *p zeroed. err may be NULL; errlen >= 128 holds any message. */
 int vc_params_parse(const char *query, struct vc_params *p, char *err, size_t errlen);
+
+/* The camera's defaults for what the URL left out: quality (when def's is
+ * set), rotate, flip (config keys or command-line flags), and whether a
+ * snapshot of an absent camera is the placeholder picture. */
+void vc_params_defaults(struct vc_params *p, const struct vc_request *def, int placeholder);
 
 #endif

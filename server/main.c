@@ -336,6 +336,7 @@ int main(int argc, char **argv)
 		}
 		hc.tls_cert_pem = a.tls_cert;
 		hc.tls_key_pem = a.tls_key;
+		hc.tls_priorities = a.conf->tls_priorities;
 		hc.cors_origin = a.conf->cors_origin;
 	}
 	signal(SIGPIPE, SIG_IGN); /* sendfile() to a closed client has no MSG_NOSIGNAL */

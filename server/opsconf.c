@@ -123,6 +123,7 @@ int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int wi
 		{ "client_timeout", a->client_timeout != b->client_timeout },
 		{ "tls_cert", str_differ(a->tls_cert, b->tls_cert) },
 		{ "tls_key", str_differ(a->tls_key, b->tls_key) },
+		{ "tls_priorities", str_differ(a->tls_priorities, b->tls_priorities) },
 		{ "web_root", str_differ(a->web_root, b->web_root) },
 	};
 	size_t len = 0;

@@ -2,7 +2,7 @@
 # Runs test suites and counts their one-line results ("name: OK", "name: FAIL ...",
 # "name: SKIP why"). A test program that exits non-zero without printing a FAIL
 # line is counted as one failure, so a crash can never pass silently.
-#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm|cross]...
+#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm|cross|fuzz]...
 # VCAP_BUILD selects the build directory for "unit" and "integ" (default build).
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${VCAP_BUILD:-build}
@@ -40,7 +40,7 @@ integ() { # $1 = build dir
 	done
 }
 
-suites=${*:-unit unit-asan integ integ-asan vm cross}
+suites=${*:-unit unit-asan integ integ-asan vm cross fuzz}
 for s in $suites; do
 	echo "=== suite $s"
 	case $s in
@@ -63,6 +63,16 @@ for s in $suites; do
 			for t in build/cross-$a/tests/test_*; do
 				VC_TEST_EMULATED=1 run_one "$t" 600 sh tests/cross.sh run "$a" "$t"
 			done
+		done ;;
+	fuzz) # libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each (default 60); builds them
+		if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
+			echo "fuzz: SKIP ${FUZZ_CC:-clang} not installed (make deps-test)"; skip=$((skip + 1))
+			continue
+		fi
+		run_one fuzz-build 1800 make --no-print-directory -j2 fuzz-bins
+		for b in build/fuzz/fuzz_*; do
+			[ -x "$b" ] || continue
+			run_one "$b" $((${FUZZ_SECONDS:-60} + 300)) sh tests/fuzz/run.sh "${b##*/fuzz_}"
 		done ;;
 	*) echo "run-all: unknown suite $s"; fail=$((fail + 1)) ;;
 	esac

@@ -15,6 +15,7 @@
  * capture_access.c, what they share capture_int.h. */
 #define LOG_PREFIX "capture: "
 #include "server/capture/capture_int.h"
+#include "server/capture/testsrc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -631,6 +632,29 @@ static void on_apply(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* A test pattern's spec (test:1280x720@30:YUYV, also the inner source of a
+ * fault script) is its configuration: what it gives fills the camera's
+ * preferred mode where the config and flags left it open, so clients that
+ * name nothing get the picture the command line asked for. */
+static void spec_defaults(const char *path, struct vc_mode *m)
+{
+	const char *semi = strrchr(path, ';');
+	const char *spec = !strncmp(path, "fault:", 6) ? (semi ? semi + 1 : NULL) : path;
+	struct vc_testsrc_opts o;
+
+	if (!spec || (strcmp(spec, "test") && strncmp(spec, "test:", 5)) ||
+	    vc_testsrc_parse(spec, &o, NULL, 0) < 0)
+		return;
+	if (!m->fourcc)
+		m->fourcc = o.mode.fourcc;
+	if (!m->width || !m->height) {
+		m->width = o.mode.width;
+		m->height = o.mode.height;
+	}
+	if (!m->ival.num || !m->ival.den)
+		m->ival = o.mode.ival;
+}
+
 /* ---- public ---- */
 
 int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out)
@@ -658,6 +682,7 @@ int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct 
 		cam->want = cfg->preferred;
 		cam->want_pending = 1;
 	}
+	spec_defaults(cam->path, &cam->cfg.preferred);
 	cam->retry_ev = evtimer_new(base, try_open, cam);
 	cam->frame_ev = evtimer_new(base, on_frame_ready, cam);
 	cam->tick_ev = evtimer_new(base, on_tick, cam);

@@ -1,5 +1,6 @@
 /* Drawing into an I420 picture, BT.601 limited range: the test pattern's
- * moving colour bars and its text (a 5x7 font of the digits, ':' and '.').
+ * moving colour bars and its text (a 5x7 font of the digits, upper-case
+ * letters (lower case drawn as upper) and ": . , - _ / ( ) = !").
  * Pure functions of their arguments, no state: server/capture/testsrc.c draws
  * each frame with them; anything that needs a generated picture may too. */
 #ifndef VC_TESTSRC_DRAW_H

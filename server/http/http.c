@@ -49,6 +49,8 @@ struct req {
 	size_t body_len, body_cap;
 	int too_large;
 	char *url; /* copy of the path (MHD's may not outlive callbacks) */
+	int nul_in_path;    /* the raw path has "%00" (the decoded one stops there) */
+	size_t request_line; /* length of the raw request target */
 };
 
 struct vc_http {
@@ -61,6 +63,7 @@ struct vc_http {
 	vc_http_gate_fn gate; /* authentication (ops), may be NULL */
 	void *gate_opaque;
 	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
+	char *tls_prio;       /* owned copy of cfg.tls_priorities or the default */
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -167,6 +170,67 @@ static enum MHD_Result options(struct vc_http_req *r, int cors)
 	return vc_http_queue(r, MHD_HTTP_NO_CONTENT, resp);
 }
 
+/* MHD's first look at a request: the raw target, before percent-decoding.
+ * The request's bookkeeping starts here (on_completed frees it) so what only
+ * the raw form shows is kept: a "%00" in the path, which decoding turns into
+ * the end of the string ("/snapshot%00.jpg" would be served as /snapshot). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req *rq = calloc(1, sizeof(*rq));
+
+	(void)cls;
+	(void)c;
+	if (rq) {
+		size_t path = strcspn(uri, "?");
+
+		rq->request_line = strlen(uri);
+		for (size_t i = 0; i + 2 < path; i++)
+			if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+				rq->nul_in_path = 1;
+	}
+	return rq;
+}
+
+struct header_sum {
+	size_t total, longest;
+};
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind, const char *key,
+				  const char *value)
+{
+	struct header_sum *s = cls;
+	size_t n = strlen(key) + 2 + (value ? strlen(value) : 0) + 2; /* "K: V\r\n" */
+
+	(void)kind;
+	s->total += n;
+	if (n > s->longest)
+		s->longest = n;
+	return MHD_YES;
+}
+
+/* Requests refused before routing: 0, or the answer's status with a
+ * message in msg. */
+static unsigned refuse_request(const struct req *rq, char *msg, size_t len)
+{
+	struct header_sum s = { 0, 0 };
+
+	if (rq->request_line > VC_HTTP_MAX_LINE) {
+		snprintf(msg, len, "request target longer than %d bytes", VC_HTTP_MAX_LINE);
+		return MHD_HTTP_URI_TOO_LONG;
+	}
+	MHD_get_connection_values(rq->pub.conn, MHD_HEADER_KIND, add_header, &s);
+	if (s.longest > VC_HTTP_MAX_LINE || s.total > VC_HTTP_MAX_HEADERS) {
+		snprintf(msg, len, "request headers too large (%zu bytes, longest line %zu; "
+			 "limits %d and %d)", s.total, s.longest, VC_HTTP_MAX_HEADERS, VC_HTTP_MAX_LINE);
+		return MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
+	}
+	if (rq->nul_in_path) {
+		snprintf(msg, len, "NUL byte (%%00) in the path");
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	return 0;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
 				 const char *method, const char *version,
 				 const char *upload, size_t *upload_size, void **req_cls)
@@ -175,20 +239,22 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 	struct req *rq = *req_cls;
 
 	(void)version;
-	if (!rq) {
-		rq = calloc(1, sizeof(*rq));
-		if (!rq)
+	if (!rq || !rq->url) { /* first call (on_uri made rq, unless out of memory) */
+		char msg[160];
+		unsigned status;
+
+		if (!rq && !(rq = calloc(1, sizeof(*rq))))
 			return MHD_NO;
+		*req_cls = rq; /* on_completed frees it from here on */
 		rq->url = strdup(url ? url : "/");
-		if (!rq->url) {
-			free(rq);
+		if (!rq->url)
 			return MHD_NO;
-		}
 		rq->pub.srv = h;
 		rq->pub.conn = c;
 		rq->pub.method = method;
 		rq->pub.url = rq->url;
-		*req_cls = rq;
+		if ((status = refuse_request(rq, msg, sizeof(msg))))
+			return vc_http_error(&rq->pub, status, "%s", msg);
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -281,11 +347,14 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 		h->cfg.mem_limit = 128 * 1024;
 	if (!h->cfg.body_limit)
 		h->cfg.body_limit = 64 * 1024;
-	if (vc_http_set_cors(h, h->cfg.cors_origin) < 0) {
+	h->tls_prio = strdup(h->cfg.tls_priorities ? h->cfg.tls_priorities : VC_HTTP_TLS_PRIORITIES);
+	if (!h->tls_prio || vc_http_set_cors(h, h->cfg.cors_origin) < 0) {
+		free(h->tls_prio);
 		free(h);
 		return -ENOMEM;
 	}
 	h->cfg.cors_origin = NULL; /* the caller's string may go; h->cors is ours */
+	h->cfg.tls_priorities = NULL; /* likewise: h->tls_prio */
 	*out = h;
 	return 0;
 }
@@ -362,10 +431,12 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				 MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 				 /* TLS (ops): ignored by MHD unless MHD_USE_TLS is set */
 				 h->cfg.tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
 				 h->cfg.tls_cert_pem,
 				 MHD_OPTION_HTTPS_MEM_KEY, h->cfg.tls_key_pem,
+				 MHD_OPTION_HTTPS_PRIORITIES, h->tls_prio,
 				 MHD_OPTION_END);
 	if (!de->d) {
 		int e = errno ? errno : EADDRINUSE;
@@ -395,6 +466,8 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	snprintf(de->addr, sizeof(de->addr), "%s", addr);
 	h->n_dm++;
 	log_info("listening on %s (port %u)", addr, (unsigned)port);
+	if (flags & MHD_USE_TLS)
+		log_info("%s: TLS priorities: %s", addr, h->tls_prio);
 	return 0;
 }
 
@@ -490,6 +563,7 @@ void vc_http_free(struct vc_http *h)
 		MHD_stop_daemon(h->dm[i].d);
 	}
 	free(h->cors);
+	free(h->tls_prio);
 	free(h);
 }
 

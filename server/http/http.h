@@ -34,6 +34,15 @@ struct vc_http_req {
  * suspends the connection; it returns MHD_YES, or MHD_NO to drop it. */
 typedef enum MHD_Result (*vc_http_fn)(void *opaque, struct vc_http_req *r);
 
+/* TLS 1.2 and 1.3 only: 1.0 and 1.1 are deprecated (RFC 8996). */
+#define VC_HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/* Requests with a longer request line or header line, or more header bytes
+ * in all, are refused (414 / 431) before any handler runs (nginx refuses
+ * lines past 8 KiB by default). */
+#define VC_HTTP_MAX_LINE 8192
+#define VC_HTTP_MAX_HEADERS 16384
+
 struct vc_http_config {
 	unsigned conn_limit;      /* all clients; 0 = 256 */
 	unsigned per_ip_limit;    /* 0 = 64 */
@@ -43,6 +52,9 @@ struct vc_http_config {
 	/* TLS (ops): PEM text of the certificate chain and key; both NULL =
 	 * plain HTTP. Must outlive h. */
 	const char *tls_cert_pem, *tls_key_pem;
+	/* GnuTLS priority string for those listeners; NULL =
+	 * VC_HTTP_TLS_PRIORITIES. Must outlive h. */
+	const char *tls_priorities;
 	/* CORS (web): NULL = off (no Access-Control-* headers, OPTIONS as any
 	 * unrouted method); "*" = any origin (the request's Origin is echoed);
 	 * else the one origin allowed ("https://host[:port]"). Copied. */

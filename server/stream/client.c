@@ -60,7 +60,8 @@ void client_free(void *cls)
 /* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
  * standard Huffman tables inserted at offset dht when nonzero) or the raw
  * memory planes. Returns the count; *len = their total. */
-unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len)
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len)
 {
 	unsigned n = 0;
 
@@ -81,23 +82,25 @@ unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[
 }
 
 /* The pieces of one stream part of frame f: the frame's bytes, and for
- * MJPEG streams the multipart header (formatted into hdr) before them and
- * a CRLF after. Returns the count; *len = their total. */
-static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, char hdr[256],
-			    struct MHD_IoVec pc[5], size_t *len)
+ * MJPEG streams the multipart header (formatted into hdr; a placeholder
+ * picture says so in X-Placeholder) before them and a CRLF after. Returns
+ * the count; *len = their total. */
+static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int placeholder,
+			    char hdr[256], struct MHD_IoVec pc[5], size_t *len)
 {
 	static const char crlf[] = "\r\n";
 	struct MHD_IoVec fp[3];
 	size_t flen;
-	unsigned nf = frame_pieces(f, dht, fp, &flen), n = 0;
+	unsigned nf = client_frame_pieces(f, dht, fp, &flen), n = 0;
 
 	*len = 0;
 	if (!raw) {
 		int k = snprintf(hdr, 256,
 				 "--" BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n"
 				 "X-Timestamp: %" PRId64 ".%06" PRId64 "\r\nX-Frame-Seq: %" PRIu64
-				 "\r\n\r\n",
-				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq);
+				 "\r\n%s\r\n",
+				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq,
+				 placeholder ? "X-Placeholder: camera away\r\n" : "");
 		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
 	}
 	for (unsigned i = 0; i < nf; i++)
@@ -154,7 +157,7 @@ static struct vc_part *output_part(struct output *o, int raw)
 		struct MHD_IoVec pc[5];
 		struct iovec iov[5];
 		size_t len;
-		unsigned n = part_pieces(o->latest, o->latest_dht, raw, hdr, pc, &len);
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, pc, &len);
 
 		for (unsigned i = 0; i < n; i++)
 			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
@@ -180,7 +183,8 @@ static int client_take(struct client *c, int64_t now)
 	} else {
 		c->cur = vc_frame_ref(o->latest);
 		c->off = 0;
-		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, c->hdr, c->pc, &c->part_len);
+		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, o->placeholder, c->hdr, c->pc,
+				      &c->part_len);
 	}
 	part_begin(c, o->latest_n, now);
 	return 0;
@@ -433,6 +437,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	DLIST_PUSH(o->clients, c);
 	o->n_clients++;
 	hub_acquire(h);
+	placeholder_kick(h); /* the camera is away: a picture saying so, now */
 	if (raw)
 		stream_raw_headers(resp, &o->plan.out, NULL);
 	else

@@ -71,8 +71,10 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 		struct vc_plan p;
 
 		output_drop_frames(o);
-		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0)
+		if (vc_negotiate_plan(&h->target, &o->req, &p) == 0) {
 			o->plan = p;
+			o->provisional = 0;
+		}
 	}
 	/* outputs made here are pushed at the head: already right */
 	for (struct output *o = h->outputs; o; o = o->next)
@@ -195,7 +197,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	h->switching = 0;
 	policy_switch_end(h, 1);
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (output_users(o) && policy_feeds(h, o))
+		if (output_users(o) && !o->provisional && policy_feeds(h, o))
 			output_frame(o, f);
 	vc_http_wake(h->s->http);
 }
@@ -206,11 +208,18 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	struct vc_mode actual;
 	struct vc_geom g;
 
-	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(vc_cam_get_state(cam)));
-	if (vc_cam_get_state(cam) == VC_CAM_ABSENT) {
+	enum vc_cam_state st = vc_cam_get_state(cam);
+	int provisional = 0;
+
+	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(st));
+	if (st == VC_CAM_ABSENT || st == VC_CAM_ERROR)
+		placeholder_kick(h); /* its stream clients see it is away */
+	if (st == VC_CAM_ABSENT) {
 		policy_switch_end(h, 0);
 		return;
 	}
+	for (const struct output *o = h->outputs; o; o = o->next)
+		provisional |= o->provisional;
 	vc_cam_get_mode(cam, &actual, &g);
 	if (!h->preferred.fourcc && actual.fourcc)
 		h->preferred = actual;
@@ -219,8 +228,8 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then
 	 * see whether the clients are better served by another */
-	if (!h->switching && actual.fourcc && !mode_eq(&actual, &h->target))
-		hub_set_target(h, &actual);
+	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target)))
+		hub_set_target(h, &actual); /* also plans outputs made while it was absent */
 	hub_update_mode(h, NULL, HUB_NONE);
 }
 

@@ -32,6 +32,7 @@ void output_drop_frames(struct output *o)
 	output_drop_parts(o);
 	vc_frame_unref(o->pending);
 	o->pending = NULL;
+	o->placeholder = 0;
 }
 
 /* Outputs that re-planned to the same picture become one: every client and
@@ -165,19 +166,18 @@ static void wake_clients(struct output *o, int64_t now)
 {
 	for (struct client *c = o->clients; c; c = c->next)
 		client_wake(c, now);
-	for (struct waiter *w = o->waiters; w; w = w->next)
+	for (struct waiter *w = o->waiters; w && !o->placeholder; w = w->next)
 		snapshot_wake(w);
 }
 
-/* Makes res the output's latest frame (dht: see latest_dht) and wakes its
- * clients. */
-static void output_publish(struct output *o, struct vc_frame *res, size_t dht)
+void output_publish(struct output *o, struct vc_frame *res, size_t dht, int placeholder)
 {
 	vc_frame_unref(o->latest);
 	output_drop_parts(o);
 	o->latest = res;
 	o->latest_dht = dht;
 	o->latest_n++;
+	o->placeholder = placeholder;
 	int64_t now = now_us();
 	if (o->last_us && now > o->last_us) {
 		double inst = 1e6 / (double)(now - o->last_us);
@@ -225,7 +225,7 @@ static void job_done(void *arg, int status)
 		double ms = (double)j->t_work / 1000.0;
 
 		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
-		output_publish(o, j->res, 0);
+		output_publish(o, j->res, 0, 0);
 		vc_http_wake(s->http);
 	}
 	free(j);
@@ -290,14 +290,14 @@ void output_frame(struct output *o, struct vc_frame *f)
 		/* zero copy: the capture frame itself. Capture parsed its JPEG
 		 * and dropped corrupt ones; one without Huffman tables (many USB
 		 * webcams) is sent with the standard ones as a separate piece
-		 * before the first SOS (dht = its offset, frame_pieces), never
+		 * before the first SOS (dht = its offset, client_frame_pieces), never
 		 * copied. An unchecked JPEG cannot come from capture: not sent. */
 		if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
 			if (!f->jpeg.checked)
 				return;
 			dht = f->jpeg.has_dht ? 0 : f->jpeg.sos_off;
 		}
-		output_publish(o, vc_frame_ref(f), dht);
+		output_publish(o, vc_frame_ref(f), dht, 0);
 	} else {
 		output_submit(o, f); /* includes repacking padded strides */
 	}

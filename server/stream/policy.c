@@ -44,11 +44,8 @@ static int policy_default(const struct hub *h, const struct vc_caps *caps, struc
 {
 	struct vc_mode cfg;
 
+	/* configured (a test pattern's spec counts: capture fills it in) */
 	cfg = vc_cam_get_config(h->cam)->preferred;
-	/* a test pattern's spec (test:1280x720@30:YUYV) is its configuration:
-	 * the mode it first reported */
-	if (!mode_given(&cfg) && !strncmp(vc_cam_path(h->cam), "test", 4) && h->preferred.fourcc)
-		cfg = h->preferred;
 	int rc = vc_negotiate_default(caps, mode_given(&cfg) ? &cfg : NULL, 0, def);
 	if (rc < 0)
 		return rc;

@@ -118,7 +118,7 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 	}
 	struct MHD_IoVec iov[3];
 	size_t len;
-	unsigned n = frame_pieces(f, dht, iov, &len);
+	unsigned n = client_frame_pieces(f, dht, iov, &len);
 	vc_frame_ref(f);
 	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
 	if (!resp) {
@@ -166,7 +166,7 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 
 	if (!o)
 		return res;
-	if (o->latest && (p.given & VC_PARAM_MAX_AGE) &&
+	if (o->latest && !o->placeholder && (p.given & VC_PARAM_MAX_AGE) &&
 	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
 		return send_frame(r, o, o->latest, o->latest_dht, raw);
 

@@ -17,21 +17,26 @@
 #include "common/log.h"
 #include "server/workers.h"
 
-/* Adds the headers stating a raw frame's format precisely. */
+/* Adds the headers stating a raw frame's format precisely: f's own format
+ * and layout when there is a frame (the body is f: the output's plan may
+ * already be a newer mode's, and a camera's raw frame may have padded
+ * lines), else what the output o plans. */
 void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
 			const struct vc_frame *f)
 {
 	char buf[64], fcc[16];
-	const struct vc_fmt *fmt = vc_fmt_by_fourcc(o->fourcc);
+	const struct vc_fmt *fmt = f ? f->fmt : vc_fmt_by_fourcc(o->fourcc);
 	struct vc_geom g;
 
-	if (!fmt || vc_fmt_geometry(fmt, o->width, o->height, 0, &g) < 0)
+	if (f)
+		g = f->geom;
+	if (!fmt || (!f && vc_fmt_geometry(fmt, o->width, o->height, 0, &g) < 0))
 		return;
-	MHD_add_response_header(resp, "X-Fourcc", vc_fourcc_str(o->fourcc, fcc));
+	MHD_add_response_header(resp, "X-Fourcc", vc_fourcc_str(fmt->fourcc, fcc));
 	MHD_add_response_header(resp, "X-Format", fmt->name);
-	snprintf(buf, sizeof(buf), "%u", o->width);
+	snprintf(buf, sizeof(buf), "%u", g.width);
 	MHD_add_response_header(resp, "X-Width", buf);
-	snprintf(buf, sizeof(buf), "%u", o->height);
+	snprintf(buf, sizeof(buf), "%u", g.height);
 	MHD_add_response_header(resp, "X-Height", buf);
 	snprintf(buf, sizeof(buf), "%u", g.plane[0].stride);
 	MHD_add_response_header(resp, "X-Bytesperline", buf);
@@ -67,6 +72,31 @@ static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_
 	return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent", vc_cam_id(cam));
 }
 
+/* A snapshot of an absent camera that asked for the placeholder (URL or
+ * config): one picture at the size it asked for. */
+static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http_req *r,
+					    const struct hub *h, const struct vc_params *p)
+{
+	uint32_t w, hgt;
+	char buf[32];
+
+	placeholder_size(h, &p->req, &w, &hgt);
+	struct vc_frame *f = placeholder_frame(s, h, w, hgt, p->req.quality);
+	if (!f)
+		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		f->bytesused[0], (void *)f->mem[0], MHD_RESPMEM_MUST_COPY);
+	snprintf(buf, sizeof(buf), "%ux%u", f->geom.width, f->geom.height);
+	vc_frame_unref(f);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "image/jpeg");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(resp, "X-Size", buf);
+	MHD_add_response_header(resp, "X-Placeholder", vc_cam_state_name(vc_cam_get_state(h->cam)));
+	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}
+
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
 				     enum hub_kind kind, struct vc_params *p,
 				     enum MHD_Result *res)
@@ -75,6 +105,21 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 
 	if (vc_streams_request(s, r, raw, p, &cam, res) < 0)
 		return NULL;
+	if (!s->stopping && vc_cam_get_state(cam) == VC_CAM_ABSENT && !raw) {
+		/* an <img> stays broken after a 503: streams get a placeholder
+		 * picture until frames come; snapshots when they ask for it */
+		struct hub *h = hub_for(s, cam);
+		struct output *o = NULL;
+
+		if (h && kind == HUB_STREAM)
+			o = placeholder_output(h, &p->req);
+		else if (h && p->placeholder) {
+			*res = placeholder_snapshot(s, r, h, p);
+			return NULL;
+		}
+		if (o)
+			return o;
+	}
 	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT) {
 		*res = refuse_unavailable(s, r, cam);
 		return NULL;
@@ -233,6 +278,7 @@ void vc_streams_free(struct vc_streams *s)
 	}
 	if (s->gc)
 		event_free(s->gc);
+	placeholder_free(s);
 	free(s->hubs);
 	free(s);
 }
@@ -330,6 +376,11 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 		snprintf(err, errlen, "unknown cam '%.63s'", p->cam);
 		return -ENOENT;
 	}
+	/* what the camera says for what the URL leaves out (config keys
+	 * quality/rotate/flip/placeholder, --quality/--rotate/--flip) */
+	const struct vc_cam_config *cc = vc_cam_get_config(*cam);
+	const struct vc_request def = { .quality = cc->quality, .rotate = cc->rotate, .flip = cc->flip };
+	vc_params_defaults(p, &def, cc->placeholder);
 	/* serving rules on top of the parser: a value outside what the API
 	 * documents is refused rather than silently changed */
 	if (p->flags & VC_PARAMS_QUALITY_CLAMPED) {

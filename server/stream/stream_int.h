@@ -4,7 +4,7 @@
  * (stream clients and sending), snapshot.c (one-shot requests) and stream.c
  * (the public vc_streams_* calls, routes, request parsing). Functions
  * declared here are shared between these files only: prefixed by the file
- * that defines them (hub_, output_, client_, snapshot_), not vc_. */
+ * that defines them (hub_, output_, client_, snapshot_, stream_), not vc_. */
 #ifndef VC_STREAM_INT_H
 #define VC_STREAM_INT_H
 
@@ -95,6 +95,11 @@ struct output {
 	struct waiter *waiters;
 	unsigned n_clients, n_waiters;
 	int merged;                /* users moved to an equal output; freed once not busy */
+	int provisional;           /* made while the camera was absent: plan.out is the
+				    * placeholder's picture, no device mode behind it;
+				    * re-planned (hub_set_target) when the camera comes */
+	int placeholder;           /* latest is a placeholder picture: for stream clients
+				    * only, never a snapshot */
 };
 
 struct hub {
@@ -132,6 +137,7 @@ struct vc_streams {
 	int freeing;
 	struct event *gc;
 	int stopping;
+	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 };
 
 static inline int64_t now_us(void)
@@ -219,6 +225,34 @@ void output_free(struct output *o);
 /* The gc timer's callback (arg: the vc_streams). */
 void output_gc(evutil_socket_t fd, short what, void *arg);
 
+/* Makes res the output's latest frame (dht: see latest_dht), taking over
+ * the caller's reference, and wakes its clients; waiting snapshots too
+ * unless placeholder (a placeholder picture is for streams only). */
+void output_publish(struct output *o, struct vc_frame *res, size_t dht, int placeholder);
+
+/* ---- placeholder.c ---- */
+
+/* While a camera is absent (or failed and retrying) its stream clients get a
+ * placeholder picture about once a second: the camera's id, state and path
+ * on a dark ground, at each output's size, until frames come. */
+
+/* The output for a /stream request on an absent camera: an existing output
+ * delivering that picture, else a provisional one (planned at the size the
+ * request or the camera's last/configured mode gives, 640x480 else). NULL
+ * on ENOMEM. Starts the placeholder tick. */
+struct output *placeholder_output(struct hub *h, const struct vc_request *req);
+/* Sends a placeholder now to h's stream outputs that have none (a client
+ * just came, or the camera just went) and keeps the tick running. */
+void placeholder_kick(struct hub *h);
+/* A JPEG heap frame of w x h (clamped to 16..4096) showing the lines of
+ * text, for a snapshot that asks for the placeholder. NULL on ENOMEM. */
+struct vc_frame *placeholder_frame(struct vc_streams *s, const struct hub *h, uint32_t w,
+				   uint32_t hgt, int quality);
+/* Size of the placeholder for req on hub h (see placeholder_output). */
+void placeholder_size(const struct hub *h, const struct vc_request *req, uint32_t *w,
+		      uint32_t *hgt);
+void placeholder_free(struct vc_streams *s);
+
 /* ---- client.c ---- */
 
 /* Starts a /stream (raw 0) or /raw/stream (raw 1) response. */
@@ -234,7 +268,8 @@ void client_wake(struct client *c, int64_t now);
 void client_end(struct client *c);
 /* The bytes of frame f as sent, in up to 3 pieces (dht: see
  * output.latest_dht). Returns the count; *len = their total. */
-unsigned frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3], size_t *len);
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+			     size_t *len);
 
 /* ---- snapshot.c ---- */
 
@@ -251,7 +286,9 @@ void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
 /* The output serving the parameters of r (parsed, what they leave open
  * filled from the camera's default (policy_resolve), camera present, mode
  * updated for a request of `kind`): NULL with *res the answer (404, 400,
- * 503) when there is none. */
+ * 503) when there is none. An absent camera's /stream or /raw/stream gets
+ * a provisional output and placeholders; a /snapshot with placeholder=1 is
+ * answered here with the picture. */
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
 				     enum hub_kind kind, struct vc_params *p,
 				     enum MHD_Result *res);

@@ -80,7 +80,7 @@ dt=$(($(date +%s) - t0))
 [ $rc = 1 ] && [ "$dt" -le 2 ] && echo "$out" | grep -q "index files failed" && ! echo "$out" | grep -q waiting
 check other_errors_fail_fast $? "rc=$rc after $dt s: $(echo "$out" | tr '\n' ' ')"
 
-# setup.sh on a machine without make (a fresh Debian / Raspberry Pi OS Lite):
+# tests/setup.sh on a machine without make (a fresh Debian / Raspberry Pi OS Lite):
 # PATH holds the base tools but no make; the apt-get stub's "install make"
 # puts the real make there. setup.sh must install it, then run make (here a
 # dry run, -n, of the build).
@@ -110,7 +110,7 @@ chmod +x "$TMP/sys/apt-get" "$TMP/sys/dpkg-query"
 if PATH="$TMP/sys" command -v make >/dev/null 2>&1; then
 	fail setup_without_make "make is still on the test's PATH"
 else
-	out=$(PATH="$TMP/sys" sh setup.sh -n BUILD="$TMP/b" all 2>&1); rc=$?
+	out=$(PATH="$TMP/sys" sh tests/setup.sh -n BUILD="$TMP/b" all 2>&1); rc=$?
 	[ $rc = 0 ] && echo "$out" | grep -q "no make here yet" &&
 		grep -q "install -y -qq --no-install-recommends make" "$TMP/setup-installed" &&
 		echo "$out" | grep -q "LD    $TMP/b/vcapd"

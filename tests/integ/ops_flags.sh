@@ -64,6 +64,33 @@ else
 	fail per_device "vcapd did not start"
 fi
 
+# --rotate/--flip/--quality: what a URL that names none gets; a URL's own
+# value wins (rotate=0 on a camera turned by the flag).
+if start_vcapd_any --device test:640x480@30:MJPG --rotate 90 --flip h --quality 50; then
+	U=http://127.0.0.1:$VPORT
+	curl -s -D "$TMP/r1" -o /dev/null "$U/snapshot"
+	curl -s -D "$TMP/r2" -o /dev/null "$U/snapshot?rotate=0&flip=none"
+	t1=$(curl -s "$U/api/try" | grep -o '"output":{[^}]*}')
+	t2=$(curl -s "$U/api/try?quality=90" | grep -o '"output":{[^}]*}')
+	[ "$(hdr "$TMP/r1" X-Size)" = 480x640 ] && [ "$(hdr "$TMP/r2" X-Size)" = 640x480 ] &&
+		[ "$(hdr "$TMP/r2" X-Steps)" != passthrough ] &&
+		echo "$t1" | grep -q '"quality":50,"rotate":90,"flip":1' && echo "$t2" | grep -q '"quality":90,"rotate":90,"flip":1'
+	check rotate_flip_quality $? "X-Size $(hdr "$TMP/r1" X-Size) / rotate=0: $(hdr "$TMP/r2" X-Size) $(hdr "$TMP/r2" X-Steps) (a quality set: re-encoded); try: $t1; quality=90: $t2"
+	stop_vcapd
+else
+	fail rotate_flip_quality "vcapd did not start"
+fi
+# the same as config keys
+printf '[camera c]\ndevice = test:640x480@30:MJPG\nrotate = 270\nquality = 60\n' >"$TMP/r.conf"
+if start_vcapd_any --config "$TMP/r.conf"; then
+	t=$(curl -s "http://127.0.0.1:$VPORT/api/try" | grep -o '"output":{[^}]*}')
+	echo "$t" | grep -q '"width":480,"height":640,"quality":60,"rotate":270,"flip":0'
+	check rotate_quality_config $? "try: $t"
+	stop_vcapd
+else
+	fail rotate_quality_config "vcapd did not start"
+fi
+
 # Bad values stop vcapd at once, naming the flag.
 out=$("$VCAPD" --device test --resolution 640 2>&1); rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q -- "--resolution: '640' is not WxH"

@@ -170,6 +170,7 @@ static const struct bad bads[] = {
 	{ __LINE__, "[server]\ntls_cert = /nonexistent/cert.pem\n", 2, "tls_cert: cannot read '/nonexistent/cert.pem'" },
 	{ __LINE__, "[server]\ntls_key = /nonexistent/key.pem\n", 2, "tls_key: cannot read" },
 	{ __LINE__, "[server]\ncors_origin = example.org\n", 2, "cors_origin: 'example.org'" },
+	{ __LINE__, "[server]\ntls_priorities = NORMAL; rm -rf\n", 2, "tls_priorities: 'NORMAL; rm -rf'" },
 	{ __LINE__, "[server]\nrealm = a\"b\n", 2, "realm:" },
 	{ __LINE__, "[server]\nuser = alice\n", 2, "user: 'alice' is not NAME:HASH" },
 	{ __LINE__, "[server]\nuser = :$6$x$y\n", 2, "is not NAME:HASH" },
@@ -281,13 +282,13 @@ static char *print_str(const struct vc_conf *c, int redact)
 
 static void roundtrip(void)
 {
-	char text[1024];
+	char text[2048];
 	snprintf(text, sizeof(text),
 		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
 		 "control = exposure_auto=1\ncontrol = gain = 7\nidle_stop_ms = 100\n"
 		 "[server]\nlisten = [::]:1\nuser = u:$6$a$b\ntoken_secret = 0123456789abcdefXYZ\n"
 		 "auth_control = token\nmax_clients = 3\ncors_origin = *\nlog_level = warn\n"
-		 "tls_key = %s\ntls_cert = %s\n"
+		 "tls_key = %s\ntls_cert = %s\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3\n"
 		 "[camera y]\ndevice = test\nfps = 60000/1001\ninput = 0\nbuffers = 2\nstall_timeout_ms = 100\n"
 		 "std = NTSC\ndv_timings = 1280x720p60\n"
 		 "quality = 70\nrotate = 90\nflip = v\nplaceholder = on\n"
@@ -300,6 +301,7 @@ static void roundtrip(void)
 	struct vc_conf *c2 = p1 ? parse_ok(__LINE__, p1) : NULL;
 	char *p2 = c2 ? print_str(c2, 0) : NULL;
 	CHECK(p1 && p2 && strcmp(p1, "") != 0, "printed");
+	CHECK(p1 && strstr(p1, "\ntls_priorities = NORMAL:-VERS-ALL:+VERS-TLS1.3\n"), "tls_priorities printed");
 	/* The first line names the source file; compare from the second. */
 	CHECK(p1 && p2 && strcmp(strchr(p1, '\n'), strchr(p2, '\n')) == 0, "fixed point:\n%s\n---\n%s", p1 ? p1 : "", p2 ? p2 : "");
 	for (size_t i = 0; c2 && i < c->n_cams; i++)

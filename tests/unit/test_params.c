@@ -211,6 +211,59 @@ static void given_bits(void)
 	CHECK(rc == -EINVAL && strlen(tiny) == 7, "truncated message terminated");
 }
 
+/* placeholder=: a snapshot of an absent camera may ask for the picture. */
+static void placeholder_param(void)
+{
+	static const struct {
+		int line;
+		const char *q;
+		int rc, placeholder;
+	} v[] = {
+		{ __LINE__, "placeholder=1", 0, 1 },  { __LINE__, "placeholder=YES", 0, 1 },
+		{ __LINE__, "placeholder", 0, 1 },    { __LINE__, "placeholder=on", 0, 1 },
+		{ __LINE__, "placeholder=0", 0, 0 },  { __LINE__, "placeholder=no", 0, 0 },
+		{ __LINE__, "placeholder=1&placeholder=false", 0, 0 },
+		{ __LINE__, "placeholder=2", -EINVAL, 0 }, { __LINE__, "placeholder=maybe", -EINVAL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct vc_params p;
+		char err[160];
+
+		memset(&p, 0xff, sizeof(p));
+		int rc = vc_params_parse(v[i].q, &p, err, sizeof(err));
+		CHECK_AT(v[i].line, rc == v[i].rc, "%s: rc %d %s", v[i].q, rc, err);
+		CHECK_AT(v[i].line, p.placeholder == v[i].placeholder, "%s: placeholder %d", v[i].q,
+			 p.placeholder);
+		if (rc == 0)
+			CHECK_AT(v[i].line, p.given == VC_PARAM_PLACEHOLDER, "given %x", p.given);
+		else
+			CHECK_AT(v[i].line, strstr(err, "'placeholder'") != NULL, "message %s", err);
+	}
+}
+
+/* A camera's defaults fill what the URL left out, never what it named
+ * (rotate=0 in the URL beats a camera mounted upside down). */
+static void defaults(void)
+{
+	const struct vc_request def = { .quality = 60, .rotate = 180, .flip = VC_FLIP_H };
+	struct vc_params p;
+
+	vc_params_parse("size=320x240", &p, NULL, 0);
+	vc_params_defaults(&p, &def, 1);
+	CHECK(p.req.quality == 60 && p.req.rotate == 180 && p.req.flip == VC_FLIP_H &&
+	      p.placeholder == 1 && p.req.width == 320, "all from the camera");
+	vc_params_parse("quality=90&rotate=0&flip=none&placeholder=0", &p, NULL, 0);
+	vc_params_defaults(&p, &def, 1);
+	CHECK(p.req.quality == 90 && p.req.rotate == 0 && p.req.flip == 0 && p.placeholder == 0,
+	      "the URL's own: q %u r %u f %u p %d", p.req.quality, p.req.rotate, p.req.flip,
+	      p.placeholder);
+	const struct vc_request none = { 0 };
+	vc_params_parse("", &p, NULL, 0);
+	vc_params_defaults(&p, &none, 0);
+	CHECK(p.req.quality == 0 && p.req.rotate == 0 && p.req.flip == 0 && !p.placeholder,
+	      "no defaults: quality stays 'unset' (a JPEG camera's frames pass through)");
+}
+
 static void limits(void)
 {
 	struct vc_params p;
@@ -267,6 +320,8 @@ int main(void)
 	RUN("params", table);
 	RUN("params", bad_escape_unknown);
 	RUN("params", given_bits);
+	RUN("params", placeholder_param);
+	RUN("params", defaults);
 	RUN("params", limits);
 	RUN("params", fuzz);
 	CHECK_EXIT();
