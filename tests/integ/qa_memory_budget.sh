@@ -67,15 +67,18 @@ attack() {
 attack 20 8
 attack 40 8
 # after the attackers left: unused outputs linger 10 s, the camera stops
-# after 5 s idle, then memory returns (waits up to 45 s: a loaded host delays it)
+# after 5 s idle, then memory returns (waits up to 45 s: a loaded host delays
+# it). "Near the baseline" is within 64 MiB: glibc keeps some fragments in
+# the worker arenas (measured +12..+39 MiB; before the budget and the trim,
+# 330-430 MB stayed).
 w=0
 while :; do
 	after=$(rss_kb "$VPID")
-	[ $(((after - base) / 1024)) -lt 32 ] || [ $w -ge 45 ] && break
+	[ $(((after - base) / 1024)) -lt 64 ] || [ $w -ge 45 ] && break
 	sleep 1; w=$((w + 1))
 done
 echo "$T: RSS ${w} s after the attack ${after} KiB (baseline ${base} KiB): $(curl -s "$U/api/status" | head -c 300)"
-[ $(((after - base) / 1024)) -lt 32 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
+[ $(((after - base) / 1024)) -lt 64 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$U/raw?format=NV12&size=320x240")
 [ "$c" = 200 ]; check raw_after $? "a normal raw snapshot: $c"
 stop_vcapd; check clean_stop $? "exit status"
