@@ -135,6 +135,13 @@ int vc_conf_cam_same_open(const struct vc_conf_cam *a, const struct vc_conf_cam 
 /* 1 when two camera sections are the same, control lines included. */
 int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b);
 
+/* The [server] keys that differ between the running config a and a
+ * reloaded b but only apply at a restart (their rows in common/conf_server.c
+ * say so): a comma list into keys ("listen,tls_cert"), listen only when
+ * with_listen. Returns 1 when there is any, else 0 (keys ""). */
+int vc_conf_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
+			 char *keys, size_t n);
+
 /* Splits "host:port", "[v6]:port" or ":port" (host "" = any). host gets at
  * most hostlen-1 bytes. Returns 0 or -EINVAL. */
 int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port);

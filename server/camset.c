@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/capture/controls.h"
 #include "server/capture/discover.h"
 #include "server/capture/v4l2src.h"
 #include "server/opsconf.h"
-
-/* idle_stop_ms of cameras whose config does not set it (or that have none) */
-#define DEF_IDLE_STOP_MS 5000
 
 /* Where a camera comes from: decides what a reload or a hotplug does to it
  * and which config section its control lines come from. */
@@ -173,7 +171,7 @@ static void discover_add(struct vc_camset *cs, const char *why)
 	for (size_t i = 0; i < n; i++) {
 		char id[24];
 		struct vc_cam_config cc = { .id = id, .path = l[i].stable, .input = -1,
-					    .idle_stop_ms = DEF_IDLE_STOP_MS };
+					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
 
 		if (cam_serving(cs, &l[i]))
 			continue;
@@ -185,7 +183,7 @@ static void discover_add(struct vc_camset *cs, const char *why)
 	free(l);
 	if (!cs->n_cams) {
 		struct vc_cam_config cc = { .id = "0", .path = "test", .input = -1,
-					    .idle_stop_ms = DEF_IDLE_STOP_MS };
+					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
 
 		log_info("%s and no V4L2 capture device found: serving the test pattern", why);
 		if (cam_add(cs, &cc, CAM_AUTO) == 0)
@@ -227,7 +225,7 @@ static void on_hotplug(void *opaque)
 static void reload_cams(struct vc_camset *cs, const struct vc_conf *nc)
 {
 	struct vc_cam_config ccs[VC_CAMSET_MAX];
-	size_t n = nc->n_cams ? vc_ops_cam_configs(nc, ccs, VC_CAMSET_MAX, DEF_IDLE_STOP_MS) : 0;
+	size_t n = nc->n_cams ? vc_ops_cam_configs(nc, ccs, VC_CAMSET_MAX) : 0;
 
 	if (cs->flags) {
 		for (size_t i = 0; i < cs->n_cams; i++)
@@ -372,11 +370,11 @@ int vc_camset_start(struct vc_camset *cs, const struct vc_cli *cli)
 	cs->cli = cli;
 	cs->flags = n_devices > 0;
 	if (!n_devices && conf && conf->n_cams)
-		n_ccs = vc_ops_cam_configs(conf, ccs, VC_CAMSET_MAX, DEF_IDLE_STOP_MS);
+		n_ccs = vc_ops_cam_configs(conf, ccs, VC_CAMSET_MAX);
 	for (size_t i = 0; i < n_devices; i++) {
 		char id[24];
 		struct vc_cam_config cc = { .id = id, .input = -1,
-					    .idle_stop_ms = DEF_IDLE_STOP_MS };
+					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
 
 		snprintf(id, sizeof(id), "%zu", i);
 		vc_cli_device(cli, i, &cc); /* path, --resolution, --fps... */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "common/conf.h"
+#include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/http/auth_http.h"
 #include "server/http/api.h"
@@ -106,7 +107,7 @@ static int make_token(const struct vc_cli *o)
 		goto out;
 	}
 	if (ttl <= 0)
-		ttl = c->token_ttl_s ? c->token_ttl_s : 3600;
+		ttl = c->token_ttl_s ? c->token_ttl_s : VC_CONF_DEF_TOKEN_TTL_S;
 	int e = vc_auth_token_make(au, scope, time(NULL) + ttl, tok, sizeof(tok));
 	if (e < 0) {
 		fprintf(stderr, "vcapd: cannot make a token for '%s': %s\n", scope,

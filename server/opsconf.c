@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/http/auth.h"
 #include "server/capture/testsrc.h"
@@ -59,9 +60,9 @@ int vc_ops_check_config(const char *path, FILE *out, FILE *err)
 	return 0;
 }
 
-size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max,
-			  int default_idle_ms)
+size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max)
 {
+	const struct vc_conf_key *idle = vc_conf_key_find("idle_stop_ms", 1);
 	size_t n = 0;
 
 	for (; n < c->n_cams && n < max; n++) {
@@ -72,7 +73,7 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 			.preferred = k->mode,
 			.input = k->input,
 			.n_buffers = k->buffers,
-			.idle_stop_ms = k->idle_stop_ms == -2 ? default_idle_ms : k->idle_stop_ms,
+			.idle_stop_ms = k->idle_stop_ms == idle->unset ? (int)idle->def : k->idle_stop_ms,
 			.stall_timeout_ms = k->stall_timeout_ms,
 			.quality = k->quality,
 			.rotate = k->rotate,
@@ -85,63 +86,10 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 	return n;
 }
 
-int vc_ops_cams_equal(const struct vc_conf *a, const struct vc_conf *b)
-{
-	if (a->n_cams != b->n_cams)
-		return 0;
-	for (size_t i = 0; i < a->n_cams; i++)
-		if (!vc_conf_cam_equal(&a->cams[i], &b->cams[i]))
-			return 0;
-	return 1;
-}
-
-int vc_ops_listen_equal(const struct vc_conf *a, const struct vc_conf *b)
-{
-	if (a->n_listen != b->n_listen)
-		return 0;
-	for (size_t i = 0; i < a->n_listen; i++)
-		if (strcmp(a->listen[i], b->listen[i]) != 0)
-			return 0;
-	return 1;
-}
-
-static int str_differ(const char *x, const char *y)
-{
-	return (x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0);
-}
-
 int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
 			char *keys, size_t n)
 {
-	const struct {
-		const char *name;
-		int differ;
-	} k[] = {
-		{ "listen", with_listen && !vc_ops_listen_equal(a, b) },
-		{ "max_clients", a->max_clients != b->max_clients },
-		{ "max_clients_per_ip", a->max_clients_per_ip != b->max_clients_per_ip },
-		{ "client_timeout", a->client_timeout != b->client_timeout },
-		{ "tls_cert", str_differ(a->tls_cert, b->tls_cert) },
-		{ "tls_key", str_differ(a->tls_key, b->tls_key) },
-		{ "tls_priorities", str_differ(a->tls_priorities, b->tls_priorities) },
-		{ "web_root", str_differ(a->web_root, b->web_root) },
-	};
-	size_t len = 0;
-
-	if (n)
-		keys[0] = '\0';
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-		if (!k[i].differ)
-			continue;
-		int w = snprintf(keys + len, n - len, "%s%s", len ? "," : "", k[i].name);
-		if (w < 0 || (size_t)w >= n - len)
-			break;
-		len += (size_t)w;
-	}
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
-		if (k[i].differ)
-			return 1;
-	return 0;
+	return vc_conf_restart_keys(a, b, with_listen, keys, n);
 }
 
 int vc_ops_read_file(const char *path, char **out)

@@ -20,20 +20,16 @@ int vc_ops_load(const char *path, struct vc_conf **out);
 int vc_ops_check_config(const char *path, FILE *out, FILE *err);
 
 /* Fills cc[0..max) from the camera sections; pointers into c (valid while c
- * lives). idle_stop_ms unset -> default_idle_ms. Returns the count. */
-size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max,
-			  int default_idle_ms);
-
-/* 1 when both configs define the same cameras the same way. */
-int vc_ops_cams_equal(const struct vc_conf *a, const struct vc_conf *b);
-/* 1 when both configs listen on the same addresses. */
-int vc_ops_listen_equal(const struct vc_conf *a, const struct vc_conf *b);
+ * lives). An unset idle_stop_ms takes the key's default (common/conf_keys.c).
+ * Returns the count. */
+size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max);
 
 /* The [server] settings that differ between the running config a and a
  * reloaded b but only apply at a restart (they bind sockets, load
  * certificates or size the server): a comma list into keys ("listen,
  * tls_cert"), listen only when with_listen (--listen flags win over the
- * file). Returns 1 when there is any, else 0 (keys ""). */
+ * file). Returns 1 when there is any, else 0 (keys ""). The key table
+ * (common/conf_keys.c) says which keys these are: vc_conf_restart_keys. */
 int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
 			char *keys, size_t n);
 

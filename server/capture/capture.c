@@ -320,7 +320,7 @@ static void start_stream(struct vc_cam *cam)
 
 	if (!s || cam->streaming)
 		return;
-	ret = s->src->ops->start(s->src, cam->cfg.n_buffers ? cam->cfg.n_buffers : DEF_BUFFERS,
+	ret = s->src->ops->start(s->src, cam->cfg.n_buffers ? cam->cfg.n_buffers : VC_CONF_DEF_BUFFERS,
 				 &n);
 	if (ret < 0) {
 		if (ret != cam->last_err)
@@ -675,7 +675,7 @@ int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct 
 	cam->cfg.id = cam->id;
 	cam->cfg.path = cam->path;
 	if (cam->cfg.stall_timeout_ms <= 0)
-		cam->cfg.stall_timeout_ms = DEF_STALL_MS;
+		cam->cfg.stall_timeout_ms = VC_CONF_DEF_STALL_TIMEOUT_MS;
 	cam->ops = vc_src_for_path(cam->path);
 	cam->backoff_ms = BACKOFF_MIN_MS;
 	if (cfg->preferred.fourcc || cfg->preferred.width || cfg->preferred.ival.den) {

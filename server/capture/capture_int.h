@@ -10,13 +10,12 @@
 #include <event2/event.h>
 #include <pthread.h>
 
+#include "common/conf_keys.h" /* the defaults of n_buffers and stall_timeout_ms */
 #include "server/capture/capture.h"
 #include "server/capture/source.h"
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
-#define DEF_BUFFERS 4
-#define DEF_STALL_MS 5000
 #define DRAIN_MS 300        /* wait this long for lent buffers before reopening */
 #define MAX_SLOTS 32
 

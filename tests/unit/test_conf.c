@@ -1,6 +1,6 @@
 /* Config parser: good files, every error path with its line number, the
- * printer's round trip (print -> parse -> print is a fixed point), and the
- * shipped example conf/vcapd.conf. */
+ * printer's round trip (print -> parse -> print is a fixed point), the
+ * shipped example conf/vcapd.conf, and the key table row by row. */
 #include <errno.h>
 #include <linux/videodev2.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "common/conf.h"
+#include "common/conf_keys.h"
 #include "common/fmt.h"
 #include "common/negotiate.h"
 
@@ -485,6 +486,110 @@ static void split_listen(void)
 	      "auth names");
 }
 
+/* A section that holds row k's line "k = v", with what the section needs
+ * besides (a camera's device, width with height, TLS files in pairs). */
+static void row_text(const struct vc_conf_key *k, const char *v, char *t, size_t n)
+{
+	if (k->camera)
+		snprintf(t, n, "[camera t]\n%s%s%s = %s\n",
+			 strcmp(k->name, "device") ? "device = test\n" : "",
+			 !strcmp(k->name, "width") ? "height = 720\n" :
+			 !strcmp(k->name, "height") ? "width = 1280\n" : "",
+			 k->name, v);
+	else
+		snprintf(t, n, "[server]\n%s%s = %s\n",
+			 !strcmp(k->name, "tls_cert") ? "tls_key = /dev/null\n" :
+			 !strcmp(k->name, "tls_key") ? "tls_cert = /dev/null\n" : "",
+			 k->name, v);
+}
+
+/* The value row k's example stands for in this test (files must exist). */
+static const char *row_value(const struct vc_conf_key *k)
+{
+	if (!strcmp(k->name, "tls_cert") || !strcmp(k->name, "tls_key"))
+		return cert;
+	if (!strcmp(k->name, "token_secret_file"))
+		return secret;
+	return k->example;
+}
+
+/* Every row: a name unique in its section, an example that parses, prints
+ * as its own line and parses back equal (parse -> print -> parse); INT rows
+ * accept their bounds and refuse one past them with the row's range in the
+ * message, and their default is in range (or the unset value). */
+static void key_table(void)
+{
+	size_t ns, nc;
+	const struct vc_conf_key *ts = vc_conf_keys(0, &ns), *tc = vc_conf_keys(1, &nc);
+
+	CHECK(ns > 10 && nc > 10, "%zu + %zu rows", ns, nc);
+	for (size_t i = 0; i < ns + nc; i++) {
+		const struct vc_conf_key *k = i < ns ? &ts[i] : &tc[i - ns];
+		char text[512], line[300], err[1024];
+
+		CHECK(vc_conf_key_find(k->name, k->camera) == k, "%s: found, once", k->name);
+		CHECK(k->example && *k->example, "%s: an example", k->name);
+		if (!k->example)
+			continue;
+		row_text(k, row_value(k), text, sizeof(text));
+		struct vc_conf *c1 = parse_ok(__LINE__, text);
+		char *p = c1 ? print_str(c1, 0) : NULL;
+		struct vc_conf *c2 = p ? parse_ok(__LINE__, p) : NULL;
+		const void *b1 = c1 && k->camera ? (const void *)c1->cams : (const void *)c1;
+		const void *b2 = c2 && k->camera ? (const void *)c2->cams : (const void *)c2;
+		snprintf(line, sizeof(line), "\n%s = ", k->name);
+		CHECK(p && strstr(p, line), "%s: printed:\n%s", k->name, p ? p : "(none)");
+		CHECK(c2 && vc_conf_key_equal(k, b1, b2), "%s: equal after parse -> print -> parse",
+		      k->name);
+		free(p);
+		vc_conf_free(c1);
+		vc_conf_free(c2);
+		if (k->type != VC_CONF_T_INT)
+			continue;
+		CHECK(k->def == k->unset || (k->def >= k->lo && k->def <= k->hi), "%s: default %ld",
+		      k->name, k->def);
+		const long ok[] = { k->lo, k->hi }, bad[] = { k->lo - 1, k->hi + 1 };
+		for (int j = 0; j < 2; j++) {
+			char v[32];
+			struct vc_conf *c = NULL;
+
+			snprintf(v, sizeof(v), "%ld", ok[j]);
+			row_text(k, v, text, sizeof(text));
+			c = parse_ok(__LINE__, text);
+			vc_conf_free(c);
+			c = (struct vc_conf *)0x1;
+			snprintf(v, sizeof(v), "%ld", bad[j]);
+			row_text(k, v, text, sizeof(text));
+			int r = vc_conf_parse(text, strlen(text), "t.conf", &c, err, sizeof(err));
+			snprintf(line, sizeof(line), "%s: '%s' is not %s", k->name, v, k->range);
+			CHECK(r == -EINVAL && c == (struct vc_conf *)0x1 && strstr(err, line),
+			      "%s = %s: %d %s", k->name, v, r, err);
+		}
+	}
+}
+
+/* The rows decide what needs a restart and what reopens a camera. */
+static void key_apply(void)
+{
+	const char *restart[] = { "listen", "max_clients", "max_clients_per_ip", "client_timeout",
+				  "tls_cert", "tls_key", "tls_priorities", "web_root" };
+	size_t n, want = 0;
+	const struct vc_conf_key *t = vc_conf_keys(0, &n);
+
+	for (size_t i = 0; i < n; i++)
+		want += t[i].apply == VC_CONF_RESTART;
+	CHECK(want == sizeof(restart) / sizeof(restart[0]), "%zu restart keys", want);
+	for (size_t i = 0; i < sizeof(restart) / sizeof(restart[0]); i++) {
+		const struct vc_conf_key *k = vc_conf_key_find(restart[i], 0);
+		CHECK(k && k->apply == VC_CONF_RESTART, "%s needs a restart", restart[i]);
+	}
+	const struct vc_conf_key *ctl = vc_conf_key_find("control", 1);
+	CHECK(ctl && ctl->apply == VC_CONF_LIVE, "control lines apply live");
+	const struct vc_conf_key *idle = vc_conf_key_find("idle_stop_ms", 1);
+	CHECK(idle && idle->def == VC_CONF_DEF_IDLE_STOP_MS && idle->unset == -2 && idle->word_value == -1,
+	      "idle_stop_ms: default, unset, never");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -508,6 +613,8 @@ int main(void)
 	RUN("conf", signal_parsers);
 	RUN("conf", cam_set);
 	RUN("conf", split_listen);
+	RUN("conf", key_table);
+	RUN("conf", key_apply);
 
 	unlink(cert);
 	unlink(key);
