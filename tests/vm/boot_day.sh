@@ -173,7 +173,8 @@ worst=$(awk 'NR == FNR { t[++n] = $1; k[n] = $2; next }
 			# only when some sample after the event was off it
 			back = -1; off = 0
 			for (j = 1; j <= m; j++) {
-				if (s[j] < t[i]) continue
+				# "none": the sampler got no answer (a starved guest), not a mode
+				if (s[j] < t[i] || st[j] == "none") continue
 				if (md[j] == "1280x720" && st[j] == "streaming") { back = off ? s[j] - t[i] : 0; break }
 				off = 1
 			}
