@@ -659,6 +659,25 @@ static int c_placeholder(struct pstate *st, int line, const char *v)
 	return BAD("placeholder: '%s' is not yes or no", v);
 }
 
+/* "encoder = auto | cpu | /dev/videoN": which JPEG encoder the camera
+ * would use (common/m2m.h). A path is kept as written: the device may be
+ * absent now and appear later. */
+static int c_encoder(struct pstate *st, int line, const char *v)
+{
+	char *dup = NULL;
+
+	if (strcmp(v, "auto") != 0) {
+		if (strcmp(v, "cpu") != 0 && (strncmp(v, "/dev/", 5) != 0 || strlen(v) >= 64 ||
+					      strpbrk(v, " \t")))
+			return BAD("encoder: '%s' is not auto, cpu or a device path like /dev/video31", v);
+		if (!(dup = strdup(v)))
+			return -ENOMEM;
+	}
+	free(st->cam->encoder);
+	st->cam->encoder = dup;
+	return 0;
+}
+
 /* "control = name=value"; repeatable; a later line for the same name wins
  * would hide a typo, so duplicates are errors. */
 static int c_control(struct pstate *st, int line, const char *v)
@@ -713,6 +732,7 @@ static const struct key cam_keys[] = {
 	{ "rotate", c_rotate, 0 },
 	{ "flip", c_flip, 0 },
 	{ "placeholder", c_placeholder, 0 },
+	{ "encoder", c_encoder, 0 },
 	{ "control", c_control, 1 },
 };
 
@@ -734,6 +754,7 @@ void vc_conf_cam_clear(struct vc_conf_cam *cam)
 	free(cam->ctrls);
 	free(cam->name);
 	free(cam->device);
+	free(cam->encoder);
 	vc_conf_cam_init(cam);
 }
 
@@ -1046,7 +1067,7 @@ int vc_conf_cam_same_open(const struct vc_conf_cam *a, const struct vc_conf_cam 
 	       /* the serving defaults live in the camera object: a change
 		* replaces it in place (its clients stay connected) */
 	       a->quality == b->quality && a->rotate == b->rotate && a->flip == b->flip &&
-	       a->placeholder == b->placeholder;
+	       a->placeholder == b->placeholder && str_eq(a->encoder, b->encoder);
 }
 
 int vc_conf_cam_equal(const struct vc_conf_cam *a, const struct vc_conf_cam *b)
@@ -1141,6 +1162,8 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 				fprintf(f, "flip = %s\n", flips[k].name);
 		if (cam->placeholder)
 			fprintf(f, "placeholder = yes\n");
+		if (cam->encoder)
+			fprintf(f, "encoder = %s\n", cam->encoder);
 		for (size_t j = 0; j < cam->n_ctrls; j++)
 			fprintf(f, "control = %s=%s\n", cam->ctrls[j].name, cam->ctrls[j].value);
 	}

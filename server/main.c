@@ -360,6 +360,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	vc_camset_serve(a.camset, a.streams);
+	vc_api_set_m2m(a.api, vc_camset_m2m(a.camset));
 	vc_http_set_gate(a.http, vc_auth_gate, &a.auth);
 	if (vc_camset_watch(a.camset, on_camset_changed, &a) < 0)
 		goto out;
