@@ -101,6 +101,8 @@ n=$(wc -l <"$work/list1" 2>/dev/null)
 res m2m.no_camera_listed $? "$n nodes listed, want 4 of: $(tr '\n' ' ' <"$work/all")"
 
 enc=$(sed -n 's/^stateful-encoder //p' "$work/nodes")
+# clean RUN: the daemon stopped with status 0 and no sanitizer report
+clean() { [ "$(cat "$work/$1.exit" 2>/dev/null)" = 0 ] && ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work/$1.log"; }
 py() { python3 -c "$1" "$2" "$enc" 2>&1; }
 out=$(py '
 import json, sys
@@ -113,14 +115,14 @@ assert e["api"] == "single-planar", e
 assert len(d["m2m"]) == 4, [x["path"] for x in d["m2m"]]
 c = d["cams"][0]["encoder"]
 assert c == {"setting": "auto", "would_use": "cpu", "reason": "no hardware JPEG encoder found", "active": "cpu"}, c
-' "$work/auto.json")
+' "$work/auto.json") && clean auto
 res m2m.daemon_status $? "$out; exit $(cat "$work/auto.exit" 2>/dev/null); $(tail -3 "$work/auto.log" 2>/dev/null | tr '\n' ' ')"
 out=$(py '
 import json, sys
 c = json.load(open(sys.argv[1]))["cams"][0]["encoder"]
 assert c["setting"] == sys.argv[2] and c["would_use"] == "cpu" and "not a JPEG encoder" in c["reason"], c
-' "$work/path.json")
-res m2m.daemon_encoder_path $? "$out"
+' "$work/path.json") && clean path
+res m2m.daemon_encoder_path $? "$out; exit $(cat "$work/path.exit" 2>/dev/null); $(tail -3 "$work/path.log" 2>/dev/null | tr '\n' ' ')"
 
 if [ -s "$work/list2" ]; then
 	l=$(line "$work/list2" stateful-encoder x "$work/nodes2")
