@@ -15,6 +15,8 @@
 # Then vicodec is reloaded in the same guest with multiplanar=1 (the API
 # bcm2835-codec uses):
 #   m2m.mplane_encoder / m2m.mplane_decoder  same roles, api=multi
+#   m2m.hotplug_rescan    the daemon, running across the reload, lists the
+#                         multi-planar encoder in /api/status (hotplug rescan)
 # Prints "name: OK" or "name: FAIL why". Usage: sh tests/vm/boot_m2m.sh
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
@@ -34,21 +36,23 @@ if [ "${1:-}" = "--guest" ]; then
 	echo $? >"$work/list1.rc"
 	ls /dev/video* >"$work/all" 2>&1
 	port=18931
-	for run in auto path; do
-		if [ $run = path ]; then enc=$(node stateful-encoder); else enc=auto; fi
+	# daemon RUN ENCODER: starts vcapd with one test camera, waits for /api/status
+	daemon() {
 		printf '[server]\nlisten = 127.0.0.1:%s\n[camera c]\ndevice = test:640x480@5:YUYV\nencoder = %s\n' \
-			$port "$enc" >"$work/$run.conf"
-		$VCAPD --config "$work/$run.conf" >"$work/$run.log" 2>&1 &
+			$port "$2" >"$work/$1.conf"
+		$VCAPD --config "$work/$1.conf" >"$work/$1.log" 2>&1 &
 		pid=$!
 		i=0
-		while [ $i -lt 40 ] && ! curl -sf -o "$work/$run.json" http://127.0.0.1:$port/api/status; do
+		while [ $i -lt 40 ] && ! curl -sf -o "$work/$1.json" http://127.0.0.1:$port/api/status; do
 			sleep 0.5; i=$((i + 1))
 		done
-		kill $pid; wait $pid
-		echo $? >"$work/$run.exit"
-		port=$((port + 1))
-	done
-	# the multi-planar API: reload vicodec with multiplanar=1
+	}
+	stop() { kill $pid; wait $pid; echo $? >"$work/$1.exit"; port=$((port + 1)); }
+	daemon path "$(node stateful-encoder)"
+	stop path
+	daemon auto auto
+	# the multi-planar API: reload vicodec with multiplanar=1 while the
+	# daemon runs: its hotplug watch sees the new nodes and rescans
 	if busybox rmmod vicodec 2>"$work/reload.err" &&
 		busybox insmod "$ko" multiplanar=1 2>>"$work/reload.err"; then
 		sleep 1
@@ -56,7 +60,9 @@ if [ "${1:-}" = "--guest" ]; then
 			echo "$n $(node $n)"
 		done >"$work/nodes2"
 		$LIST >"$work/list2" 2>"$work/list2.err"
+		curl -sf -o "$work/hotplug.json" http://127.0.0.1:$port/api/status
 	fi
+	stop auto
 	exit 0
 fi
 
@@ -103,7 +109,8 @@ res m2m.no_camera_listed $? "$n nodes listed, want 4 of: $(tr '\n' ' ' <"$work/a
 enc=$(sed -n 's/^stateful-encoder //p' "$work/nodes")
 # clean RUN: the daemon stopped with status 0 and no sanitizer report
 clean() { [ "$(cat "$work/$1.exit" 2>/dev/null)" = 0 ] && ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$work/$1.log"; }
-py() { python3 -c "$1" "$2" "$enc" 2>&1; }
+# py SCRIPT FILE: asserts over a JSON file; prints the assertion's last line
+py() { python3 -c "$1" "$2" "$enc" 2>"$work/py.err"; s=$?; tail -1 "$work/py.err"; return $s; }
 out=$(py '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -131,14 +138,24 @@ if [ -s "$work/list2" ]; then
 	l=$(line "$work/list2" stateful-decoder x "$work/nodes2")
 	has "$l" roles=decoder && has "$l" api=multi
 	res m2m.mplane_decoder $? "'$l'"
+	enc=$(sed -n 's/^stateful-encoder //p' "$work/nodes2")
+	out=$(py '
+import json, sys
+m = {x["path"]: x for x in json.load(open(sys.argv[1]))["m2m"]}
+e = m[sys.argv[2]]
+assert e["api"] == "multi-planar" and e["roles"] == ["video-encoder"], e
+assert len(m) == 4, list(m)
+' "$work/hotplug.json")
+	res m2m.hotplug_rescan $? "$out"
 else
 	echo "m2m.mplane_encoder: FAIL vicodec not reloaded with multiplanar=1 ($ko): $(head -c 300 "$work/reload.err" 2>/dev/null)"
 	echo "m2m.mplane_decoder: FAIL see m2m.mplane_encoder"
+	echo "m2m.hotplug_rescan: FAIL see m2m.mplane_encoder"
 fi
 } | tee "$work/res"
 n=$(grep -c ': OK$' "$work/res")
-[ "$n" = 9 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
+[ "$n" = 10 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
 st=$?
-res m2m.summary $st "only $n of 9 checks passed"
+res m2m.summary $st "only $n of 10 checks passed"
 echo "m2m.time: $(( $(date +%s) - start )) s (not a check)"
 exit $st
