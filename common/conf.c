@@ -362,6 +362,7 @@ static int auth_key(struct pstate *st, int line, const char *v, enum vc_auth_cla
 	if (parse_policy(v, &st->c->auth[cl]) < 0)
 		return BAD("%s: '%s' is not none, basic, token or basic,token", k, v);
 	st->c->auth_set = 1;
+	st->c->auth_explicit |= 1u << cl;
 	st->auth_line[cl] = line;
 	return 0;
 }
@@ -420,6 +421,65 @@ static int k_token_ttl(struct pstate *st, int line, const char *v)
 	return 0;
 }
 
+/* "name [name...]" (spaces or commas): Host header names of this server. */
+static int k_allowed_hosts(struct pstate *st, int line, const char *v)
+{
+	char buf[512];
+	int n = 0;
+
+	if (strlen(v) >= sizeof(buf))
+		return BAD("allowed_hosts: list longer than %zu bytes", sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *save = NULL, *t = strtok_r(buf, " ,\t", &save); t; t = strtok_r(NULL, " ,\t", &save)) {
+		for (const char *p = t; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '*'))
+				return BAD("allowed_hosts: '%s' is not a host name (letters, digits, '-', "
+					   "'.'; '*' alone = any; '*.' prefix = subdomains)", t);
+		if (strchr(t, '*') && strcmp(t, "*") != 0 && (t[0] != '*' || t[1] != '.' || strchr(t + 1, '*')))
+			return BAD("allowed_hosts: '%s': '*' is allowed alone or as a '*.' prefix", t);
+		int r = push_str(&st->c->hosts, &st->c->n_hosts, t);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (!n)
+		return BAD("allowed_hosts: '%s' names no host", v);
+	return 0;
+}
+
+static int k_max_outputs(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 1, 1000, &x) < 0)
+		return BAD("max_outputs: '%s' is not an integer 1-1000", v);
+	st->c->max_outputs = (int)x;
+	return 0;
+}
+
+static int k_frame_memory(struct pstate *st, int line, const char *v)
+{
+	long x;
+	if (parse_int(v, 8, 1 << 20, &x) < 0)
+		return BAD("frame_memory: '%s' is not MiB 8-1048576", v);
+	st->c->frame_memory_mb = (int)x;
+	return 0;
+}
+
+static int k_max_size(struct pstate *st, int line, const char *v)
+{
+	char *x, *end = NULL;
+	unsigned long w = strtoul(v, &x, 10), h = 0;
+
+	if (x != v && *x == 'x')
+		h = strtoul(x + 1, &end, 10);
+	if (x == v || *x != 'x' || end == x + 1 || *end || w < 16 || h < 16 || w > 16384 || h > 16384)
+		return BAD("max_size: '%s' is not WIDTHxHEIGHT (16-16384 each)", v);
+	st->c->max_width = (uint32_t)w;
+	st->c->max_height = (uint32_t)h;
+	return 0;
+}
+
 static const struct key server_keys[] = {
 	{ "listen", k_listen, 1 },
 	{ "log_level", k_log_level, 0 },
@@ -439,6 +499,10 @@ static const struct key server_keys[] = {
 	{ "token_secret", k_token_secret, 0 },
 	{ "token_secret_file", k_token_secret_file, 0 },
 	{ "token_ttl", k_token_ttl, 0 },
+	{ "allowed_hosts", k_allowed_hosts, 1 },
+	{ "max_outputs", k_max_outputs, 0 },
+	{ "frame_memory", k_frame_memory, 0 },
+	{ "max_size", k_max_size, 0 },
 };
 
 static int c_device(struct pstate *st, int line, const char *v)
@@ -894,6 +958,10 @@ static void finish(struct pstate *st)
 			perr(st->e, st->auth_line[cl], "%s: uses token but neither token_secret nor "
 				       "token_secret_file is set", names[cl]);
 	}
+	/* auth_view/auth_status without auth_control: control writes take
+	 * their policies (a password for viewing must not leave PUT open). */
+	if (!(c->auth_explicit & (1u << VC_CLASS_CONTROL)))
+		c->auth[VC_CLASS_CONTROL] = c->auth[VC_CLASS_VIEW] | c->auth[VC_CLASS_STATUS];
 }
 
 int vc_conf_parse(const char *text, size_t len, const char *fname,
@@ -1021,6 +1089,9 @@ void vc_conf_free(struct vc_conf *c)
 	for (size_t i = 0; i < c->n_listen; i++)
 		free(c->listen[i]);
 	free(c->listen);
+	for (size_t i = 0; i < c->n_hosts; i++)
+		free(c->hosts[i]);
+	free(c->hosts);
 	for (size_t i = 0; i < c->n_users; i++) {
 		free(c->users[i].name);
 		free(c->users[i].hash);
@@ -1109,8 +1180,10 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		fprintf(f, "realm = %s\n", c->realm);
 	for (size_t i = 0; i < c->n_users; i++)
 		fprintf(f, "user = %s:%s\n", c->users[i].name, c->users[i].hash);
-	if (c->auth_set)
-		for (int cl = 0; cl < VC_CLASS_COUNT; cl++)
+	/* An unset auth_control that derived "none" stays unset: written out it
+	 * would open control writes to the network. */
+	for (int cl = 0; c->auth_set && cl < VC_CLASS_COUNT; cl++)
+		if (cl != VC_CLASS_CONTROL || c->auth[cl] || (c->auth_explicit & (1u << cl)))
 			fprintf(f, "%s = %s\n", classes[cl], vc_conf_auth_name(c->auth[cl]));
 	if (c->token_secret_file)
 		fprintf(f, "token_secret_file = %s\n", c->token_secret_file);
@@ -1120,6 +1193,14 @@ int vc_conf_print(const struct vc_conf *c, FILE *f, int redact)
 		fprintf(f, "token_secret = %.*s\n", (int)c->token_secret_len, (const char *)c->token_secret);
 	if (c->token_ttl_s)
 		fprintf(f, "token_ttl = %d\n", c->token_ttl_s);
+	for (size_t i = 0; i < c->n_hosts; i++)
+		fprintf(f, "allowed_hosts = %s\n", c->hosts[i]);
+	if (c->max_outputs)
+		fprintf(f, "max_outputs = %d\n", c->max_outputs);
+	if (c->frame_memory_mb)
+		fprintf(f, "frame_memory = %d\n", c->frame_memory_mb);
+	if (c->max_width)
+		fprintf(f, "max_size = %ux%u\n", (unsigned)c->max_width, (unsigned)c->max_height);
 
 	for (size_t i = 0; i < c->n_cams; i++) {
 		const struct vc_conf_cam *cam = &c->cams[i];

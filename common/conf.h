@@ -7,7 +7,8 @@
  *
  * Syntax: "key = value" lines; '#' or ';' starts a comment line (only at the
  * start of a line, so values may contain '#'); blank lines ignored; keys are
- * case-sensitive lower case. Repeatable keys: listen, user, control. */
+ * case-sensitive lower case. Repeatable keys: listen, user, control,
+ * allowed_hosts. */
 #ifndef VC_CONF_H
 #define VC_CONF_H
 
@@ -87,6 +88,20 @@ struct vc_conf {
 	struct vc_conf_user *users;
 	unsigned auth[VC_CLASS_COUNT]; /* policy bitmask per class */
 	int auth_set;          /* any auth_* key present */
+	/* Classes whose auth_* key the file sets (bit 1 << class). An unset
+	 * auth_control takes the union of the other classes' policies, so
+	 * protecting view or status never leaves control writes open; an unset
+	 * or inherited-open control is refused from non-loopback peers. */
+	unsigned auth_explicit;
+	/* Host header names accepted besides IP literals, localhost, the
+	 * machine's name and the listen hosts (DNS rebinding guard); "*" = any. */
+	size_t n_hosts;
+	char **hosts;
+	/* Memory budget of the stream fan-out; 0 = unset (defaults in the
+	 * stream layer). */
+	int max_outputs;       /* distinct pictures served at once per camera */
+	int frame_memory_mb;   /* MiB of output frames held over all cameras */
+	uint32_t max_width, max_height; /* largest picture a client may ask for */
 	uint8_t *token_secret; /* HMAC key; NULL = none (tokens refused) */
 	size_t token_secret_len;
 	char *token_secret_file; /* where it came from, for printing */

@@ -42,6 +42,8 @@ struct app {
 	const struct vc_cli *opts;
 	struct vc_conf *conf;
 	struct vc_auth *auth;
+	struct vc_guard *guard;    /* Host names, control policy (swapped on reload) */
+	struct vc_auth_gate *gate;
 	struct vc_sdnotify *notify;
 	struct event *sig_hup;
 	char *tls_cert, *tls_key;
@@ -127,6 +129,20 @@ static int loop_healthy(void *opaque)
 
 static void status_update(struct app *a, int now);
 
+/* The stream memory budget from the config (0 = stream defaults). */
+static void apply_budget(struct app *a, const struct vc_conf *c)
+{
+	struct vc_stream_budget b = { 0 };
+
+	if (c) {
+		b.max_outputs = (unsigned)c->max_outputs;
+		b.frame_bytes = (size_t)c->frame_memory_mb << 20;
+		b.max_width = c->max_width;
+		b.max_height = c->max_height;
+	}
+	vc_streams_set_budget(a->streams, &b);
+}
+
 /* SIGHUP: reread the config; a bad one is rejected and the running one
  * stays. Auth, log level and cameras apply at once; server settings that
  * bind sockets or load certificates need a restart (logged). */
@@ -135,6 +151,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	struct app *a = arg;
 	struct vc_conf *nc = NULL;
 	struct vc_auth *na = NULL;
+	struct vc_guard *ng = NULL;
 	char keys[160];
 
 	(void)sig;
@@ -146,8 +163,10 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	vc_sdnotify_reloading(a->notify);
-	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0) {
+	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0 ||
+	    vc_guard_new(nc, a->opts->listen, a->opts->n_listen, &ng) < 0) {
 		log_error("reload: %s rejected, the running config stays", a->opts->config);
+		vc_auth_free(na);
 		vc_conf_free(nc);
 		vc_sdnotify_ready(a->notify);
 		return;
@@ -159,8 +178,12 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
 	vc_auth_free(a->auth);
 	a->auth = na;
+	vc_guard_free(a->guard);
+	a->guard = ng;
+	vc_auth_warn_open(a->auth, a->guard, a->opts->listen, a->opts->n_listen);
 	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
 		log_warn("reload: cors_origin not changed (out of memory)");
+	apply_budget(a, nc);
 	vc_camset_reload(a->camset, nc);
 	if (a->conf != a->boot_conf)
 		vc_conf_free(a->conf);
@@ -272,6 +295,7 @@ static void app_close(struct app *a)
 {
 	if (a->streams && !a->stopping)
 		vc_streams_shutdown(a->streams);
+	vc_auth_gate_free(a->gate); /* resumes connections waiting for a hash */
 	vc_http_free(a->http);      /* closes every connection: clients unlink */
 	vc_api_free(a->api);
 	vc_streams_free(a->streams);
@@ -283,6 +307,7 @@ static void app_close(struct app *a)
 			event_free(evs[i]);
 	vc_sdnotify_free(a->notify);
 	vc_auth_free(a->auth);
+	vc_guard_free(a->guard);
 	if (a->boot_conf != a->conf)
 		vc_conf_free(a->boot_conf);
 	vc_conf_free(a->conf);
@@ -361,7 +386,13 @@ int main(int argc, char **argv)
 	}
 	vc_camset_serve(a.camset, a.streams);
 	vc_api_set_m2m(a.api, vc_camset_m2m(a.camset));
-	vc_http_set_gate(a.http, vc_auth_gate, &a.auth);
+	if (vc_guard_new(a.conf, o.listen, o.n_listen, &a.guard) < 0 ||
+	    vc_auth_gate_new(a.base, a.http, &a.auth, &a.guard, &a.gate) < 0) {
+		log_error("out of memory");
+		goto out;
+	}
+	vc_http_set_gate(a.http, vc_auth_gate, a.gate);
+	apply_budget(&a, a.conf);
 	if (vc_camset_watch(a.camset, on_camset_changed, &a) < 0)
 		goto out;
 	if (vc_sdnotify_enabled(a.notify)) {
@@ -384,6 +415,7 @@ int main(int argc, char **argv)
 	    event_add(a.sig_term, NULL) < 0)
 		goto out;
 	a.boot_conf = a.conf;
+	vc_auth_warn_open(a.auth, a.guard, o.listen, o.n_listen);
 	status_update(&a, 1);
 	vc_sdnotify_ready(a.notify);
 	event_base_dispatch(a.base);

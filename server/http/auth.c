@@ -1,8 +1,9 @@
 /* Authentication decisions: Basic credentials checked with crypt(3) and a
- * constant-time compare, URL tokens with HMAC-SHA256 (GnuTLS). A small cache
- * of recently verified Authorization headers (keyed by an HMAC under a random
- * per-process key, never the password) keeps slow hashes such as yescrypt off
- * the loop for every snapshot a browser polls. */
+ * constant-time compare, URL tokens with HMAC-SHA256 (GnuTLS). Small caches
+ * of recently verified and recently failed Authorization headers (keyed by an
+ * HMAC under a random per-process key, never the password) answer repeats
+ * without a hash; the hash itself (yescrypt: tens of ms) runs on a worker
+ * through vc_auth_begin / vc_auth_pending_run / vc_auth_end. */
 #define LOG_PREFIX "auth: "
 #include "server/http/auth.h"
 
@@ -20,6 +21,8 @@
 #define MAC_LEN 32
 #define CACHE_N 16
 #define CACHE_TTL_S 300
+#define FAIL_N 64      /* recent wrong headers: repeating one costs no hash */
+#define FAIL_TTL_S 60
 #define TOKEN_MAX_PAYLOAD 96
 
 static const char *const class_names[VC_CLASS_COUNT] = { "view", "control", "status" };
@@ -42,8 +45,10 @@ struct vc_auth {
 	uint8_t *secret;
 	size_t secret_len;
 	uint8_t cache_key[32];
-	struct cache_ent cache[CACHE_N];
+	struct cache_ent cache[CACHE_N]; /* verified: only successes enter */
 	unsigned cache_next;
+	struct cache_ent fail[FAIL_N];   /* failed headers */
+	unsigned fail_next;
 	struct crypt_data *cd; /* large (tens of KiB): allocated once */
 };
 
@@ -322,10 +327,59 @@ static const char *dummy_setting(const struct vc_auth *a)
 	return a->n_users ? a->users[0].hash : "$6$vcapddummysalt$";
 }
 
-static int check_basic(struct vc_auth *a, const char *hdr, time_t now, size_t *who)
+/* One password check taken off the loop: copies of everything the hash
+ * needs, so the worker touches nothing the loop owns. */
+struct vc_auth_pending {
+	uint8_t key[MAC_LEN];   /* cache key of the header */
+	char name[256];         /* user name as sent */
+	char *pass;             /* password as sent (wiped on free) */
+	char *setting;          /* the hash checked against */
+	int known;              /* name is a configured user */
+	int ran, ok;            /* set by vc_auth_pending_run */
+};
+
+void vc_auth_pending_free(struct vc_auth_pending *p)
+{
+	if (!p)
+		return;
+	if (p->pass) {
+		memset(p->pass, 0, strlen(p->pass));
+		free(p->pass);
+	}
+	free(p->setting);
+	memset(p, 0, sizeof(*p));
+	free(p);
+}
+
+void vc_auth_pending_run(struct vc_auth_pending *p, struct crypt_data *cd)
+{
+	memset(cd, 0, sizeof(*cd));
+	const char *h = crypt_r(p->pass, p->setting, cd);
+	p->ok = 0;
+	if (h && p->known) {
+		size_t hl = strlen(h), sl = strlen(p->setting);
+		p->ok = hl == sl && vc_auth_mem_equal(h, p->setting, hl);
+	}
+	memset(cd, 0, sizeof(*cd)); /* holds key material */
+	p->ran = 1;
+}
+
+static int cache_find(const struct cache_ent *c, unsigned n, const uint8_t key[MAC_LEN], time_t now)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (c[i].until > now && vc_auth_mem_equal(c[i].mac, key, MAC_LEN))
+			return (int)i;
+	return -1;
+}
+
+/* Decodes "Basic b64(user:pass)": cache hits answer at once; a miss
+ * prepares *out for the hash. 0 (hit), -EACCES, -EINPROGRESS, -ENOMEM. */
+static int basic_begin(struct vc_auth *a, const char *hdr, time_t now, size_t *who,
+		       struct vc_auth_pending **out)
 {
 	char cred[512];
 	uint8_t key[MAC_LEN];
+	int i;
 
 	if (!a->n_users || strncasecmp(hdr, "Basic ", 6) != 0)
 		return -EACCES;
@@ -335,69 +389,108 @@ static int check_basic(struct vc_auth *a, const char *hdr, time_t now, size_t *w
 	size_t bl = strlen(b);
 	while (bl && b[bl - 1] == ' ')
 		bl--;
-	/* Cache: HMAC of the whole header under a per-process random key. */
+	/* Caches: HMAC of the whole header under a per-process random key. */
 	if (hmac(a->cache_key, sizeof(a->cache_key), b, bl, key) < 0)
 		return -EACCES;
-	for (unsigned i = 0; i < CACHE_N; i++)
-		if (a->cache[i].until > now && vc_auth_mem_equal(a->cache[i].mac, key, MAC_LEN)) {
-			*who = a->cache[i].user;
-			return 0;
-		}
+	if ((i = cache_find(a->cache, CACHE_N, key, now)) >= 0) {
+		*who = a->cache[i].user;
+		return 0;
+	}
+	if (cache_find(a->fail, FAIL_N, key, now) >= 0)
+		return -EACCES; /* this exact header failed recently: no new hash */
 
 	int n = vc_auth_b64_decode(b, bl, cred, sizeof(cred) - 1);
 	if (n <= 0)
 		return -EACCES;
 	cred[n] = '\0';
-	if (memchr(cred, '\0', (size_t)n))
-		return -EACCES;
 	char *colon = strchr(cred, ':');
-	if (!colon)
+	if (memchr(cred, '\0', (size_t)n) || !colon || (size_t)(colon - cred) >= 256) {
+		memset(cred, 0, sizeof(cred));
 		return -EACCES;
+	}
 	*colon = '\0';
-	const char *pass = colon + 1;
+	struct vc_auth_pending *p = calloc(1, sizeof(*p));
 	size_t found = a->n_users;
-	for (size_t i = 0; i < a->n_users; i++)
-		if (strcmp(a->users[i].name, cred) == 0)
-			found = i;
-	const char *setting = found < a->n_users ? a->users[found].hash : dummy_setting(a);
-	memset(a->cd, 0, sizeof(*a->cd));
-	const char *h = crypt_r(pass, setting, a->cd);
-	int ok = 0;
-	if (h && found < a->n_users) {
-		size_t hl = strlen(h), sl = strlen(setting);
-		ok = hl == sl && vc_auth_mem_equal(h, setting, hl);
+	for (size_t u = 0; u < a->n_users; u++)
+		if (strcmp(a->users[u].name, cred) == 0)
+			found = u;
+	if (p) {
+		memcpy(p->key, key, MAC_LEN);
+		memcpy(p->name, cred, (size_t)(colon - cred) + 1); /* < 256: checked above */
+		p->known = found < a->n_users;
+		p->pass = strdup(colon + 1);
+		p->setting = strdup(p->known ? a->users[found].hash : dummy_setting(a));
 	}
 	memset(cred, 0, sizeof(cred));
-	if (!ok)
-		return -EACCES;
-	struct cache_ent *e = &a->cache[a->cache_next++ % CACHE_N];
-	memcpy(e->mac, key, MAC_LEN);
-	e->until = now + CACHE_TTL_S;
+	if (!p || !p->pass || !p->setting) {
+		vc_auth_pending_free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return -EINPROGRESS;
+}
+
+int vc_auth_begin(struct vc_auth *a, enum vc_auth_class cl, const char *authorization,
+		  const char *token, time_t now, const char **user, struct vc_auth_pending **p)
+{
+	unsigned pol = a->policy[cl];
+	size_t who;
+	int r = -EACCES;
+
+	*p = NULL;
+	if (!pol) {
+		if (user)
+			*user = "";
+		return 0;
+	}
+	if ((pol & VC_AUTH_TOKEN) && token && check_token(a, cl, token, now) == 0) {
+		if (user)
+			*user = "token";
+		return 0;
+	}
+	if ((pol & VC_AUTH_BASIC) && authorization)
+		r = basic_begin(a, authorization, now, &who, p);
+	if (r == 0 && user)
+		*user = a->users[who].name;
+	return r == -ENOMEM ? -EACCES : r;
+}
+
+int vc_auth_end(struct vc_auth *a, struct vc_auth_pending *p, time_t now, const char **user)
+{
+	size_t found = a->n_users;
+
+	if (!p->ran)
+		return -EAGAIN;
+	for (size_t u = 0; u < a->n_users; u++)
+		if (strcmp(a->users[u].name, p->name) == 0)
+			found = u;
+	/* The config may have been reloaded while the hash ran: the answer
+	 * holds only if the user still has the hash that was checked. */
+	if (p->known != (found < a->n_users) ||
+	    strcmp(p->known ? a->users[found].hash : dummy_setting(a), p->setting) != 0)
+		return -ESTALE;
+	struct cache_ent *e = p->ok ? &a->cache[a->cache_next++ % CACHE_N]
+				    : &a->fail[a->fail_next++ % FAIL_N];
+	memcpy(e->mac, p->key, MAC_LEN);
+	e->until = now + (p->ok ? CACHE_TTL_S : FAIL_TTL_S);
 	e->user = found;
-	*who = found;
+	if (!p->ok)
+		return -EACCES;
+	if (user)
+		*user = a->users[found].name;
 	return 0;
 }
 
 int vc_auth_check(struct vc_auth *a, enum vc_auth_class cl, const char *authorization,
 		  const char *token, time_t now, const char **user)
 {
-	unsigned p = a->policy[cl];
-	size_t who;
+	struct vc_auth_pending *p;
+	int r = vc_auth_begin(a, cl, authorization, token, now, user, &p);
 
-	if (!p) {
-		if (user)
-			*user = "";
-		return 0;
-	}
-	if ((p & VC_AUTH_BASIC) && authorization && check_basic(a, authorization, now, &who) == 0) {
-		if (user)
-			*user = a->users[who].name;
-		return 0;
-	}
-	if ((p & VC_AUTH_TOKEN) && token && check_token(a, cl, token, now) == 0) {
-		if (user)
-			*user = "token";
-		return 0;
-	}
-	return -EACCES;
+	if (r != -EINPROGRESS)
+		return r;
+	vc_auth_pending_run(p, a->cd);
+	r = vc_auth_end(a, p, now, user);
+	vc_auth_pending_free(p);
+	return r == 0 ? 0 : -EACCES;
 }

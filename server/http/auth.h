@@ -38,6 +38,26 @@ const char *vc_auth_realm(const struct vc_auth *a);
 int vc_auth_check(struct vc_auth *a, enum vc_auth_class cl, const char *authorization,
 		  const char *token, time_t now, const char **user);
 
+/* The same decision in steps, so the password hash can run off the loop.
+ * vc_auth_begin answers what needs no hash: 0 allowed (open class, token,
+ * or a recently verified header: *user set as above), -EACCES denied
+ * (malformed, unknown scheme, or this exact header failed within the last
+ * minute), or -EINPROGRESS: *p is a new pending check holding copies of
+ * what the hash needs. vc_auth_pending_run(p, cd) hashes on any thread (cd:
+ * that thread's scratch) touching nothing but p and cd. vc_auth_end (loop
+ * thread, on the current auth object, which may differ from the one begin
+ * ran on after a reload) returns 0 allowed (cached for later requests),
+ * -EACCES wrong password (remembered as failed), -ESTALE the user's hash
+ * changed meanwhile (begin again), -EAGAIN when run never ran. The caller
+ * frees p with vc_auth_pending_free (wipes the password). */
+struct vc_auth_pending;
+struct crypt_data;
+int vc_auth_begin(struct vc_auth *a, enum vc_auth_class cl, const char *authorization,
+		  const char *token, time_t now, const char **user, struct vc_auth_pending **p);
+void vc_auth_pending_run(struct vc_auth_pending *p, struct crypt_data *cd);
+int vc_auth_end(struct vc_auth *a, struct vc_auth_pending *p, time_t now, const char **user);
+void vc_auth_pending_free(struct vc_auth_pending *p);
+
 /* Writes a token for scope (comma list of "view", "control", "status")
  * expiring at expiry into out (outlen >= 128 is enough for every scope).
  * 0, -ENOKEY (no secret configured), -EINVAL (bad scope), -ENOSPC. */

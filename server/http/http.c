@@ -48,6 +48,7 @@ struct req {
 	char *body;
 	size_t body_len, body_cap;
 	int too_large;
+	int gated; /* the gate let it through */
 	char *url; /* copy of the path (MHD's may not outlive callbacks) */
 	int nul_in_path;    /* the raw path has "%00" (the decoded one stops there) */
 	size_t request_line; /* length of the raw request target */
@@ -297,12 +298,13 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 					     rq->url);
 		}
 		rq->pub.rest = rq->url + (rq->route->prefix ? strlen(rq->route->path) : strlen(rq->url));
-		if (h->gate) {
-			enum MHD_Result res = MHD_YES;
+	}
+	if (h->gate && !rq->gated) { /* again after a resume, when the gate suspended */
+		enum MHD_Result res = MHD_YES;
 
-			if (h->gate(h->gate_opaque, &rq->pub, &res))
-				return res;
-		}
+		if (h->gate(h->gate_opaque, &rq->pub, &res))
+			return res;
+		rq->gated = 1;
 	}
 	rq->pub.body = rq->body;
 	rq->pub.body_len = rq->body_len;
@@ -322,6 +324,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		return;
 	if (rq->pub.state_free)
 		rq->pub.state_free(rq->pub.state);
+	if (rq->pub.gate_state_free)
+		rq->pub.gate_state_free(rq->pub.gate_state);
 	free(rq->body);
 	free(rq->url);
 	free(rq);
@@ -645,6 +649,14 @@ int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size
 const char *vc_http_header(const struct vc_http_req *r, const char *key)
 {
 	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);
+}
+
+const struct sockaddr *vc_http_peer_addr(const struct vc_http_req *r)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	return ci ? ci->client_addr : NULL;
 }
 
 const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len)

@@ -27,6 +27,8 @@ struct vc_http_req {
 	size_t body_len;
 	void *state;          /* handler-owned; freed by state_free when the request ends */
 	void (*state_free)(void *state);
+	void *gate_state;     /* the gate's, likewise (a gate may suspend too) */
+	void (*gate_state_free)(void *state);
 	int calls;            /* how many times the handler ran for this request */
 };
 
@@ -85,10 +87,12 @@ int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t 
  * can delegate to it. 0 or -ENOENT. (ops) */
 int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque);
 
-/* A gate runs once per request after its route is found and before the
- * handler (authentication): it returns 0 to let the request through, or 1
- * after queuing a response itself (*res = the result to return to MHD).
- * One gate per server; NULL removes it. (ops) */
+/* A gate runs after a request's route is found and before the handler
+ * (authentication): it returns 0 to let the request through, or 1 after
+ * queuing a response itself or suspending the connection (*res = the result
+ * to return to MHD). A gate that suspended runs again after the resume, until
+ * it returns 0 or answers; r->gate_state keeps its progress. One gate per
+ * server; NULL removes it. (ops) */
 typedef int (*vc_http_gate_fn)(void *opaque, struct vc_http_req *r, enum MHD_Result *res);
 void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque);
 
@@ -124,6 +128,8 @@ const char *vc_http_arg(const struct vc_http_req *r, const char *key);
 int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size_t len);
 /* A request header, or NULL. */
 const char *vc_http_header(const struct vc_http_req *r, const char *key);
+/* Client address (MHD's; valid while the request lives), or NULL. */
+const struct sockaddr *vc_http_peer_addr(const struct vc_http_req *r);
 /* Client address as text ("127.0.0.1:5555"); buf of 64 bytes. */
 const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len);
 

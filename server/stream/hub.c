@@ -126,7 +126,9 @@ void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kin
 		/* at most one switch per hold: a later one is made when it ends */
 		if (!policy_may_switch(h, kind, why))
 			return;
+		policy_switch_begin(h);
 		if (vc_cam_set_mode(h->cam, &m) < 0) {
+			policy_switch_end(h, 1);
 			if (!h->target.fourcc && actual.fourcc)
 				hub_set_target(h, &actual);
 			return;
@@ -193,6 +195,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 		hub_set_target(h, &actual);
 	}
 	h->switching = 0;
+	policy_switch_end(h, 1);
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o) && !o->provisional && policy_feeds(h, o))
 			output_frame(o, f);
@@ -211,8 +214,10 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(st));
 	if (st == VC_CAM_ABSENT || st == VC_CAM_ERROR)
 		placeholder_kick(h); /* its stream clients see it is away */
-	if (st == VC_CAM_ABSENT)
+	if (st == VC_CAM_ABSENT) {
+		policy_switch_end(h, 0);
 		return;
+	}
 	for (const struct output *o = h->outputs; o; o = o->next)
 		provisional |= o->provisional;
 	vc_cam_get_mode(cam, &actual, &g);
@@ -220,6 +225,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 		h->preferred = actual;
 	if (h->switching && actual.fourcc && mode_eq(&actual, &h->target))
 		h->switching = 0;
+	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then
 	 * see whether the clients are better served by another */
 	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target)))

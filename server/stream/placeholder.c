@@ -87,9 +87,10 @@ static void draw(const struct vc_i420_pic *pc, const char *const *lines, size_t 
 	memset(pc->p[1], 128, (size_t)pc->stride[1] * pc->ch);
 	memset(pc->p[2], 128, (size_t)pc->stride[2] * pc->ch);
 	/* a line of k characters is (6k + 1) x 9 font pixels of s x s each */
-	unsigned big = pc->w / 200 ? pc->w / 200 : 1;
-	if (big > pc->h / (unsigned)(12 * n + 2))
-		big = pc->h / (unsigned)(12 * n + 2) ? pc->h / (unsigned)(12 * n + 2) : 1;
+	unsigned by_w = pc->w / 200, by_h = pc->h / (unsigned)(12 * n + 2);
+	unsigned big = by_w < by_h ? by_w : by_h;
+	if (!big)
+		big = 1;
 	uint32_t y = pc->h / 2 > (uint32_t)(6 * n * big) ? pc->h / 2 - (uint32_t)(6 * n * big) : 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = strlen(lines[i]);

@@ -5,12 +5,13 @@
  *    whoever else is connected;
  *  - stream clients (MJPEG and raw) steer the mode; snapshots and /raw only
  *    when no stream is watched, else they are served from the current mode;
- *  - timing: at most one switch per VC_NEGOTIATE_HOLD_MS (a switch wanted
- *    during the hold is made when it ends, one-shot requests that asked for
- *    it wait for it), and the mode is chosen again LEAVE_SETTLE_MS after a
- *    client leaves, so a mode kept for clients who are gone is given up
- *    within the hold. A raw stream joining is the exception: its frames
- *    have no header, so it is not started on a mode that cannot serve it.
+ *  - timing: while a stream is watched, at most one switch per
+ *    VC_NEGOTIATE_HOLD_MS (a switch wanted during the hold is made when it
+ *    ends, one-shot requests that asked for it wait for it), and the mode
+ *    is chosen again LEAVE_SETTLE_MS after a client leaves, so a mode kept
+ *    for clients who are gone is given up within the hold. A request
+ *    arriving while nobody watches, and a raw stream joining (its frames
+ *    have no header), switch at once (policy_may_switch).
  * Each switch is logged once with its reason; /api/status shows it. */
 #define LOG_PREFIX "stream:"
 #include "server/stream/stream_int.h"
@@ -188,13 +189,28 @@ static void policy_schedule(struct hub *h, int64_t at)
 	evtimer_add(h->pol.ev, &tv);
 }
 
+/* Whether a stream client of h is watching. */
+static int watched(const struct hub *h)
+{
+	for (const struct output *o = h->outputs; o; o = o->next)
+		if (o->n_clients)
+			return 1;
+	return 0;
+}
+
 int policy_may_switch(struct hub *h, enum hub_kind kind, enum vc_mode_why why)
 {
 	int64_t now = now_us(), until = h->pol.last_switch_us + VC_NEGOTIATE_HOLD_MS * 1000LL;
 
-	/* nothing planned yet, a raw stream joining (no per-frame header: it
-	 * is not started on a mode that cannot serve it) or the hold over */
-	if (!h->target.fourcc || kind == HUB_RAW_STREAM || !h->pol.last_switch_us || now >= until)
+	/* nothing planned yet, the hold over, a raw stream joining (no
+	 * per-frame header: it is not started on a mode that cannot serve it),
+	 * or a request arriving while no stream is watched: the switch
+	 * interrupts nobody, and made later it would restart the newcomer's
+	 * stream after its first frames. Re-choices after a leave keep the
+	 * hold, so a client coming and going alone still switches at most
+	 * twice per hold. */
+	if (!h->target.fourcc || kind == HUB_RAW_STREAM || !h->pol.last_switch_us ||
+	    now >= until || (kind != HUB_NONE && !watched(h)))
 		return 1;
 	policy_schedule(h, until);
 	h->pol.hold_oneshots = why == VC_WHY_ONESHOT;
@@ -214,6 +230,36 @@ void policy_switched(struct hub *h, const struct vc_mode *from, const struct vc_
 		 from->ival.den, vc_fourcc_str(to->fourcc, b), to->width, to->height, to->ival.num,
 		 to->ival.den, vc_mode_why_str(why), ns, ns == 1 ? "" : "s", no, no == 1 ? "" : "s");
 	log_info("cam %s: mode %s", vc_cam_id(h->cam), h->pol.last);
+}
+
+void policy_switch_begin(struct hub *h)
+{
+	/* capture restarts a stream after a mode change only for its
+	 * consumers: a camera nobody uses but that still streams (its idle
+	 * time, or idle_stop_ms = never) is kept streaming across the switch
+	 * back to the default, then let go of (policy_switch_end) */
+	if (h->acquired || vc_cam_get_state(h->cam) != VC_CAM_STREAMING)
+		return;
+	hub_acquire(h);
+	h->pol.switch_hold = 1;
+}
+
+void policy_switch_end(struct hub *h, int done)
+{
+	enum vc_cam_state st = vc_cam_get_state(h->cam);
+
+	/* done: a frame of the new mode came (capture reports the new mode
+	 * before it restarts the stream: not the moment), or it failed */
+	if (!h->pol.switch_hold || !(done || st == VC_CAM_ABSENT || st == VC_CAM_ERROR))
+		return;
+	h->pol.switch_hold = 0;
+	for (const struct output *o = h->outputs; o; o = o->next)
+		if (output_users(o))
+			return; /* users came meanwhile: theirs now */
+	if (h->acquired) {
+		h->acquired = 0;
+		vc_cam_release(h->cam);
+	}
 }
 
 void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no)

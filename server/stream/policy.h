@@ -20,6 +20,8 @@ struct hub_policy {
 	int hold_oneshots;       /* a switch for one-shot requests waits for the hold:
 				  * their outputs get no frame of the old mode */
 	char last[160];          /* the last switch as logged */
+	int switch_hold;         /* the hub acquired the camera for a switch nobody
+				  * uses it for (policy_switch_begin) */
 };
 
 #endif

@@ -7,6 +7,7 @@
 #define LOG_PREFIX "stream:"
 #include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
+#include "server/stream/budget.h"
 
 #include <errno.h>
 #include <linux/videodev2.h>
@@ -127,10 +128,22 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 	struct hub *h = hub_for(s, cam);
 	if (h)
 		policy_resolve(h, &p->req);
+	char err[256];
+	if (h && budget_admit(h, &p->req, err, sizeof(err)) < 0) {
+		char peer[64];
+		log_info("%s %s from %s: 503 %s", r->method, r->url, vc_http_peer(r, peer, sizeof(peer)), err);
+		*res = vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err);
+		return NULL;
+	}
 	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
 	if (!o)
 		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	return o;
+}
+
+void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *b)
+{
+	s->budget = *b;
 }
 
 static enum MHD_Result h_stream(void *opaque, struct vc_http_req *r)
@@ -155,6 +168,14 @@ static enum MHD_Result h_raw(void *opaque, struct vc_http_req *r)
 
 /* ---- setup, lookups, stats ---- */
 
+/* The gc tick: frees outputs nobody uses (output.c), then gives their frame
+ * memory back to the system (budget.c). */
+static void stream_gc(evutil_socket_t fd, short what, void *arg)
+{
+	output_gc(fd, what, arg);
+	budget_trim(arg);
+}
+
 int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam *const *cams,
 		   size_t n, struct vc_streams **out)
 {
@@ -165,7 +186,7 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 	s->base = base;
 	s->http = http;
 	s->http_ops = &client_http_mhd;
-	s->gc = event_new(base, -1, EV_PERSIST, output_gc, s);
+	s->gc = event_new(base, -1, EV_PERSIST, stream_gc, s);
 	int ret = vc_workers_new(base, 0, &s->workers);
 	if (ret < 0 || !s->gc) {
 		vc_streams_free(s);
@@ -422,6 +443,9 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 		f = vc_fmt_by_fourcc(m.fourcc);
 		p->req.fourcc = f && f->layout != VC_LAYOUT_COMPRESSED ? m.fourcc : V4L2_PIX_FMT_YUYV;
 	}
+	/* past the largest size allowed (max_size, else the camera's largest
+	 * native mode): clamped, as a size beyond the device's mode always was */
+	budget_clamp_size(s, *cam, &p->req);
 	return 0;
 }
 

@@ -37,6 +37,16 @@ int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_cam *cam);
 
+/* Memory budget (issue 14; budget.h): 0 fields take the defaults (8
+ * outputs per camera, 64 MiB of output frames, the camera's largest native
+ * mode). Applies to requests that follow (config reload). */
+struct vc_stream_budget {
+	unsigned max_outputs;
+	size_t frame_bytes;
+	uint32_t max_width, max_height;
+};
+void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *b);
+
 /* After vc_http_free (which ends every connection). */
 void vc_streams_free(struct vc_streams *s);
 

@@ -137,6 +137,8 @@ struct vc_streams {
 	int freeing;
 	struct event *gc;
 	int stopping;
+	struct vc_stream_budget budget; /* budget.c */
+	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 };
 
@@ -312,6 +314,12 @@ int policy_may_switch(struct hub *h, enum hub_kind kind, enum vc_mode_why why);
 /* A switch was asked of the camera: counted, logged once with its reason. */
 void policy_switched(struct hub *h, const struct vc_mode *from, const struct vc_mode *to,
 		     enum vc_mode_why why, unsigned ns, unsigned no);
+/* Around a switch: a camera nobody uses that streams is kept streaming
+ * across it (begin, before vc_cam_set_mode) and let go of once a frame of
+ * the new mode came or the switch failed (end: done 1 then; 0 on camera
+ * events, which let go only of an absent or failed camera). */
+void policy_switch_begin(struct hub *h);
+void policy_switch_end(struct hub *h, int done);
 /* The target mode stands for these requests (for /api/status). */
 void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no);
 /* A user of h left: the mode is chosen again shortly. */

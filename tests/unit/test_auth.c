@@ -116,6 +116,77 @@ static void basic_auth(void)
 	vc_auth_free(a);
 }
 
+/* The stepped check the gate uses: begin answers cached decisions, the hash
+ * runs apart, end caches its result; a failed header is answered again
+ * without a hash; a reload between begin and end is noticed. */
+static void steps(void)
+{
+	struct vc_auth *a = mk(__LINE__, "auth_view = basic\n");
+	struct vc_auth *a2 = mk(__LINE__, "auth_view = basic\n");
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	struct vc_auth_pending *p = NULL;
+	char buf[256];
+	const char *who = NULL;
+	if (!a || !a2 || !cd)
+		goto out;
+	CHECK(vc_auth_policy(a, VC_CLASS_CONTROL) == VC_AUTH_BASIC,
+	      "unset auth_control takes auth_view's policy");
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("alice:pw-alice", buf), NULL, 100, &who, &p) ==
+	      -EINPROGRESS && p, "right password: needs a hash");
+	CHECK(vc_auth_end(a, p, 100, &who) == -EAGAIN, "end before run");
+	vc_auth_pending_run(p, cd);
+	CHECK(vc_auth_end(a, p, 100, &who) == 0 && strcmp(who, "alice") == 0, "end: allowed");
+	vc_auth_pending_free(p);
+	p = NULL;
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("alice:pw-alice", buf), NULL, 101, &who, &p) == 0 &&
+	      !p && strcmp(who, "alice") == 0, "then cached");
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("alice:nope", buf), NULL, 100, NULL, &p) ==
+	      -EINPROGRESS && p, "wrong password: needs a hash");
+	vc_auth_pending_run(p, cd);
+	CHECK(vc_auth_end(a, p, 100, NULL) == -EACCES, "end: refused");
+	vc_auth_pending_free(p);
+	p = NULL;
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("alice:nope", buf), NULL, 130, NULL, &p) == -EACCES &&
+	      !p, "same wrong header again: refused without a hash");
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("alice:nope", buf), NULL, 161, NULL, &p) ==
+	      -EINPROGRESS, "failure forgotten after a minute");
+	vc_auth_pending_free(p);
+	p = NULL;
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("carol:x", buf), NULL, 100, NULL, &p) == -EINPROGRESS,
+	      "unknown user costs a hash too");
+	vc_auth_pending_run(p, cd);
+	CHECK(vc_auth_end(a, p, 100, NULL) == -EACCES, "unknown user refused");
+	vc_auth_pending_free(p);
+	p = NULL;
+	/* Reload: the same users (same hashes) keep the answer valid... */
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("bob:pw bob:x", buf), NULL, 100, NULL, &p) == -EINPROGRESS, "bob");
+	vc_auth_pending_run(p, cd);
+	CHECK(vc_auth_end(a2, p, 100, &who) == 0 && strcmp(who, "bob") == 0, "end on a reloaded equal config");
+	vc_auth_pending_free(p);
+	p = NULL;
+	vc_auth_free(a2);
+	/* ...a changed hash makes it stale. */
+	char text[1024], err[256];
+	struct vc_conf *c = NULL;
+	snprintf(text, sizeof(text), "[server]\nuser = alice:%s\nuser = bob:%s\nauth_view = basic\n", hy, h6);
+	a2 = NULL;
+	if (vc_conf_parse(text, strlen(text), "t", &c, err, sizeof(err)) == 0)
+		vc_auth_new(c, &a2);
+	vc_conf_free(c);
+	CHECK(a2 != NULL, "second config");
+	CHECK(vc_auth_begin(a, VC_CLASS_VIEW, basic("bob:pw bob:x", buf), NULL, 500, NULL, &p) == -EINPROGRESS, "bob 2");
+	vc_auth_pending_run(p, cd);
+	CHECK(a2 && vc_auth_end(a2, p, 500, NULL) == -ESTALE, "end after the hash changed: stale");
+	vc_auth_pending_free(p);
+	p = NULL;
+	CHECK(vc_auth_begin(a, VC_CLASS_STATUS, "Basic garbage!", NULL, 100, &who, &p) == 0 && !p &&
+	      strcmp(who, "") == 0, "open class passes whatever is sent");
+out:
+	free(cd);
+	vc_auth_free(a);
+	vc_auth_free(a2);
+}
+
 static void tokens(void)
 {
 	struct vc_auth *a = mk(__LINE__, "auth_view = basic,token\nauth_status = token\nauth_control = basic\n"
@@ -229,6 +300,7 @@ int main(void)
 	}
 	RUN("auth", b64);
 	RUN("auth", basic_auth);
+	RUN("auth", steps);
 	RUN("auth", tokens);
 	RUN("auth", setup_errors);
 	RUN("auth", classify);

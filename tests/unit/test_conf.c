@@ -290,7 +290,7 @@ static char *print_str(const struct vc_conf *c, int redact)
 
 static void roundtrip(void)
 {
-	char text[2048];
+	char text[2048]; /* key and cert paths: up to 255 bytes each */
 	snprintf(text, sizeof(text),
 		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
 		 "encoder = auto\n"

@@ -43,8 +43,12 @@ static int fixture_open(struct fixture *fx, const char *path)
 	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
 		return -1;
 	fx->h = hub_for(fx->s, fx->cam);
-	run_ms(fx->base, 50); /* the camera's first event: the hub learns its configured mode */
-	return fx->h && vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
+	if (!fx->h)
+		return -1;
+	/* the camera's first event: the hub learns its configured mode */
+	for (int i = 0; i < 100 && !fx->h->preferred.fourcc; i++)
+		run_ms(fx->base, 20);
+	return vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
 }
 
 /* A streaming client asking req arrives: as for a real one, output_get

@@ -60,24 +60,29 @@ if [ "${1:-}" = "--guest" ]; then
 	(curl -s -N --max-time $((S + 6)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" | wc -c >"$out/R.bytes") &
 	rp=$!
 	sizes="320x180 424x240 512x288 640x360 800x450 960x540 1024x576 1280x720"
-	# wall-clock seconds since t0 (the guest is slow: no counting of sleeps);
-	# the first 15 s and the last 10 s: A and R alone (CPU's steady state)
-	b=0 last=-1 hup= disc=
+	# wall-clock seconds since t0, each action when it is due (the guest
+	# is slow: a loop turn can take more than a second, no counting of
+	# sleeps and no exact seconds); the first 15 s and the last 10 s: A and
+	# R alone (CPU's steady state)
+	b=0 last=-1 hup= disc= nb=25 ns=23 nc=21
 	while :; do
 		t=$(( $(date +%s) - t0 ))
 		[ $t -ge "$S" ] && break
 		if [ $t = $last ]; then sleep 0.2; continue; fi
 		last=$t
 		busy=$([ $t -ge 15 ] && [ $t -le $((S - 10)) ] && echo 1)
-		if [ $((t % 20)) = 5 ] && [ -n "$busy" ]; then
+		if [ $t -ge $nb ] && [ -n "$busy" ]; then
+			nb=$((nb + 20))
 			b=$((b + 1))
 			(ev b_join; $W stream $PORT "/stream?size=640x360$F" 6 >"$out/B$b.ts" 2>/dev/null; ev b_leave) &
 		fi
-		if [ $((t % 10)) = 3 ] && [ -n "$busy" ]; then
+		if [ $t -ge $ns ] && [ -n "$busy" ]; then
+			ns=$((ns + 10))
 			(ev snap; curl -s -o /dev/null --max-time 15 -w '%{http_code} %{size_download}\n' \
 				"$U/snapshot?size=1920x1080" >>"$out/snaps"; ev snap_done) &
 		fi
-		if [ $((t % 4)) = 1 ] && [ -n "$busy" ]; then
+		if [ $t -ge $nc ] && [ -n "$busy" ]; then
+			nc=$((nc + 4))
 			set -- $sizes
 			n=$(( $(od -An -N2 -tu2 /dev/urandom) % 8 + 1 )); eval sz=\${$n}
 			q=$(( $(od -An -N1 -tu1 /dev/urandom) % 60 + 40 ))
@@ -141,8 +146,14 @@ done >"$work/switches"
 iv=$(sed -n 's/.*"mode":{[^}]*"interval":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p' "$work/fps.json")
 parts=$(wc -l <"$work/fps.ts")
 fps=$(awk -v p="$parts" 'BEGIN { printf "%.1f", p / 6 }')
-[ "$iv" = "1/30" ] && awk -v f="$fps" 'BEGIN { exit !(f > 5) }'
-res default_rate $? "/stream?size=640x360 without fps: device interval $iv s (vivid starts at 1/5), $parts parts in 6 s = $fps fps delivered (more than 5; guest $(cat "$work/accel"))"
+# the switch the lone 640x360 client made, as logged (the sample at 4 s may
+# come after it left on a slow guest)
+sw=$(grep -m1 'stream: cam day: mode .* -> [^ ]* 640x360 [0-9/]* s (streams: 1 stream' "$L" | sed 's/.* -> //')
+# delivered frames say more about the guest's CPU than about the policy
+# under TCG: asserted (more than vivid's 5) only under KVM
+accel=$(cut -d' ' -f1 "$work/accel")
+echo "$sw" | grep -q ' 640x360 1/30 s ' && { [ "$accel" != kvm ] || awk -v f="$fps" 'BEGIN { exit !(f > 5) }'; }
+res default_rate $? "/stream?size=640x360 without fps: switch to '$sw' (vivid starts at 1/5 s), /api/cams at 4 s: interval $iv s; $parts parts in 6 s = $fps fps delivered (asserted > 5 under KVM only; guest $accel)"
 
 # ---- the mode returns to the streams' best within 2 s after each transient;
 # while the camera streams and no transient is under way, it is that mode
@@ -158,9 +169,15 @@ worst=$(awk 'NR == FNR { t[++n] = $1; k[n] = $2; next }
 	END {
 		w = 0; wk = "none"; bad = 0
 		for (i = 1; i <= n; i++) {
-			back = -1
-			for (j = 1; j <= m; j++)
-				if (s[j] >= t[i] && md[j] == "1280x720" && st[j] == "streaming") { back = s[j] - t[i]; break }
+			# the first sample back on 1280x720 after the event, counted
+			# only when some sample after the event was off it
+			back = -1; off = 0
+			for (j = 1; j <= m; j++) {
+				# "none": the sampler got no answer (a starved guest), not a mode
+				if (s[j] < t[i] || st[j] == "none") continue
+				if (md[j] == "1280x720" && st[j] == "streaming") { back = off ? s[j] - t[i] : 0; break }
+				off = 1
+			}
 			if (back < 0) { bad++; continue }
 			if (back > w) { w = back; wk = k[i] }
 		}
@@ -197,18 +214,19 @@ w2=$(cpu_pf "$(calc "$t_end - 9")" "$(calc "$t_end - 1")")
 awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(a > 0 && b > 0 && b <= a * 1.5) }'
 res cpu_per_frame $? "CPU per frame of A: $w1 ms steady (5-14 s: A and R alone), $w2 ms in the last 8 s, after the day (limit x1.5: guest CPU time under TCG on a shared host)"
 
-# ---- RSS and fds flat: medians of a window at 30-40 % of the run vs the last 10 %
+# ---- RSS and fds flat: medians of a window at 45-55 % of the run (every
+# kind of client has come and gone once: warm) vs the last 10 %
 med() { # FROM TO COLUMN
 	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b { print $c }' "$work/samples" | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
 }
 d=$(calc "$t_end - $t_start")
-a0=$(calc "$t_start + $d * 0.30"); a1=$(calc "$t_start + $d * 0.40")
+a0=$(calc "$t_start + $d * 0.45"); a1=$(calc "$t_start + $d * 0.55")
 b0=$(calc "$t_end - $d * 0.10")
 r1=$(med "$a0" "$a1" 5); r2=$(med "$b0" "$t_end" 5)
 f1=$(med "$a0" "$a1" 6); f2=$(med "$b0" "$t_end" 6)
 awk -v a="$r1" -v b="$r2" -v x="$f1" -v y="$f2" 'BEGIN { exit !(a > 0 && b <= a * 1.1 && b >= a * 0.9 && y <= x * 1.1 + 1 && y >= x * 0.9 - 1) }'
-res rss_fds_flat $? "RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB, open fds $f1 -> $f2 (medians at 30-40 % of the run and in the last 10 %; +-10 %)"
+res rss_fds_flat $? "RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB, open fds $f1 -> $f2 (medians at 45-55 % of the run and in the last 10 %; +-10 %)"
 
 # ---- outputs without clients freed: after the churn, only A's and R's (and B's) remain
 om=$(awk -v b="$b0" '$1 >= b { if ($7 > m) m = $7 } END { print m + 0 }' "$work/samples")

@@ -42,6 +42,10 @@ cat >"$TMP/v.conf" <<EOC
 [server]
 listen = 0.0.0.0:8080
 web_root = $W
+# Chromium on the host reaches the guest through QEMU's user network, so the
+# daemon sees 10.0.2.2, not loopback: unauthenticated control PUTs from a
+# non-loopback peer need auth_control = none written out (issue 14 default).
+auth_control = none
 [camera v]
 device = /dev/video0
 EOC

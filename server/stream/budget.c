@@ -1,0 +1,169 @@
+/* The fan-out's memory budget (see budget.h): size clamp, outputs per
+ * camera, estimated frame bytes over all cameras. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/budget.h"
+
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <malloc.h>
+#include <stdio.h>
+
+#include "common/fmt.h"
+#include "common/log.h"
+#include "server/capture/capture.h"
+#include "server/stream/stream_int.h"
+
+size_t budget_output_bytes(const struct vc_plan *p)
+{
+	const struct vc_fmt *f = vc_fmt_by_fourcc(p->out.fourcc);
+	size_t px = (size_t)p->out.width * p->out.height;
+	struct vc_geom g;
+
+	if (p->steps & VC_STEP_PASSTHROUGH)
+		return 0;
+	if (p->steps & VC_STEP_JPEG_XFORM)
+		return px; /* a transformed JPEG, two at most */
+	/* the result (JPEG: bounded by the 4:2:2 picture it is encoded from)
+	 * twice: latest + one in flight, or the pipeline's scratch (measured:
+	 * ~5 bytes per pixel per 4096x4096 output of 2-3 byte formats) */
+	size_t frame = px * 2;
+	if (f && f->layout != VC_LAYOUT_COMPRESSED &&
+	    vc_fmt_geometry(f, p->out.width, p->out.height, 0, &g) == 0 && g.sizeimage > frame)
+		frame = g.sizeimage;
+	return frame * 2;
+}
+
+/* The camera's largest native mode (by area), or 0x0 when unknown. For a
+ * size range (stepwise) only its listed sizes count: the common ones
+ * clamped into the range, up to 3840x2160 (v4l2_caps.c), so a sensor's full
+ * size is one of them while a range reaching 4096x4096 or beyond (the test
+ * pattern, some bridges) does not let one client switch the camera to it;
+ * max_size allows more. */
+static void native_max(struct vc_cam *cam, uint32_t *w, uint32_t *h)
+{
+	const struct vc_caps *caps = vc_cam_caps(cam);
+	uint64_t best = 0;
+
+	*w = *h = 0;
+	for (size_t i = 0; caps && i < caps->n_fmts; i++) {
+		const struct vc_caps_fmt *cf = &caps->fmts[i];
+		if (cf->emulated)
+			continue;
+		if (cf->stepwise && !cf->n_sizes && (uint64_t)cf->max_w * cf->max_h > best) {
+			best = (uint64_t)cf->max_w * cf->max_h;
+			*w = cf->max_w;
+			*h = cf->max_h;
+		}
+		for (size_t k = 0; k < cf->n_sizes; k++)
+			if ((uint64_t)cf->sizes[k].width * cf->sizes[k].height > best) {
+				best = (uint64_t)cf->sizes[k].width * cf->sizes[k].height;
+				*w = cf->sizes[k].width;
+				*h = cf->sizes[k].height;
+			}
+	}
+}
+
+int budget_clamp_size(const struct vc_streams *s, struct vc_cam *cam, struct vc_request *req)
+{
+	uint32_t mw = s->budget.max_width, mh = s->budget.max_height;
+	int changed = 0;
+
+	if (!mw || !mh)
+		native_max(cam, &mw, &mh);
+	if (!mw || !mh)
+		return 0;
+	if (req->rotate == 90 || req->rotate == 270) { /* the size asked is after rotation */
+		uint32_t t = mw;
+		mw = mh;
+		mh = t;
+	}
+	if (req->width > mw) {
+		req->width = mw;
+		changed = 1;
+	}
+	if (req->height > mh) {
+		req->height = mh;
+		changed = 1;
+	}
+	return changed;
+}
+
+/* Frees h's outputs that no user and no job holds (lingering after their
+ * clients left), to make room; returns how many. */
+static unsigned reclaim(struct hub *h)
+{
+	unsigned n = 0;
+
+	for (struct output *o = h->outputs, *next; o; o = next) {
+		next = o->next;
+		if (!output_users(o) && !o->busy) {
+			output_free(o);
+			n++;
+		}
+	}
+	return n;
+}
+
+static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struct hub *h)
+{
+	size_t total = 0;
+
+	*n_on = 0;
+	for (size_t i = 0; i < s->n_hubs; i++)
+		for (const struct output *o = s->hubs[i]->outputs; o; o = o->next) {
+			if (o->merged)
+				continue;
+			total += budget_output_bytes(&o->plan);
+			*n_on += s->hubs[i] == h;
+		}
+	for (const struct hub *d = s->dying; d; d = d->next_dying)
+		for (const struct output *o = d->outputs; o; o = o->next)
+			total += o->merged ? 0 : budget_output_bytes(&o->plan);
+	return total;
+}
+
+int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t errlen)
+{
+	const struct vc_streams *s = h->s;
+	unsigned max_out = s->budget.max_outputs ? s->budget.max_outputs : BUDGET_MAX_OUTPUTS;
+	size_t limit = s->budget.frame_bytes ? s->budget.frame_bytes
+					     : (size_t)BUDGET_FRAME_MIB << 20;
+	struct vc_mode m;
+	struct vc_plan plan;
+	unsigned n_on;
+
+	/* the plan this request would get once it steers the mode */
+	if (hub_pick_mode(h, req, &m) < 0 || vc_negotiate_plan(&m, req, &plan) < 0)
+		return 0; /* not servable at all: the usual path answers */
+	for (const struct output *o = h->outputs; o; o = o->next)
+		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out))
+			return 0;
+	size_t need = budget_output_bytes(&plan), held = held_bytes(s, &n_on, h);
+	if ((n_on < max_out && held + need <= limit) || !reclaim(h))
+		goto decide;
+	held = held_bytes(s, &n_on, h);
+decide:
+	if (n_on >= max_out) {
+		snprintf(err, errlen, "camera %s already serves %u distinct pictures (max_outputs): "
+			 "ask for one of those or retry later", vc_cam_id(h->cam), n_on);
+		return -EBUSY;
+	}
+	if (held + need > limit) {
+		snprintf(err, errlen, "this picture needs ~%zu MiB of frame memory; %zu of %zu MiB "
+			 "(frame_memory) are held: ask for a smaller size or retry later",
+			 (need + (1u << 20) - 1) >> 20, held >> 20, limit >> 20);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void budget_trim(struct vc_streams *s)
+{
+	unsigned n;
+	size_t held = held_bytes(s, &n, NULL);
+
+	if (held + ((size_t)8 << 20) <= s->budget_trimmed_at)
+		malloc_trim(0);
+	if (held + ((size_t)8 << 20) <= s->budget_trimmed_at || held > s->budget_trimmed_at)
+		s->budget_trimmed_at = held;
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Failed logins cannot stall the server (issue 14): 1,000 wrong Basic logins
+# per second from 8 clients (tests/tools/auth_flood, open loop, a new wrong
+# password each time, yescrypt hash) while an authenticated /stream client
+# and a probe of / run. Two floods: from 8 addresses (the per-address
+# back-off answers 429), and spread over 2,000 source addresses in
+# 127.0.0.0/8 (no back-off: the bounded hash queue answers 503). Prints the
+# rate reached, the stream's longest gap and the probe's latency; then checks
+# the back-off and cache behaviour with curl from chosen source addresses.
+# The 100 ms / 50 ms limits are the issue's; they need a machine that is not
+# saturated by other work (the numbers are printed either way).
+cd "$(dirname "$0")/../.." || exit 2
+T=qa_auth_flood
+. tests/integ/lib/common.sh
+FLOOD=${VCAP_BUILD:-build}/tools/auth_flood
+[ -x "$FLOOD" ] || { fail tool "$FLOOD not built (make all)"; exit 1; }
+# Under ASan everything is several times slower: the rate and latency
+# limits are then printed and skipped, the functional checks still run.
+ASAN=; grep -aq __asan_init "$VCAPD" && ASAN=1
+rcheck() { if [ -n "$ASAN" ]; then skip "$1" "ASan build ($3)"; else check "$@"; fi; }
+PW=flood-secret
+HASH=$("$FLOOD" --hash "$PW") || { fail hash "no yescrypt hash"; exit 1; }
+cat >"$TMP/v.conf" <<EOF
+[server]
+user = admin:$HASH
+auth_view = basic
+auth_status = basic
+[camera 0]
+device = test:640x480@30
+EOF
+start_vcapd_any --config "$TMP/v.conf" || { fail start "vcapd did not start"; exit 1; }
+U="http://127.0.0.1:$VPORT"
+code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+t=$(curl -s -o /dev/null -w '%{time_total}' -u "admin:wrong" "$U/api/status")
+echo "$T: one wrong yescrypt login takes ${t}s end to end (the hash runs on the auth worker)"
+echo "$T: load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# flood NAME SPREAD: one 5 s flood. The mix of 401/429/503 depends on how
+# fast hashes run (printed); every answer must be one of them.
+flood() {
+	"$FLOOD" "$VPORT" 5 1000 8 "$2" "admin:$PW" >"$TMP/$1.out" 2>&1
+	sed "s/^/$T: $1 /" "$TMP/$1.out"
+	rate=$(sed -n 's/^flood: .* rate=\([0-9]*\)\/s.*/\1/p' "$TMP/$1.out")
+	other=$(sed -n 's/^flood: .* other=\([0-9]*\) .*/\1/p' "$TMP/$1.out")
+	gap=$(sed -n 's/^stream: parts=[0-9]* max_gap_ms=\([0-9]*\).*/\1/p' "$TMP/$1.out")
+	parts=$(sed -n 's/^stream: parts=\([0-9]*\).*/\1/p' "$TMP/$1.out")
+	root=$(sed -n 's/^probe_root: .* max_ms=\([0-9]*\).*/\1/p' "$TMP/$1.out")
+	an=$(sed -n 's/^probe_auth: n=\([0-9]*\) .*/\1/p' "$TMP/$1.out")
+	aok=$(sed -n 's/^probe_auth: .* codes_ok=\([0-9]*\).*/\1/p' "$TMP/$1.out")
+	[ "${rate:-0}" -ge 950 ] && [ "${other:-1}" = 0 ]
+	rcheck "$1_rate" $? "rate=$rate/s other=$other (load $(cut -d' ' -f1 /proc/loadavg))"
+	[ "${parts:-0}" -ge 100 ] && [ "${gap:-9999}" -lt 100 ]
+	rcheck "$1_stream_gap" $? "parts=$parts longest gap ${gap} ms (limit 100)"
+	[ "${root:-9999}" -lt 50 ] && [ "${an:-0}" -ge 20 ] && [ "$an" = "$aok" ]
+	rcheck "$1_latency" $? "/ max ${root} ms (limit 50); authenticated /api/status $aok/$an answered 200"
+}
+flood flood_8addr 1
+flood flood_spread 2000
+
+# After the floods, once queued hashes are done (a wrong login gets 401,
+# not 503): 10 wrong logins from one address, then the next gets 429 with
+# Retry-After even for a new password; a verified (cached) header still
+# passes from there; a fresh address logs in normally.
+for i in $(seq 120); do
+	c=$(code --interface 127.0.0.60 -u "admin:drain-$i" "$U/api/status")
+	[ "$c" = 401 ] && break
+	sleep 0.5
+done
+check queue_drained "$([ "$c" = 401 ]; echo $?)" "a wrong login after the floods: $c"
+for i in $(seq 10); do
+	# a 503 (hash budget spent) is not a failed check: wait and send it again
+	for k in $(seq 20); do
+		c=$(code --interface 127.0.0.61 -u "admin:bad-$i" "$U/api/status")
+		[ "$c" = 503 ] || break
+		sleep 0.3
+	done
+	echo "$c" >>"$TMP/bad"
+done
+curl -s -D "$TMP/h" -o /dev/null --max-time 5 --interface 127.0.0.61 -u "admin:another-wrong" "$U/api/status"
+ra=$(hdr "$TMP/h" Retry-After)
+[ "$(status "$TMP/h")" = 429 ] && [ "${ra:-0}" -ge 1 ] && [ "$ra" -le 60 ]
+check backoff_429 $? "10 wrong: $(sort "$TMP/bad" | uniq -c | tr '\n' ' '); 11th: $(status "$TMP/h") Retry-After=$ra"
+c1=$(code --interface 127.0.0.61 -u "admin:$PW" "$U/api/status")
+c2=$(code --interface 127.0.0.77 -u "admin:$PW" "$U/snapshot")
+c3=$(code --interface 127.0.0.78 -u "admin:wrong-once" "$U/api/status")
+[ "$c1" = 200 ] && [ "$c2" = 200 ] && [ "$c3" = 401 ]
+check cached_and_fresh $? "cached header from a blocked address=$c1 fresh address right=$c2 wrong=$c3"
+grep -q '127.0.0.61:[0-9]*: 10 failed logins within 60 s: refused for 60 s' "$VLOG"
+check backoff_logged $? "$(grep -c 'failed logins' "$VLOG") block lines"
+kill -0 "$VPID" 2>/dev/null; check alive $? "daemon survived"
+rss=$(rss_kb "$VPID"); echo "$T: RSS after the floods: ${rss} KiB"
+stop_vcapd; check clean_stop $? "exit status"
+grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"

@@ -1,0 +1,86 @@
+#!/bin/sh
+# Memory per anonymous viewer is bounded (issue 14): 20, then 40
+# /raw/stream?size=16384x16384&format=<different> from one address against
+# the test camera (its native modes reach 4096x4096) with the default budget
+# (8 outputs per camera, 64 MiB of output frames). The daemon's RSS is
+# sampled throughout and printed; a normal /stream client and snapshot
+# probes must be served all along; the refused requests get a 503 JSON
+# error naming the limit; RSS returns near the baseline after they leave.
+cd "$(dirname "$0")/../.." || exit 2
+T=qa_memory_budget
+. tests/integ/lib/common.sh
+# Under ASan freed memory sits in its quarantine and everything is slower:
+# RSS and rate limits are then printed and skipped, the rest still checked.
+ASAN=; grep -aq __asan_init "$VCAPD" && ASAN=1
+# rcheck NAME STATUS WHY: check, or a skip under ASan
+rcheck() { if [ -n "$ASAN" ]; then skip "$1" "ASan build ($3)"; else check "$@"; fi; }
+start_vcapd_any --device test:640x480@30 || { fail start "vcapd did not start"; exit 1; }
+U="http://127.0.0.1:$VPORT"
+FMTS=$(curl -s "$U/api/cams" | tr '{' '\n' | sed -n 's/^"fourcc":"[^"]*","fourcc_name":"\([^"]*\)","emulated".*/\1/p' |
+	grep -v -e MJPEG -e JPEG | sort -u)
+nf=$(echo "$FMTS" | grep -c .)
+[ "$nf" -ge 20 ]; check formats_listed $? "$nf raw formats"
+# baseline: a normal client streams for a moment
+curl -s -o /dev/null --max-time 2 "$U/stream"
+base=$(rss_kb "$VPID")
+echo "$T: baseline RSS ${base} KiB"
+
+# attack N SECONDS: N raw streams of different formats at 16384x16384 from
+# one address while a normal stream and snapshot probes run; peak RSS.
+attack() {
+	n=$1; i=0; : >"$TMP/codes"
+	curl -s -N --max-time $(($2 + 3)) -o "$TMP/normal.bin" "$U/stream" &
+	apids=$!
+	for f in $(echo "$FMTS" | head -$((n < nf ? n : nf))) $(echo "$FMTS" | head -$((n > nf ? n - nf : 0))); do
+		i=$((i + 1))
+		# the second round repeats formats with a rotation: still distinct pictures
+		rot=0; [ $i -gt "$nf" ] && rot=180
+		curl -s -o "$TMP/a$i.out" -w '%{http_code}\n' --max-time "$2" \
+			"$U/raw/stream?size=16384x16384&format=$f&rotate=$rot" >>"$TMP/codes" 2>/dev/null &
+		apids="$apids $!"
+	done
+	peak=0; ok=0; probes=0
+	end=$(($(date +%s) + $2))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		r=$(rss_kb "$VPID"); [ "${r:-0}" -gt "$peak" ] && peak=$r
+		c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$U/snapshot")
+		probes=$((probes + 1)); [ "$c" = 200 ] && ok=$((ok + 1))
+		sleep 0.2
+	done
+	wait $apids # not a bare wait: the daemon is a child too
+	parts=$(grep -ac 'Content-Type: image/jpeg' "$TMP/normal.bin")
+	n503=$(grep -c '^503' "$TMP/codes"); n200=$(grep -c '^200' "$TMP/codes")
+	why=$(cat "$TMP"/a*.out 2>/dev/null | grep -ao '"error":"[^"]*' | sed 's/"error":"//' | sort | uniq -c | sort -rn | head -2 | tr '\n' '|')
+	echo "$T: $n streams: peak RSS ${peak} KiB (+$(((peak - base) / 1024)) MiB), served=$n200 refused503=$n503 ($why)"
+	echo "$T: $n streams: normal /stream got $parts parts in $(($2 + 3)) s, snapshots $ok/$probes"
+	# the budget (64 MiB of output frames) plus the camera's own buffers and
+	# slack: far below the 1.8-2.6 GB these requests took before
+	[ $(((peak - base) / 1024)) -lt 200 ]
+	rcheck "rss_${n}" $? "peak ${peak} KiB, baseline ${base} KiB"
+	[ "$n503" -ge $((n - 8)) ] && [ -n "$why" ]
+	check "refused_${n}" $? "503=$n503 200=$n200: $why"
+	# served all along (the CPU the admitted outputs take slows it; the
+	# rate is printed): at least one part per second, every snapshot 200
+	[ "$parts" -ge $(($2 + 3)) ] && [ "$ok" = "$probes" ] && [ "$probes" -ge 2 ]
+	rcheck "normal_served_${n}" $? "stream parts=$parts in $(($2 + 3)) s, snapshots $ok/$probes"
+}
+attack 20 8
+attack 40 8
+# after the attackers left: unused outputs linger 10 s, the camera stops
+# after 5 s idle, then memory returns (waits up to 45 s: a loaded host delays
+# it). "Near the baseline" is within 64 MiB: glibc keeps some fragments in
+# the worker arenas (measured +12..+39 MiB; before the budget and the trim,
+# 330-430 MB stayed).
+w=0
+while :; do
+	after=$(rss_kb "$VPID")
+	[ $(((after - base) / 1024)) -lt 64 ] || [ $w -ge 45 ] && break
+	sleep 1; w=$((w + 1))
+done
+echo "$T: RSS ${w} s after the attack ${after} KiB (baseline ${base} KiB): $(curl -s "$U/api/status" | head -c 300)"
+[ $(((after - base) / 1024)) -lt 64 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
+c=$(curl -s -o /dev/null -w '%{http_code}' "$U/raw?format=NV12&size=320x240")
+[ "$c" = 200 ]; check raw_after $? "a normal raw snapshot: $c"
+stop_vcapd; check clean_stop $? "exit status"
+grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"
