@@ -149,6 +149,7 @@ void vc_conf_cam_clear(struct vc_conf_cam *cam)
 	free(cam->ctrls);
 	free(cam->name);
 	free(cam->device);
+	free(cam->encoder);
 	vc_conf_cam_init(cam);
 }
 

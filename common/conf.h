@@ -64,6 +64,8 @@ struct vc_conf_cam {
 	uint8_t flip;          /* 1 = horizontal, 2 = vertical (VC_FLIP_H/VC_FLIP_V) */
 	int placeholder;       /* /snapshot of an absent camera: 1 = placeholder
 				* picture, 0 = 503 (the default); streams always get it */
+	char *encoder;         /* "cpu", or an M2M device path; NULL = auto (the default).
+				* Only reported for now: the CPU encodes every frame */
 	size_t n_ctrls;
 	struct vc_conf_ctrl *ctrls;
 	int line;              /* line of the section header, for messages */

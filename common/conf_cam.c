@@ -275,6 +275,40 @@ static const struct vc_conf_name yes_no[] = {
 	{ "1", 1 }, { "0", 0 }, { NULL, 0 },
 };
 
+/* "encoder = auto | cpu | /dev/videoN". auto is the default and leaves the
+ * field NULL (not printed); a path is kept as written: the device may be
+ * absent now and appear later. */
+static int p_encoder(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base, int line,
+		     const char *v)
+{
+	struct vc_conf_cam *cam = base;
+	char *dup = NULL;
+
+	(void)k;
+	if (strcmp(v, "auto") != 0) {
+		if (strcmp(v, "cpu") != 0 &&
+		    (strncmp(v, "/dev/", 5) != 0 || strlen(v) >= 64 || strpbrk(v, " \t"))) {
+			vc_conf_bad(st, line,
+				    "encoder: '%s' is not auto, cpu or a device path like /dev/video31", v);
+			return 0;
+		}
+		if (!(dup = strdup(v)))
+			return -ENOMEM;
+	}
+	free(cam->encoder);
+	cam->encoder = dup;
+	return 0;
+}
+
+static void pr_encoder(const struct vc_conf_key *k, const void *base, FILE *f, int redact)
+{
+	const struct vc_conf_cam *cam = base;
+
+	(void)redact;
+	if (cam->encoder)
+		fprintf(f, "%s = %s\n", k->name, cam->encoder);
+}
+
 const struct vc_conf_key vc_conf_cam_keys[] = {
 	{ .name = "device", .camera = 1, .type = VC_CONF_T_STR, .apply = VC_CONF_REOPEN,
 	  .off = CAM(device), .example = "/dev/video0" },
@@ -320,6 +354,10 @@ const struct vc_conf_key vc_conf_cam_keys[] = {
 	  .off = CAM_INT(flip), .names = flips, .range = "none, h, v or hv", .example = "hv" },
 	{ .name = "placeholder", .camera = 1, .type = VC_CONF_T_ENUM, .apply = VC_CONF_REOPEN,
 	  .off = CAM_INT(placeholder), .names = yes_no, .range = "yes or no", .example = "yes" },
+	/* which JPEG encoder the camera would use (common/m2m.h); only
+	 * reported for now: the CPU encodes every frame */
+	{ .name = "encoder", .camera = 1, .type = VC_CONF_T_OTHER, .apply = VC_CONF_REOPEN,
+	  .example = "/dev/video31", OTHER(p_encoder, pr_encoder) },
 	{ .name = "control", .camera = 1, .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE,
 	  .repeatable = 1, .example = "brightness=10", OTHER(p_control, pr_control) },
 };

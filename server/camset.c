@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "server/capture/controls.h"
 #include "server/capture/discover.h"
+#include "server/capture/m2m_discover.h"
 #include "server/capture/v4l2src.h"
 #include "server/opsconf.h"
 
@@ -50,6 +51,7 @@ struct vc_camset {
 	 * whenever a camera (re)opens */
 	struct vc_hotplug *hotplug;
 	struct event *ctl_timer;
+	struct vc_m2m_list m2m;    /* M2M devices: scanned by watch and on hotplug */
 	void (*changed)(void *opaque);
 	void *opaque;
 };
@@ -200,6 +202,7 @@ static void on_hotplug(void *opaque)
 
 	if (cs->stopping)
 		return;
+	vc_m2m_list_rescan(&cs->m2m);
 	for (size_t i = 0; i < cs->n_cams; i++) {
 		char node[64];
 
@@ -413,6 +416,7 @@ int vc_camset_watch(struct vc_camset *cs, void (*changed)(void *opaque), void *o
 {
 	cs->changed = changed;
 	cs->opaque = opaque;
+	vc_m2m_list_rescan(&cs->m2m);
 	int ret = vc_hotplug_new(cs->base, NULL, on_hotplug, cs, &cs->hotplug);
 	if (ret < 0)
 		log_warn("no hotplug watch on /dev (%s): unplugged cameras retry on their backoff",
@@ -425,6 +429,11 @@ int vc_camset_watch(struct vc_camset *cs, void (*changed)(void *opaque), void *o
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+const struct vc_m2m_list *vc_camset_m2m(const struct vc_camset *cs)
+{
+	return &cs->m2m;
 }
 
 void vc_camset_stopping(struct vc_camset *cs)
@@ -441,5 +450,6 @@ void vc_camset_free(struct vc_camset *cs)
 	if (cs->ctl_timer)
 		event_free(cs->ctl_timer);
 	vc_hotplug_free(cs->hotplug);
+	vc_m2m_list_clear(&cs->m2m);
 	free(cs);
 }

@@ -53,6 +53,13 @@ int vc_camset_watch(struct vc_camset *cs, void (*changed)(void *opaque), void *o
  * the running config afterwards. */
 void vc_camset_reload(struct vc_camset *cs, const struct vc_conf *nc);
 
+/* The memory-to-memory devices found (scanned by vc_camset_watch and again
+ * on each hotplug event; a removal alone is not seen until the next event).
+ * The pointer stays valid until vc_camset_free; the contents change on
+ * rescan. Loop thread only. */
+struct vc_m2m_list;
+const struct vc_m2m_list *vc_camset_m2m(const struct vc_camset *cs);
+
 /* The daemon is stopping: hotplug no longer adds or reopens cameras. */
 void vc_camset_stopping(struct vc_camset *cs);
 

@@ -386,6 +386,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	vc_camset_serve(a.camset, a.streams);
+	vc_api_set_m2m(a.api, vc_camset_m2m(a.camset));
 	if (vc_guard_new(a.conf, o.listen, o.n_listen, &a.guard) < 0 ||
 	    vc_auth_gate_new(a.base, a.http, &a.auth, &a.guard, &a.gate) < 0) {
 		log_error("out of memory");

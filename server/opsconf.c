@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <linux/videodev2.h>
 #include <strings.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,8 @@ size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, siz
 			.flip = k->flip,
 			.placeholder = k->placeholder,
 		};
+		/* conf.c refuses paths that do not fit */
+		snprintf(cc[n].encoder, sizeof(cc[n].encoder), "%s", k->encoder ? k->encoder : "");
 	}
 	if (c->n_cams > max)
 		log_warn("%zu cameras configured, serving the first %zu", c->n_cams, max);

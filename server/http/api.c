@@ -4,6 +4,7 @@
  * server/http/api_metrics.c. */
 #define LOG_PREFIX "api:"
 #include "server/http/api.h"
+#include "server/http/api_m2m.h"
 #include "server/http/api_metrics.h"
 #include "server/http/api_signal.h"
 
@@ -25,6 +26,7 @@ struct vc_api {
 	struct vc_streams *s;
 	struct vc_http *http;
 	int64_t started_us;
+	const struct vc_m2m_list *m2m; /* the camera set's; NULL = none known */
 };
 
 /* key: a string member; NULL is written as "" (a cam without a path, a
@@ -255,7 +257,8 @@ static void json_stats(struct vc_json *j, const struct vc_cam_stats *st)
 	vc_json_obj_end(j);
 }
 
-static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, int full)
+static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, int full,
+		     const struct vc_m2m_list *m2m)
 {
 	struct vc_cam *cam = vc_streams_cam(s, i);
 	struct vc_cam_stats st;
@@ -285,6 +288,9 @@ static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, in
 	vc_streams_clients(s, i, json_client_cb, j);
 	vc_json_arr_end(j);
 	json_policy(j, s, i);
+	vc_json_key(j, "encoder");
+	vc_api_encoder_json(j, m2m, vc_cam_get_config(cam)->encoder,
+			    state != VC_CAM_ABSENT ? m.fourcc : 0);
 	if (full) {
 		if (state != VC_CAM_ABSENT)
 			vc_v4l2_json(vc_cam_source(cam), j);
@@ -304,7 +310,7 @@ static enum MHD_Result h_cams(void *opaque, struct vc_http_req *r)
 	vc_json_key(&j, "cams");
 	vc_json_arr_begin(&j);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)
-		json_cam(&j, a->s, i, 1);
+		json_cam(&j, a->s, i, 1, a->m2m);
 	vc_json_arr_end(&j);
 	vc_json_obj_end(&j);
 	return send_json(r, &j);
@@ -448,7 +454,7 @@ static enum MHD_Result h_cam(void *opaque, struct vc_http_req *r)
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++) {
 		if (vc_streams_cam(a->s, i) != cam)
 			continue;
-		json_cam(&j, a->s, i, 1);
+		json_cam(&j, a->s, i, 1, a->m2m);
 	}
 	return send_json(r, &j);
 }
@@ -589,8 +595,10 @@ static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 	vc_json_key(&j, "cams");
 	vc_json_arr_begin(&j);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)
-		json_cam(&j, a->s, i, 0);
+		json_cam(&j, a->s, i, 0, a->m2m);
 	vc_json_arr_end(&j);
+	vc_json_key(&j, "m2m");
+	vc_api_m2m_json(&j, a->m2m);
 	vc_json_obj_end(&j);
 	return send_json(r, &j);
 }
@@ -613,6 +621,11 @@ int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)
 	a->started_us = mono_us();
 	*out = a;
 	return 0;
+}
+
+void vc_api_set_m2m(struct vc_api *a, const struct vc_m2m_list *l)
+{
+	a->m2m = l;
 }
 
 void vc_api_free(struct vc_api *a)

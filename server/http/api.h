@@ -12,6 +12,11 @@ struct vc_api;
 int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out);
 void vc_api_free(struct vc_api *a); /* NULL is a no-op */
 
+/* The M2M device list /api/status shows (owned by the caller, e.g. the
+ * camera set: vc_camset_m2m), and each camera's encoder is picked from. */
+struct vc_m2m_list;
+void vc_api_set_m2m(struct vc_api *a, const struct vc_m2m_list *l);
+
 /* Registers the API routes on http. */
 int vc_api_routes(struct vc_api *a, struct vc_http *http);
 

@@ -77,6 +77,7 @@ static void good_full(void)
 		 "rotate = 270\n"
 		 "flip = VH\n"
 		 "placeholder = yes\n"
+		 "encoder = /dev/video31\n"
 		 "control = brightness=128\n"
 		 "control = power_line_frequency = 50 Hz\n"
 		 "[camera back-2]\n"
@@ -116,6 +117,8 @@ static void good_full(void)
 	const struct vc_conf_cam *b = vc_conf_find_cam(c, "back-2");
 	CHECK(b && b->idle_stop_ms == 0 && b->input == -1 && b->mode.fourcc == 0, "defaults in back-2");
 	CHECK(b && !b->quality && !b->rotate && !b->flip && !b->placeholder, "serving defaults unset");
+	CHECK(f && f->encoder && !strcmp(f->encoder, "/dev/video31"), "encoder path");
+	CHECK(b && !b->encoder, "encoder unset = auto");
 	CHECK(b && b->std == 0 && b->dv.width == 0, "std/dv_timings default: leave, detect");
 	CHECK(!vc_conf_find_cam(c, "nope"), "find unknown");
 	vc_conf_free(c);
@@ -221,6 +224,11 @@ static const struct bad bads[] = {
 	{ __LINE__, "[camera a]\ndevice = x\nrotate = 360\n", 3, "rotate: '360'" },
 	{ __LINE__, "[camera a]\ndevice = x\nflip = x\n", 3, "flip: 'x' is not none, h, v or hv" },
 	{ __LINE__, "[camera a]\ndevice = x\nplaceholder = maybe\n", 3, "placeholder: 'maybe' is not yes or no" },
+	{ __LINE__, "[camera a]\ndevice = x\nencoder = gpu\n", 3, "encoder: 'gpu' is not auto, cpu or a device path like /dev/video31" },
+	{ __LINE__, "[camera a]\ndevice = x\nencoder = video31\n", 3, "encoder: 'video31'" },
+	{ __LINE__, "[camera a]\ndevice = x\nencoder = CPU\n", 3, "encoder: 'CPU'" },
+	{ __LINE__, "[camera a]\ndevice = x\nencoder = /dev/v4l/by-id/0123456789012345678901234567890123456789012345678901234567\n", 3, "encoder: '/dev/v4l/by-id/0123" },
+	{ __LINE__, "[camera a]\ndevice = x\nencoder = cpu\nencoder = auto\n", 4, "encoder: set twice" },
 	{ __LINE__, "[server]\nx\0y = 1\n", 2, "NUL byte" },
 };
 
@@ -286,6 +294,7 @@ static void roundtrip(void)
 	char text[2048]; /* key and cert paths: up to 255 bytes each */
 	snprintf(text, sizeof(text),
 		 "[camera z]\ndevice = /dev/video3\nfps = 15\nwidth = 320\nheight = 240\nformat = YU12\n"
+		 "encoder = auto\n"
 		 "control = exposure_auto=1\ncontrol = gain = 7\nidle_stop_ms = 100\n"
 		 "[server]\nlisten = [::]:1\nuser = u:$6$a$b\ntoken_secret = 0123456789abcdefXYZ\n"
 		 "auth_control = token\nmax_clients = 3\ncors_origin = *\nlog_level = warn\n"
@@ -293,7 +302,7 @@ static void roundtrip(void)
 		 "[camera y]\ndevice = test\nfps = 60000/1001\ninput = 0\nbuffers = 2\nstall_timeout_ms = 100\n"
 		 "std = NTSC\ndv_timings = 1280x720p60\n"
 		 "quality = 70\nrotate = 90\nflip = v\nplaceholder = on\n"
-		 "idle_stop_ms = never\n",
+		 "idle_stop_ms = never\nencoder = cpu\n",
 		 key, cert);
 	struct vc_conf *c = parse_ok(__LINE__, text);
 	if (!c)
@@ -310,7 +319,8 @@ static void roundtrip(void)
 	CHECK(p1 && strstr(p1, "format = YUV420\n") && strstr(p1, "fps = 60000/1001\n") &&
 	      strstr(p1, "control = gain=7\n") && strstr(p1, "idle_stop_ms = never\n") &&
 	      strstr(p1, "std = NTSC\n") && strstr(p1, "dv_timings = 1280x720p60.000\n") &&
-	      strstr(p1, "quality = 70\nrotate = 90\nflip = v\nplaceholder = yes\n") &&
+	      strstr(p1, "quality = 70\nrotate = 90\nflip = v\nplaceholder = yes\nencoder = cpu\n") &&
+	      !strstr(p1, "encoder = auto") && !c->cams[0].encoder &&
 	      strstr(p1, "auth_view = none\nauth_control = token\nauth_status = none\n"),
 	      "printed values:\n%s", p1 ? p1 : "");
 	char *pr = print_str(c, 1);
@@ -344,6 +354,12 @@ static void roundtrip(void)
 		y->placeholder = 0;
 		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "placeholder change seen");
 		y->placeholder = 1;
+		free(y->encoder);
+		y->encoder = strdup("/dev/video11");
+		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "encoder change seen");
+		free(y->encoder);
+		y->encoder = NULL;
+		CHECK(!vc_conf_cam_same_open(&c->cams[1], y), "encoder cpu -> auto seen");
 		CHECK(!vc_conf_cam_equal(&c->cams[0], &c2->cams[1]), "different cams");
 	}
 	free(p1);
@@ -427,6 +443,12 @@ static void cam_set(void)
 	      "bad value: message without file or line, value untouched: '%s'", err);
 	CHECK(vc_conf_cam_set(&k, "rotate", "45", err, sizeof(err)) == -EINVAL &&
 	      !strncmp(err, "rotate: '45'", 12), "rotate: %s", err);
+	CHECK(vc_conf_cam_set(&k, "encoder", "/dev/video31", err, sizeof(err)) == 0 && k.encoder &&
+	      !strcmp(k.encoder, "/dev/video31"), "encoder path");
+	CHECK(vc_conf_cam_set(&k, "encoder", "auto", err, sizeof(err)) == 0 && !k.encoder,
+	      "encoder auto replaces the path");
+	CHECK(vc_conf_cam_set(&k, "encoder", "cpu", err, sizeof(err)) == 0 && k.encoder &&
+	      !strcmp(k.encoder, "cpu"), "encoder cpu");
 	CHECK(vc_conf_cam_set(&k, "quality", "", err, sizeof(err)) == -EINVAL &&
 	      strstr(err, "empty value"), "empty: %s", err);
 	CHECK(vc_conf_cam_set(&k, "listen", ":80", err, sizeof(err)) == -ENOENT &&
