@@ -85,12 +85,128 @@ static int scans_ok(const struct vc_jpeg_info *info)
 	       VC_JPEG_MAX_SCAN_PIXELS;
 }
 
+/* What the marker walk knows so far: the frame's components (for each SOS
+ * to check its scan against) and which quantisation tables exist. */
+struct parse_st {
+	int have_sof, have_sos, ncomp;
+	unsigned qt_defined;
+	uint8_t ids[3], hv[3][2], tq[3];
+};
+
+/* SOF0/1/2: the frame header (8-bit, 1 or 3 components, sane sampling). */
+static int parse_sof(struct parse_st *st, uint8_t m, const uint8_t *b, size_t bl,
+		     struct vc_jpeg_info *info)
+{
+	if (st->have_sof || bl < 6)
+		return -EBADMSG;
+	st->ncomp = b[5];
+	int ncomp = st->ncomp;
+	if (b[0] != 8 || (ncomp != 1 && ncomp != 3) || bl != 6 + 3 * (size_t)ncomp)
+		return -EBADMSG;
+	info->height = be16(b + 1);
+	info->width = be16(b + 3);
+	if (!info->width || !info->height)
+		return -EBADMSG;
+	int blocks = 0;
+	for (int c = 0; c < ncomp; c++) {
+		st->ids[c] = b[6 + 3 * c];
+		st->hv[c][0] = b[7 + 3 * c] >> 4;
+		st->hv[c][1] = b[7 + 3 * c] & 15;
+		st->tq[c] = b[8 + 3 * c];
+		if (st->hv[c][0] < 1 || st->hv[c][0] > 4 || st->hv[c][1] < 1 || st->hv[c][1] > 4 ||
+		    st->tq[c] > 3)
+			return -EBADMSG;
+		for (int k = 0; k < c; k++)
+			if (st->ids[k] == st->ids[c])
+				return -EBADMSG;
+		blocks += st->hv[c][0] * st->hv[c][1];
+	}
+	if (ncomp > 1 && blocks > 10)
+		return -EBADMSG;
+	info->components = (uint8_t)ncomp;
+	info->subsamp = (uint8_t)subsamp_of(st->hv, ncomp);
+	info->progressive = m == 0xC2;
+	st->have_sof = 1;
+	return 0;
+}
+
+/* DQT: 8-bit (65) or 16-bit (129) tables; records which ids exist. */
+static int parse_dqt(struct parse_st *st, const uint8_t *b, size_t bl)
+{
+	size_t i = 0;
+
+	while (i < bl) {
+		size_t tl = (b[i] >> 4) ? 129 : 65;
+
+		if ((b[i] >> 4) > 1 || (b[i] & 15) > 3 || i + tl > bl)
+			return -EBADMSG;
+		st->qt_defined |= 1u << (b[i] & 15);
+		i += tl;
+	}
+	return 0;
+}
+
+/* SOS header at pos: each scan component is a frame component whose
+ * quantisation table exists; counts the scan against the scan limits. */
+static int parse_sos(struct parse_st *st, const uint8_t *b, size_t bl, size_t pos,
+		     struct vc_jpeg_info *info)
+{
+	if (!st->have_sof || bl < 1)
+		return -EBADMSG;
+	int ns = b[0];
+
+	if (ns < 1 || ns > st->ncomp || bl != 4 + 2 * (size_t)ns)
+		return -EBADMSG;
+	for (int s = 0; s < ns; s++) {
+		int found = 0;
+
+		for (int c = 0; c < st->ncomp; c++)
+			if (st->ids[c] == b[1 + 2 * s]) {
+				found = 1;
+				if (!(st->qt_defined & 1u << st->tq[c]))
+					return -EBADMSG;
+			}
+		if (!found)
+			return -EBADMSG;
+	}
+	if (!st->have_sos)
+		info->sos_off = pos;
+	st->have_sos = 1;
+	info->scans++;
+	if (!scans_ok(info))
+		return -EBADMSG;
+	return 0;
+}
+
+/* One non-scan segment (marker m, body b of bl bytes): the frame header and
+ * tables are checked, unsupported coding processes refused, the rest
+ * (DRI, APPn, COM, DNL...) skipped. */
+static int parse_segment(struct parse_st *st, uint8_t m, const uint8_t *b, size_t bl,
+			 struct vc_jpeg_info *info)
+{
+	if (m == 0xC0 || m == 0xC1 || m == 0xC2) {
+		if (parse_sof(st, m, b, bl, info) < 0)
+			return -EBADMSG;
+	} else if ((m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)) {
+		return -EBADMSG; /* lossless/hierarchical/arithmetic: not for us */
+	} else if (m == 0xC4) {
+		if (!dht_ok(b, bl))
+			return -EBADMSG;
+		if (!st->have_sos)
+			info->has_dht = 1;
+	} else if (m == 0xDB) {
+		if (parse_dqt(st, b, bl) < 0)
+			return -EBADMSG;
+	} else if (m == 0xEE && bl >= 5 && !memcmp(b, "Adobe", 5)) {
+		info->adobe = 1;
+	}
+	return 0;
+}
+
 int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 {
 	size_t pos = 2;
-	int have_sof = 0, have_sos = 0, ncomp = 0;
-	unsigned qt_defined = 0;
-	uint8_t ids[3] = { 0 }, hv[3][2] = { { 0 } }, tq[3] = { 0 };
+	struct parse_st st = { 0 };
 
 	if (!info || (!in && len))
 		return -EINVAL;
@@ -107,7 +223,7 @@ int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 		uint8_t m = in[pos + 1];
 
 		if (m == 0xD9) { /* EOI */
-			if (!have_sos)
+			if (!st.have_sos)
 				return -EBADMSG;
 			info->size = pos + 2;
 			break;
@@ -122,80 +238,8 @@ int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 
 		if (seglen < 2 || pos + 2 + seglen > len)
 			return -EBADMSG;
-		if (m == 0xC0 || m == 0xC1 || m == 0xC2) {
-			if (have_sof || bl < 6)
-				return -EBADMSG;
-			ncomp = b[5];
-			if (b[0] != 8 || (ncomp != 1 && ncomp != 3) || bl != 6 + 3 * (size_t)ncomp)
-				return -EBADMSG;
-			info->height = be16(b + 1);
-			info->width = be16(b + 3);
-			if (!info->width || !info->height)
-				return -EBADMSG;
-			int blocks = 0;
-			for (int c = 0; c < ncomp; c++) {
-				ids[c] = b[6 + 3 * c];
-				hv[c][0] = b[7 + 3 * c] >> 4;
-				hv[c][1] = b[7 + 3 * c] & 15;
-				tq[c] = b[8 + 3 * c];
-				if (hv[c][0] < 1 || hv[c][0] > 4 || hv[c][1] < 1 || hv[c][1] > 4 ||
-				    tq[c] > 3)
-					return -EBADMSG;
-				for (int k = 0; k < c; k++)
-					if (ids[k] == ids[c])
-						return -EBADMSG;
-				blocks += hv[c][0] * hv[c][1];
-			}
-			if (ncomp > 1 && blocks > 10)
-				return -EBADMSG;
-			info->components = (uint8_t)ncomp;
-			info->subsamp = (uint8_t)subsamp_of(hv, ncomp);
-			info->progressive = m == 0xC2;
-			have_sof = 1;
-		} else if ((m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)) {
-			return -EBADMSG; /* lossless/hierarchical/arithmetic: not for us */
-		} else if (m == 0xC4) {
-			if (!dht_ok(b, bl))
-				return -EBADMSG;
-			if (!have_sos)
-				info->has_dht = 1;
-		} else if (m == 0xDB) { /* DQT: 8-bit (65) or 16-bit (129) tables */
-			size_t i = 0;
-
-			while (i < bl) {
-				size_t tl = (b[i] >> 4) ? 129 : 65;
-
-				if ((b[i] >> 4) > 1 || (b[i] & 15) > 3 || i + tl > bl)
-					return -EBADMSG;
-				qt_defined |= 1u << (b[i] & 15);
-				i += tl;
-			}
-		} else if (m == 0xEE && bl >= 5 && !memcmp(b, "Adobe", 5)) {
-			info->adobe = 1;
-		} else if (m == 0xDA) {
-			if (!have_sof || bl < 1)
-				return -EBADMSG;
-			int ns = b[0];
-
-			if (ns < 1 || ns > ncomp || bl != 4 + 2 * (size_t)ns)
-				return -EBADMSG;
-			for (int s = 0; s < ns; s++) {
-				int found = 0;
-
-				for (int c = 0; c < ncomp; c++)
-					if (ids[c] == b[1 + 2 * s]) {
-						found = 1;
-						if (!(qt_defined & 1u << tq[c]))
-							return -EBADMSG;
-					}
-				if (!found)
-					return -EBADMSG;
-			}
-			if (!have_sos)
-				info->sos_off = pos;
-			have_sos = 1;
-			info->scans++;
-			if (!scans_ok(info))
+		if (m == 0xDA) {
+			if (parse_sos(&st, b, bl, pos, info) < 0)
 				return -EBADMSG;
 			size_t data = pos + 2 + seglen;
 
@@ -204,6 +248,8 @@ int vc_jpeg_parse(const uint8_t *in, size_t len, struct vc_jpeg_info *info)
 				return -EBADMSG; /* truncated, or a scan without data */
 			continue;
 		}
+		if (parse_segment(&st, m, b, bl, info) < 0)
+			return -EBADMSG;
 		/* DRI, APPn, COM, DNL...: only their length matters here. */
 		pos += 2 + seglen;
 	}
