@@ -318,6 +318,56 @@ static void app_close(struct app *a)
 		event_base_free(a->base);
 }
 
+/* The config file (when given) and what it decides before the loop
+ * exists: log level, users, listen addresses where no flag named one, and
+ * the HTTP server's limits and TLS keys. -1 after logging why. */
+static int load_config(struct app *a, struct vc_cli *o, struct vc_http_config *hc)
+{
+	if (o->config && vc_ops_load(o->config, &a->conf) < 0)
+		return -1;
+	if (a->conf && o->log_level < 0 && a->conf->log_level >= 0)
+		vc_log_level = a->conf->log_level;
+	if (a->conf && vc_auth_new(a->conf, &a->auth) < 0)
+		return -1;
+	a->listen_flags = o->n_listen > 0;
+	if (!o->n_listen && a->conf)
+		for (size_t i = 0; i < a->conf->n_listen && o->n_listen < VC_CLI_MAX_LISTEN; i++)
+			o->listen[o->n_listen++] = a->conf->listen[i];
+	if (!o->n_listen)
+		o->listen[o->n_listen++] = "127.0.0.1:8080";
+	if (a->conf) {
+		hc->conn_limit = (unsigned)a->conf->max_clients;
+		hc->per_ip_limit = (unsigned)a->conf->max_clients_per_ip;
+		hc->timeout_s = (unsigned)a->conf->client_timeout;
+		if (a->conf->tls_cert && (vc_ops_read_file(a->conf->tls_cert, &a->tls_cert) < 0 ||
+					 vc_ops_read_file(a->conf->tls_key, &a->tls_key) < 0)) {
+			log_error("cannot read %s / %s", a->conf->tls_cert, a->conf->tls_key);
+			return -1;
+		}
+		hc->tls_cert_pem = a->tls_cert;
+		hc->tls_key_pem = a->tls_key;
+		hc->tls_priorities = a->conf->tls_priorities;
+		hc->cors_origin = a->conf->cors_origin;
+	}
+	return 0;
+}
+
+/* SIGHUP reloads the config; SIGINT/SIGTERM end the streams and arm the
+ * stop timer that leaves the loop once they had a moment to flush. */
+static int add_signals(struct app *a)
+{
+	a->sig_hup = evsignal_new(a->base, SIGHUP, on_hup, a);
+	if (!a->sig_hup || event_add(a->sig_hup, NULL) < 0)
+		return -1;
+	a->sig_int = evsignal_new(a->base, SIGINT, on_signal, a);
+	a->sig_term = evsignal_new(a->base, SIGTERM, on_signal, a);
+	a->stop_timer = evtimer_new(a->base, on_stop_timer, a);
+	if (!a->sig_int || !a->sig_term || !a->stop_timer || event_add(a->sig_int, NULL) < 0 ||
+	    event_add(a->sig_term, NULL) < 0)
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct vc_cli o;
@@ -338,33 +388,9 @@ int main(int argc, char **argv)
 	if (o.make_token)
 		return make_token(&o);
 	/* Config first, then flags on top of it. */
-	if (o.config && vc_ops_load(o.config, &a.conf) < 0)
-		return 1;
-	if (a.conf && o.log_level < 0 && a.conf->log_level >= 0)
-		vc_log_level = a.conf->log_level;
-	if (a.conf && vc_auth_new(a.conf, &a.auth) < 0)
-		return 1;
-	a.listen_flags = o.n_listen > 0;
-	if (!o.n_listen && a.conf)
-		for (size_t i = 0; i < a.conf->n_listen && o.n_listen < VC_CLI_MAX_LISTEN; i++)
-			o.listen[o.n_listen++] = a.conf->listen[i];
-	if (!o.n_listen)
-		o.listen[o.n_listen++] = "127.0.0.1:8080";
 	struct vc_http_config hc = { 0 };
-	if (a.conf) {
-		hc.conn_limit = (unsigned)a.conf->max_clients;
-		hc.per_ip_limit = (unsigned)a.conf->max_clients_per_ip;
-		hc.timeout_s = (unsigned)a.conf->client_timeout;
-		if (a.conf->tls_cert && (vc_ops_read_file(a.conf->tls_cert, &a.tls_cert) < 0 ||
-					 vc_ops_read_file(a.conf->tls_key, &a.tls_key) < 0)) {
-			log_error("cannot read %s / %s", a.conf->tls_cert, a.conf->tls_key);
-			return 1;
-		}
-		hc.tls_cert_pem = a.tls_cert;
-		hc.tls_key_pem = a.tls_key;
-		hc.tls_priorities = a.conf->tls_priorities;
-		hc.cors_origin = a.conf->cors_origin;
-	}
+	if (load_config(&a, &o, &hc) < 0)
+		return 1;
 	signal(SIGPIPE, SIG_IGN); /* sendfile() to a closed client has no MSG_NOSIGNAL */
 	raise_fd_limit();
 	a.base = vc_loop_new(); /* thread-safe, precise timers */
@@ -406,14 +432,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < o.n_listen; i++)
 		if (vc_http_listen(a.http, o.listen[i]) < 0)
 			goto out;
-	a.sig_hup = evsignal_new(a.base, SIGHUP, on_hup, &a);
-	if (!a.sig_hup || event_add(a.sig_hup, NULL) < 0)
-		goto out;
-	a.sig_int = evsignal_new(a.base, SIGINT, on_signal, &a);
-	a.sig_term = evsignal_new(a.base, SIGTERM, on_signal, &a);
-	a.stop_timer = evtimer_new(a.base, on_stop_timer, &a);
-	if (!a.sig_int || !a.sig_term || !a.stop_timer || event_add(a.sig_int, NULL) < 0 ||
-	    event_add(a.sig_term, NULL) < 0)
+	if (add_signals(&a) < 0)
 		goto out;
 	a.boot_conf = a.conf;
 	vc_auth_warn_open(a.auth, a.guard, o.listen, o.n_listen);
