@@ -411,7 +411,12 @@ const state = async () => (await (await fetch('/api/cams/0')).json()).state;
 		await new Promise(r => setTimeout(r, 100));
 	}
 	out.push('first ' + await state() + ' ' + img.naturalWidth + ' ' + img.getAttribute('src'));
-	for (let i = 0; i < 400 && !(img.naturalWidth === 320 && /^\/stream/.test(img.getAttribute('src'))); i++) {
+	// the placeholder already has the camera's configured size (320x240):
+	// live is the camera streaming with the same <img> still on /stream
+	for (let i = 0; i < 400; i++) {
+		if (img.naturalWidth === 320 && /^\/stream/.test(img.getAttribute('src')) &&
+		    await state() === 'streaming')
+			break;
 		await (await fetch('/snapshot?cam=1&max_age_ms=0&v=' + i)).arrayBuffer();
 		await new Promise(r => setTimeout(r, 100));
 	}
@@ -434,7 +439,7 @@ if start_vcapd_any --config "$TMP/v.conf" --device "fault:open=5;test:320x240@15
 	chrome "$TMP/ab.err" --virtual-time-budget=120000 --dump-dom "http://127.0.0.1:$VPORT/absent.html" >"$TMP/ab.html"
 	R=$(sed -n '/<pre id="result">/,/<\/pre>/{p;/<\/pre>/q;}' "$TMP/ab.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
 	[ -n "$VERBOSE" ] && echo "$R"
-	echo "$R" | grep -q '^first absent 640 /stream?cam=0$' && echo "$R" | grep -q '^then streaming 320 /stream?cam=0$' &&
+	echo "$R" | grep -q '^first absent 320 /stream?cam=0$' && echo "$R" | grep -q '^then streaming 320 /stream?cam=0$' &&
 		echo "$R" | grep -q '^pickers filled controls No controls.$'
 	check absent_cam_streams_later $? "$(echo "$R" | tr '\n' ';')"
 	stop_vcapd
