@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/conf_keys.h"
 #include "common/log.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
@@ -342,11 +343,11 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 	if (cfg)
 		h->cfg = *cfg;
 	if (!h->cfg.conn_limit)
-		h->cfg.conn_limit = 256;
+		h->cfg.conn_limit = VC_CONF_DEF_MAX_CLIENTS;
 	if (!h->cfg.per_ip_limit)
-		h->cfg.per_ip_limit = 64;
+		h->cfg.per_ip_limit = VC_CONF_DEF_MAX_CLIENTS_PER_IP;
 	if (!h->cfg.timeout_s)
-		h->cfg.timeout_s = 30;
+		h->cfg.timeout_s = VC_CONF_DEF_CLIENT_TIMEOUT_S;
 	if (!h->cfg.mem_limit)
 		h->cfg.mem_limit = 128 * 1024;
 	if (!h->cfg.body_limit)

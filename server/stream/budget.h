@@ -12,14 +12,15 @@
 
 #include <stddef.h>
 
+#include "common/conf_keys.h"
 #include "common/negotiate.h"
 
 struct hub;
 struct vc_cam;
 struct vc_streams;
 
-#define BUDGET_MAX_OUTPUTS 8
-#define BUDGET_FRAME_MIB 64
+#define BUDGET_MAX_OUTPUTS VC_CONF_DEF_MAX_OUTPUTS
+#define BUDGET_FRAME_MIB VC_CONF_DEF_FRAME_MEMORY_MB
 
 /* Bytes an output with plan p holds, estimated (its latest frame, a result
  * in flight or pipeline scratch); 0 for passthrough (it lends capture
