@@ -52,7 +52,7 @@ struct req {
 	int gated; /* the gate let it through */
 	char *url; /* copy of the path (MHD's may not outlive callbacks) */
 	int nul_in_path;    /* the raw path has "%00" (the decoded one stops there) */
-	size_t request_line; /* length of the raw request target */
+	int line_too_long;  /* the raw request target is over VC_HTTP_MAX_LINE */
 };
 
 struct vc_http {
@@ -172,25 +172,36 @@ static enum MHD_Result options(struct vc_http_req *r, int cors)
 	return vc_http_queue(r, MHD_HTTP_NO_CONTENT, resp);
 }
 
-/* MHD's first look at a request: the raw target, before percent-decoding.
- * The request's bookkeeping starts here (on_completed frees it) so what only
- * the raw form shows is kept: a "%00" in the path, which decoding turns into
- * the end of the string ("/snapshot%00.jpg" would be served as /snapshot). */
+/* MHD's first look at a request: the raw target, before percent-decoding,
+ * so what only the raw form shows is kept: a "%00" in the path, which
+ * decoding turns into the end of the string ("/snapshot%00.jpg" would be
+ * served as /snapshot), and the target's length. What was seen is one of
+ * four static objects, not memory: MHD may drop a request between this call
+ * and the access handler (a header line it refuses itself, a client gone)
+ * without calling on_completed, and an allocation made here leaked then. */
+struct uri_seen {
+	unsigned char nul_in_path, too_long;
+};
+static const struct uri_seen uri_seen[2][2] = { { { 0, 0 }, { 0, 1 } }, { { 1, 0 }, { 1, 1 } } };
+
+static const struct uri_seen *seen_of(const void *p)
+{
+	const struct uri_seen *s = p;
+
+	return s >= &uri_seen[0][0] && s <= &uri_seen[1][1] ? s : NULL;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct req *rq = calloc(1, sizeof(*rq));
+	size_t path = strcspn(uri, "?");
+	int nul = 0;
 
 	(void)cls;
 	(void)c;
-	if (rq) {
-		size_t path = strcspn(uri, "?");
-
-		rq->request_line = strlen(uri);
-		for (size_t i = 0; i + 2 < path; i++)
-			if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
-				rq->nul_in_path = 1;
-	}
-	return rq;
+	for (size_t i = 0; i + 2 < path; i++)
+		if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+			nul = 1;
+	return (void *)&uri_seen[nul][strlen(uri) > VC_HTTP_MAX_LINE];
 }
 
 struct header_sum {
@@ -216,7 +227,7 @@ static unsigned refuse_request(const struct req *rq, char *msg, size_t len)
 {
 	struct header_sum s = { 0, 0 };
 
-	if (rq->request_line > VC_HTTP_MAX_LINE) {
+	if (rq->line_too_long) {
 		snprintf(msg, len, "request target longer than %d bytes", VC_HTTP_MAX_LINE);
 		return MHD_HTTP_URI_TOO_LONG;
 	}
@@ -239,15 +250,20 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 {
 	struct vc_http *h = cls;
 	struct req *rq = *req_cls;
+	const struct uri_seen *seen = seen_of(rq);
 
 	(void)version;
-	if (!rq || !rq->url) { /* first call (on_uri made rq, unless out of memory) */
+	if (!rq || seen) { /* first call: what on_uri saw, if it was called */
 		char msg[160];
 		unsigned status;
 
-		if (!rq && !(rq = calloc(1, sizeof(*rq))))
+		if (!(rq = calloc(1, sizeof(*rq))))
 			return MHD_NO;
 		*req_cls = rq; /* on_completed frees it from here on */
+		if (seen) {
+			rq->nul_in_path = seen->nul_in_path;
+			rq->line_too_long = seen->too_long;
+		}
 		rq->url = strdup(url ? url : "/");
 		if (!rq->url)
 			return MHD_NO;
@@ -321,7 +337,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	(void)cls;
 	(void)c;
 	(void)toe;
-	if (!rq)
+	if (!rq || seen_of(rq))
 		return;
 	if (rq->pub.state_free)
 		rq->pub.state_free(rq->pub.state);
