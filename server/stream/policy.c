@@ -17,6 +17,7 @@
 #include "server/stream/stream_int.h"
 
 #include <errno.h>
+#include <linux/videodev2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +39,37 @@ static int mode_given(const struct vc_mode *m)
 	return m->fourcc || m->width || m->height || ival_known(m->ival);
 }
 
+/* A capture card's input with a TV standard or DV timings: the signal
+ * decides the picture (the driver lists sizes it would scale or crop to),
+ * so the mode the device delivers now is its natural default. 1 and *cur
+ * filled, or 0 (a camera, the test pattern, no mode known yet). */
+static int signal_sized(const struct hub *h, struct vc_mode *cur)
+{
+	struct vc_src_input in;
+	struct vc_geom g;
+	uint32_t idx;
+
+	if (vc_cam_input_get(h->cam, &idx) < 0 || vc_cam_input_enum(h->cam, idx, &in) < 0 ||
+	    !(in.capabilities & (V4L2_IN_CAP_STD | V4L2_IN_CAP_DV_TIMINGS)))
+		return 0;
+	vc_cam_get_mode(h->cam, cur, &g);
+	return cur->width && cur->height;
+}
+
 /* The camera's default mode and the rate requests without fps want. */
 static int policy_default(const struct hub *h, const struct vc_caps *caps, struct vc_mode *def,
 			  uint32_t *want_fps)
 {
-	struct vc_mode cfg;
+	struct vc_mode cfg, cur;
 
 	/* configured (a test pattern's spec counts: capture fills it in) */
 	cfg = vc_cam_get_config(h->cam)->preferred;
+	if (!cfg.width && signal_sized(h, &cur)) {
+		cfg.width = cur.width;
+		cfg.height = cur.height;
+		if (!ival_known(cfg.ival))
+			cfg.ival = cur.ival;
+	}
 	int rc = vc_negotiate_default(caps, mode_given(&cfg) ? &cfg : NULL, 0, def);
 	if (rc < 0)
 		return rc;
