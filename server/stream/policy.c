@@ -94,6 +94,12 @@ void policy_resolve(const struct hub *h, struct vc_request *req)
 {
 	struct vc_mode def;
 
+	/* a capture card's signal decides the picture: a request that names
+	 * no size follows it (a new TV standard or DV timings changes what it
+	 * gets), so its size stays open here and is filled at each choice */
+	if (signal_sized(h, &def))
+		return;
+
 	/* the size only: a client's own rate limit stays what it asked */
 	if (policy_default_mode(h, &def) == 0)
 		vc_negotiate_resolve(&def, 0, req, req);
