@@ -339,10 +339,19 @@ check driver_no_console_errors $? "$err"
 # screen (not the black view) and differs (two page loads, so a still
 # picture would pass that one: live_moves above is the streaming proof).
 # Rects from the driver (same viewport: its frame is 1000x1400 at 0,0).
+# A viewer per camera stays connected across both loads: without one, each
+# camera goes back to its default mode between them (issue 13's policy) and
+# the test pattern starts counting from frame 0 again, so two loads could
+# show the same early frame.
+curl -s -m 30 -o /dev/null "$B/stream?cam=0" & H0=$!
+curl -s -m 30 -o /dev/null "$B/stream?cam=1" & H1=$!
+sleep 0.5
 for n in a b; do
 	chrome "$TMP/shot-$n.err" --window-size=1000,1400 --virtual-time-budget=1500 --screenshot="$TMP/$n.png" "$B/"
 	[ $n = a ] && sleep 1
 done
+kill $H0 $H1 2>/dev/null
+wait $H0 $H1 2>/dev/null
 for id in 0 1; do
 	rect=$(echo "$R" | sed -n "s/^rect $id \([0-9:]*\) natural [1-9].*/\1/p")
 	if [ -z "$rect" ] || [ ! -s "$TMP/a.png" ] || [ ! -s "$TMP/b.png" ]; then
