@@ -219,11 +219,17 @@ static struct placeholder *ph_get(struct vc_streams *s)
 void placeholder_kick(struct hub *h)
 {
 	struct vc_streams *s = h->s;
+	int away_for_good = h->cam && vc_cam_get_state(h->cam) == VC_CAM_ABSENT;
 
 	if (s->stopping || !ph_get(s))
 		return;
-	if (send_round(s, h, 1)) {
-		vc_http_wake(s->http);
+	/* gone: say so at once. An error (a stall, a restart after a bad
+	 * buffer) is often over in a few hundred ms: the first placeholder
+	 * comes with the tick, only if the camera is still away then, so a
+	 * live stream does not flash a placeholder picture between frames */
+	if (away_for_good ? send_round(s, h, 1) > 0 : cam_away(h->cam)) {
+		if (away_for_good)
+			vc_http_wake(s->http);
 		if (!event_pending(s->ph->timer, EV_TIMEOUT, NULL)) {
 			struct timeval tv = { PH_INTERVAL_MS / 1000, (PH_INTERVAL_MS % 1000) * 1000 };
 
