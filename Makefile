@@ -5,6 +5,7 @@
 #   make run        install missing packages, build, start the daemon
 #   make test       install missing packages, build, run every test
 #   make asan       unit + integration tests under AddressSanitizer/UBSan
+#   make day        the day-in-the-life VM test, 2 minutes (not in make test yet)
 #   make soak       the day-in-the-life VM test for 30 minutes (not in make test)
 #   make bench      benchmarks that print numbers (not tests)
 #   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
@@ -69,7 +70,7 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd openssl clang libclang-rt-14-dev
 
-.PHONY: bench-bins all run test soak asan bench install clean deps-build deps-test unit integ vm tools \
+.PHONY: bench-bins all run test day soak asan bench install clean deps-build deps-test unit integ vm tools \
 	cross test-cross fuzz fuzz-bins fuzzers
 
 all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
@@ -124,13 +125,19 @@ test: deps-test
 	$(Q)$(MAKE) --no-print-directory cross ARCH=armhf
 	$(Q)sh tests/run-all.sh
 
-# A day in the life for SOAK_SECONDS (default 1800) in the vivid guest: the
-# day test (tests/vm/boot_day.sh, about 3 minutes in `make test`) for longer.
-# Not part of `make test`.
+# A day in the life in the vivid guest (tests/vm/day.sh): `make day` for
+# DAY_S (default 120) seconds, `make soak` for SOAK_SECONDS (default 1800).
+# Not part of `make test` yet: under TCG its 1 s gap and +-10 % RSS checks
+# failed 2 of 3 runs on this 2-core host (gaps of 1.00-1.42 s at fps=2, RSS
+# 26 -> 37 MiB after the replug), see the closing note of 2026-12-04d.
 SOAK_SECONDS ?= 1800
+day: deps-test
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh tests/vm/day.sh
+
 soak: deps-test
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/vm/boot_day.sh
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/vm/day.sh
 
 asan: deps-build
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all

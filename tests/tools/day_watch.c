@@ -1,4 +1,4 @@
-/* day_watch: the day-in-the-life test's probes (tests/vm/boot_day.sh), one
+/* day_watch: the day-in-the-life test's probes (tests/vm/day.sh), one
  * process each, cheap under TCG where every fork of a shell pipeline costs.
  *
  *   day_watch sample PORT PID INTERVAL_MS STOPFILE

@@ -16,7 +16,7 @@
 # over 1 s except at a logged mode switch or the disconnect; CPU per
 # delivered frame returns to its steady-state figure; RSS and open fds flat
 # (+-10 %); outputs without clients freed; every client served to the end.
-# Prints "day.<check>: OK|FAIL why". Usage: sh tests/vm/boot_day.sh
+# Prints "day.<check>: OK|FAIL why". Usage: sh tests/vm/day.sh
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
 VCAPD=${VCAPD:-$B/vcapd}
