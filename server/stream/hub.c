@@ -221,8 +221,6 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	for (const struct output *o = h->outputs; o; o = o->next)
 		provisional |= o->provisional;
 	vc_cam_get_mode(cam, &actual, &g);
-	if (!h->preferred.fourcc && actual.fourcc)
-		h->preferred = actual;
 	if (h->switching && actual.fourcc && mode_eq(&actual, &h->target))
 		h->switching = 0;
 	policy_switch_end(h, 0);

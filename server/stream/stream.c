@@ -261,7 +261,6 @@ int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_c
 	/* forget the old device's modes: the first event of the new one sets
 	 * them, re-plans the outputs and renegotiates for the clients */
 	memset(&h->target, 0, sizeof(h->target));
-	memset(&h->preferred, 0, sizeof(h->preferred));
 	h->switching = 0;
 	h->gen++;
 	for (struct output *o = h->outputs; o; o = o->next)

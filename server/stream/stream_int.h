@@ -107,7 +107,6 @@ struct hub {
 	struct vc_cam *cam;
 	struct output *outputs;
 	struct vc_mode target;     /* mode the outputs are planned against */
-	struct vc_mode preferred;  /* first mode the device reported (its configured one) */
 	uint64_t gen;              /* bumped when target changes (stale jobs) */
 	int switching;             /* target asked, its frames not seen yet */
 	int64_t switch_us;

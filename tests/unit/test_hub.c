@@ -45,10 +45,10 @@ static int fixture_open(struct fixture *fx, const char *path)
 	fx->h = hub_for(fx->s, fx->cam);
 	if (!fx->h)
 		return -1;
-	/* the camera's first event: the hub learns its configured mode */
-	for (int i = 0; i < 100 && !fx->h->preferred.fourcc; i++)
+	/* the camera's first event: the hub follows the mode the device reports */
+	for (int i = 0; i < 100 && !fx->h->target.fourcc; i++)
 		run_ms(fx->base, 20);
-	return vc_cam_caps(fx->cam) && fx->h->preferred.fourcc ? 0 : -1;
+	return vc_cam_caps(fx->cam) && fx->h->target.fourcc ? 0 : -1;
 }
 
 /* A streaming client asking req arrives: as for a real one, output_get
