@@ -165,12 +165,13 @@ static int p_user(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *
 /* Users as the file has them (redacting hides only an inline token secret). */
 static void pr_user(const struct vc_conf_key *k, const void *base, FILE *f, int redact)
 {
-	const struct vc_conf_user *u = ((const struct vc_conf *)base)->users;
-	const struct vc_conf_user *end = u + ((const struct vc_conf *)base)->n_users;
+	const struct vc_conf *c = base;
 
 	(void)redact;
-	for (; u < end; u++)
-		fprintf(f, "%s = %s:%s\n", k->name, u->name, u->hash);
+	/* Indexed, not end-pointer: users is NULL when there are none, and
+	 * NULL + 0 is undefined behaviour in C (UBSan, fuzz_conf on "") */
+	for (size_t i = 0; i < c->n_users; i++)
+		fprintf(f, "%s = %s:%s\n", k->name, c->users[i].name, c->users[i].hash);
 }
 
 const char *vc_conf_auth_name(unsigned policy)
