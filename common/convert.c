@@ -17,6 +17,7 @@
 #include <libyuv/scale_argb.h>
 
 #include "common/convert_int.h"
+#include "common/memstat.h"
 #include "common/log.h"
 
 #define MAX_SIDE 16384
@@ -30,8 +31,10 @@ void vc_conv_free(struct vc_conv *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < S_COUNT; i++)
+	for (int i = 0; i < S_COUNT; i++) {
+		vc_mem_count(VC_MEM_SCRATCH, -(long long)c->cap[i]);
 		free(c->buf[i]);
+	}
 	free(c);
 }
 

@@ -4,6 +4,7 @@
  * generic packed YUV, 4:1:x chroma, 16-bit/MIPI grey, bit-field RGB that is
  * not a libyuv layout, Bayer). */
 #include "common/convert_int.h"
+#include "common/memstat.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +19,11 @@ uint8_t *conv_scratch(struct vc_conv *c, int i, size_t size)
 {
 	if (size <= c->cap[i])
 		return c->buf[i];
+	vc_mem_count(VC_MEM_SCRATCH, -(long long)c->cap[i]);
 	free(c->buf[i]);
 	c->buf[i] = malloc(size);
 	c->cap[i] = c->buf[i] ? size : 0;
+	vc_mem_count(VC_MEM_SCRATCH, (long long)c->cap[i]);
 	return c->buf[i];
 }
 

@@ -3,6 +3,8 @@
  * is dropped. */
 #include "common/frame.h"
 
+#include "common/memstat.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,8 @@ struct vc_frame *vc_frame_new(size_t size)
 		free(f);
 		return NULL;
 	}
+	f->owned_size = size;
+	vc_mem_count(VC_MEM_FRAMES, (long long)size);
 	atomic_init(&f->refs, 1);
 	f->mem[0] = f->owned;
 	f->geom.sizeimage = size;
@@ -117,10 +121,12 @@ struct vc_frame *vc_frame_copy(const struct vc_frame *src)
 	if (!f)
 		return NULL;
 	uint8_t *owned = f->owned;
+	size_t owned_size = f->owned_size;
 
 	*f = (struct vc_frame){ 0 };
 	atomic_init(&f->refs, 1);
 	f->owned = owned;
+	f->owned_size = owned_size;
 	vc_frame_copy_to(f, src, owned);
 	return f;
 }
@@ -139,6 +145,7 @@ void vc_frame_unref(struct vc_frame *f)
 		return;
 	if (f->release)
 		f->release(f, f->release_opaque);
+	vc_mem_count(VC_MEM_FRAMES, -(long long)f->owned_size);
 	free(f->owned);
 	free(f);
 }

@@ -45,6 +45,7 @@ struct vc_frame {
 	vc_frame_release_fn release;  /* called once when refs drops to 0 */
 	void *release_opaque;
 	uint8_t *owned;               /* heap storage freed after release, or NULL */
+	size_t owned_size;            /* its size, counted in common/memstat.h */
 };
 
 /* A heap frame with `size` bytes of storage in mem[0] (owned, writable by the

@@ -2,6 +2,8 @@
  * are handed out again for requests of about the same size. */
 #include "common/pool.h"
 
+#include "common/memstat.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -23,12 +25,20 @@ struct vc_pool {
 	uint64_t allocs, reuses;
 };
 
+/* Capture storage, counted (common/memstat.h). */
+static void pbuf_free(struct pbuf *b)
+{
+	if (b)
+		vc_mem_count(VC_MEM_COPIES, -(long long)b->cap);
+	free(b);
+}
+
 static void destroy(struct vc_pool *p)
 {
 	while (p->idle) {
 		struct pbuf *b = p->idle;
 		p->idle = b->next;
-		free(b);
+		pbuf_free(b);
 	}
 	pthread_mutex_destroy(&p->mu);
 	free(p);
@@ -43,6 +53,20 @@ struct vc_pool *vc_pool_new(size_t max_idle)
 	pthread_mutex_init(&p->mu, NULL);
 	p->max_idle = max_idle ? max_idle : 4;
 	return p;
+}
+
+void vc_pool_drop_idle(struct vc_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	struct pbuf *idle = p->idle;
+	p->idle = NULL;
+	p->n_idle = 0;
+	pthread_mutex_unlock(&p->mu);
+	while (idle) {
+		struct pbuf *b = idle;
+		idle = b->next;
+		pbuf_free(b);
+	}
 }
 
 void vc_pool_free(struct vc_pool *p)
@@ -62,7 +86,7 @@ void vc_pool_free(struct vc_pool *p)
 	while (idle) {
 		struct pbuf *b = idle;
 		idle = b->next;
-		free(b);
+		pbuf_free(b);
 	}
 	if (last)
 		destroy(p);
@@ -85,7 +109,7 @@ static void release(struct vc_frame *f, void *opaque)
 	}
 	last = p->owner_gone && p->out == 0;
 	pthread_mutex_unlock(&p->mu);
-	free(b);
+	pbuf_free(b);
 	if (last)
 		destroy(p);
 }
@@ -117,7 +141,7 @@ static struct pbuf *take(struct vc_pool *p, size_t size)
 	}
 	p->out++;
 	pthread_mutex_unlock(&p->mu);
-	free(evict);
+	pbuf_free(evict);
 	if (!b) {
 		b = malloc(sizeof(*b) + (size ? size : 1));
 		if (!b) {
@@ -129,6 +153,7 @@ static struct pbuf *take(struct vc_pool *p, size_t size)
 		}
 		b->pool = p;
 		b->cap = size;
+		vc_mem_count(VC_MEM_COPIES, (long long)size);
 	}
 	b->next = NULL;
 	return b;

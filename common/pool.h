@@ -31,6 +31,9 @@ struct vc_pool *vc_pool_new(size_t max_idle);
  * when their frames go. NULL is a no-op. */
 void vc_pool_free(struct vc_pool *p);
 
+/* Frees the idle buffers (a camera that stopped streaming keeps none). */
+void vc_pool_drop_idle(struct vc_pool *p);
+
 /* A frame with `size` writable bytes at *data (== mem[0]), bytesused[0] =
  * size, geometry and format unset (the caller fills them before sharing).
  * refs = 1. NULL on ENOMEM. */

@@ -87,6 +87,9 @@ static void set_state(struct vc_cam *cam, enum vc_cam_state s)
 	log_info("%s (%s): %s -> %s", cam->id, cam->path, vc_cam_state_name(cam->state),
 		 vc_cam_state_name(s));
 	cam->state = s;
+	/* copies of a mode's size wait for the next frames only while streaming */
+	if (s == VC_CAM_IDLE || s == VC_CAM_ABSENT)
+		vc_pool_drop_idle(cam->pool);
 	notify(cam);
 }
 

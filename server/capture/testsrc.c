@@ -31,6 +31,7 @@
 #include "common/convert.h"
 #include "common/image.h"
 #include "common/jpeg.h"
+#include "common/memstat.h"
 #include "common/log.h"
 #include "server/capture/source.h"
 
@@ -74,6 +75,7 @@ struct testsrc {
 	struct vc_jpeg *jpeg;
 	uint8_t *master;  /* I420 picture of the current mode */
 	struct vc_geom master_geom;
+	size_t counted;   /* bytes of bufs + master in memstat's device count */
 	/* conv, jpeg and master are used by the render thread while a job is
 	 * WANTED, by the loop thread otherwise: never both at once. */
 	struct ahead ah;
@@ -160,6 +162,8 @@ static void free_bufs(struct testsrc *t)
 			free(t->bufs[i].mem[p]);
 	memset(t->bufs, 0, sizeof(t->bufs));
 	t->n_bufs = 0;
+	vc_mem_count(VC_MEM_DEVICE, -(long long)t->counted);
+	t->counted = 0;
 }
 
 /* ---- render-ahead ---- */
@@ -492,6 +496,8 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 		t->bufs[i].queued = 1;
 	}
 	t->n_bufs = n_buffers;
+	t->counted = t->master_geom.sizeimage + (size_t)n_buffers * g->sizeimage;
+	vc_mem_count(VC_MEM_DEVICE, (long long)t->counted);
 	if (t->opts.still) {
 		/* Rendered once; dequeue then only hands buffers out. */
 		for (unsigned i = 0; i < n_buffers; i++) {

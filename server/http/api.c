@@ -19,6 +19,7 @@
 #include "common/fmt.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/memstat.h"
 #include "common/negotiate.h"
 #include "server/capture/v4l2src.h"
 
@@ -592,6 +593,12 @@ static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 	kstr(&j, "version", "0.1");
 	vc_json_kfixed(&j, "uptime_s", (double)(mono_us() - a->started_us) / 1e6, 1);
 	vc_json_kuint(&j, "connections", vc_http_connections(a->http));
+	vc_json_key(&j, "memory"); /* bytes, as /metrics' vcapd_memory_bytes */
+	vc_json_obj_begin(&j);
+	for (int k = 0; k < VC_MEM_KINDS; k++)
+		vc_json_kuint(&j, vc_mem_kind_name((enum vc_mem_kind)k),
+			      vc_mem_held((enum vc_mem_kind)k));
+	vc_json_obj_end(&j);
 	vc_json_key(&j, "cams");
 	vc_json_arr_begin(&j);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common/fmt.h"
+#include "common/memstat.h"
 
 struct buf {
 	char *p;
@@ -145,6 +146,13 @@ enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struc
 	bprintf(&b, "# HELP vcapd_connections Open HTTP connections.\n"
 		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
 		vc_http_connections(http));
+	bprintf(&b, "# HELP vcapd_memory_bytes Buffers held: frames (outputs, snapshots, "
+		    "pipelines), converter scratch, copies of capture buffers (these three are "
+		    "what frame_memory limits), the test pattern's buffers (device).\n"
+		    "# TYPE vcapd_memory_bytes gauge\n");
+	for (int k = 0; k < VC_MEM_KINDS; k++)
+		bprintf(&b, "vcapd_memory_bytes{kind=\"%s\"} %zu\n",
+			vc_mem_kind_name((enum vc_mem_kind)k), vc_mem_held((enum vc_mem_kind)k));
 	for (size_t k = 0; k < sizeof(cap_fam) / sizeof(cap_fam[0]); k++) {
 		prom_head(&b, &cap_fam[k]);
 		for (size_t i = 0; i < n; i++) {

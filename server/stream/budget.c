@@ -10,10 +10,11 @@
 
 #include "common/fmt.h"
 #include "common/log.h"
+#include "common/memstat.h"
 #include "server/capture/capture.h"
 #include "server/stream/stream_int.h"
 
-size_t budget_output_bytes(const struct vc_plan *p)
+size_t budget_output_bytes(const struct vc_mode *m, const struct vc_plan *p)
 {
 	const struct vc_fmt *f = vc_fmt_by_fourcc(p->out.fourcc);
 	size_t px = (size_t)p->out.width * p->out.height;
@@ -24,13 +25,23 @@ size_t budget_output_bytes(const struct vc_plan *p)
 	if (p->steps & VC_STEP_JPEG_XFORM)
 		return px; /* a transformed JPEG, two at most */
 	/* the result (JPEG: bounded by the 4:2:2 picture it is encoded from)
-	 * twice: latest + one in flight, or the pipeline's scratch (measured:
-	 * ~5 bytes per pixel per 4096x4096 output of 2-3 byte formats) */
+	 * twice: latest + one in flight; plus, when it converts or scales, the
+	 * converter's hub (ARGB at most: 4 bytes per pixel). Massif on the
+	 * attack of tests/integ/qa_memory_budget.sh: 2 frames + a 1.5-4 byte
+	 * hub per 1920x1080 output. */
 	size_t frame = px * 2;
 	if (f && f->layout != VC_LAYOUT_COMPRESSED &&
 	    vc_fmt_geometry(f, p->out.width, p->out.height, 0, &g) == 0 && g.sizeimage > frame)
 		frame = g.sizeimage;
-	return frame * 2;
+	size_t hub = p->steps & (VC_STEP_CONVERT | VC_STEP_SCALE | VC_STEP_DECODE) ? px * 4 : 0;
+	/* and the camera frame its job reads, copied when outputs hold too
+	 * many of the camera's buffers (common/pool.c) */
+	const struct vc_fmt *mf = vc_fmt_by_fourcc(m->fourcc);
+	size_t src = (size_t)m->width * m->height * 2;
+	if (mf && mf->layout != VC_LAYOUT_COMPRESSED &&
+	    vc_fmt_geometry(mf, m->width, m->height, 0, &g) == 0)
+		src = g.sizeimage;
+	return frame * 2 + hub + src;
 }
 
 /* The camera's largest native mode (by area), or 0x0 when unknown. For a
@@ -104,22 +115,29 @@ static unsigned reclaim(struct hub *h)
 	return n;
 }
 
+/* What the fan-out holds: the frames, converter scratch and capture copies
+ * allocated now (common/memstat.h: outputs, snapshots, pipelines, the
+ * copies made while outputs hold the camera's buffers), plus the estimate of
+ * every output that has not produced its first frame yet (a burst of
+ * requests is admitted before any of them allocates). Sets *n_on to h's
+ * outputs. */
 static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struct hub *h)
 {
-	size_t total = 0;
+	size_t pending = 0;
 
 	*n_on = 0;
 	for (size_t i = 0; i < s->n_hubs; i++)
 		for (const struct output *o = s->hubs[i]->outputs; o; o = o->next) {
 			if (o->merged)
 				continue;
-			total += budget_output_bytes(&o->plan);
+			pending += o->latest_n ? 0 : budget_output_bytes(&s->hubs[i]->target, &o->plan);
 			*n_on += s->hubs[i] == h;
 		}
 	for (const struct hub *d = s->dying; d; d = d->next_dying)
 		for (const struct output *o = d->outputs; o; o = o->next)
-			total += o->merged ? 0 : budget_output_bytes(&o->plan);
-	return total;
+			pending += o->merged || o->latest_n ? 0 : budget_output_bytes(&d->target, &o->plan);
+	return vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
+	       vc_mem_held(VC_MEM_COPIES) + pending;
 }
 
 int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t errlen)
@@ -138,7 +156,7 @@ int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t 
 	for (const struct output *o = h->outputs; o; o = o->next)
 		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out))
 			return 0;
-	size_t need = budget_output_bytes(&plan), held = held_bytes(s, &n_on, h);
+	size_t need = budget_output_bytes(&m, &plan), held = held_bytes(s, &n_on, h);
 	if ((n_on < max_out && held + need <= limit) || !reclaim(h))
 		goto decide;
 	held = held_bytes(s, &n_on, h);

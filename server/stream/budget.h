@@ -5,7 +5,9 @@
  * the largest size a client may ask for (max_size, default the camera's
  * largest native mode, of a size range its largest listed size; larger
  * requests are clamped to it like any size beyond the device's), the distinct outputs per camera (max_outputs, 503),
- * and the estimated bytes all outputs hold (frame_memory, 503). Kept apart
+ * and the bytes of frames, converter scratch and capture copies held (frame_memory, 503:
+ * counted as allocated, common/memstat.h, plus an estimate for each output
+ * that has not allocated yet). Kept apart
  * from hub.c/output.c: these only read their lists. Loop thread only. */
 #ifndef VC_STREAM_BUDGET_H
 #define VC_STREAM_BUDGET_H
@@ -22,10 +24,10 @@ struct vc_streams;
 #define BUDGET_MAX_OUTPUTS VC_CONF_DEF_MAX_OUTPUTS
 #define BUDGET_FRAME_MIB VC_CONF_DEF_FRAME_MEMORY_MB
 
-/* Bytes an output with plan p holds, estimated (its latest frame, a result
- * in flight or pipeline scratch); 0 for passthrough (it lends capture
- * frames). */
-size_t budget_output_bytes(const struct vc_plan *p);
+/* Bytes an output with plan p on device mode m holds, estimated (its
+ * latest frame, a result in flight, converter scratch, a copy of the camera
+ * frame its job reads); 0 for passthrough (it lends capture frames). */
+size_t budget_output_bytes(const struct vc_mode *m, const struct vc_plan *p);
 
 /* Clamps req's size to the camera's limit (configured max_size, else its
  * largest native mode, rotation considered). 1 when it changed req. */

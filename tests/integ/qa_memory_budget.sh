@@ -25,6 +25,9 @@ curl -s -o /dev/null --max-time 2 "$U/stream"
 base=$(rss_kb "$VPID")
 echo "$T: baseline RSS ${base} KiB"
 
+# num JSON KEY: the number at "KEY": in JSON, 0 when absent
+num() { v=$(echo "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"); echo "${v:-0}"; }
+
 # attack N SECONDS: N raw streams of different formats at 16384x16384 from
 # one address while a normal stream and snapshot probes run; peak RSS.
 attack() {
@@ -39,10 +42,20 @@ attack() {
 			"$U/raw/stream?size=16384x16384&format=$f&rotate=$rot" >>"$TMP/codes" 2>/dev/null &
 		apids="$apids $!"
 	done
-	peak=0; ok=0; probes=0
+	peak=0; ok=0; probes=0; peak_fs=0; peak_nc=0; cap_at=0
 	end=$(($(date +%s) + $2))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		r=$(rss_kb "$VPID"); [ "${r:-0}" -gt "$peak" ] && peak=$r
+		# the daemon's own counts (KiB): frames + scratch + copies is
+		# what frame_memory limits; "device" (the test pattern's
+		# buffers at the mode the streams chose) is what a camera's
+		# driver would hold, outside the daemon
+		mem=$(curl -s --max-time 3 "$U/api/status" | grep -o '"memory":{[^}]*}')
+		fs=$((($(num "$mem" frames) + $(num "$mem" scratch) + $(num "$mem" copies)) / 1024))
+		cap=$(($(num "$mem" device) / 1024))
+		[ "$fs" -gt "$peak_fs" ] && peak_fs=$fs
+		r2=$(rss_kb "$VPID")
+		[ $((r2 - cap)) -gt "$peak_nc" ] && peak_nc=$((r2 - cap)) && cap_at=$cap
 		c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$U/snapshot")
 		probes=$((probes + 1)); [ "$c" = 200 ] && ok=$((ok + 1))
 		sleep 0.2
@@ -50,13 +63,25 @@ attack() {
 	wait $apids # not a bare wait: the daemon is a child too
 	parts=$(grep -ac 'Content-Type: image/jpeg' "$TMP/normal.bin")
 	n503=$(grep -c '^503' "$TMP/codes"); n200=$(grep -c '^200' "$TMP/codes")
-	why=$(cat "$TMP"/a*.out 2>/dev/null | grep -ao '"error":"[^"]*' | sed 's/"error":"//' | sort | uniq -c | sort -rn | head -2 | tr '\n' '|')
+	# the start of each body only: a served one is megabytes of raw
+	# frames without a newline (grep ran out of memory on them)
+	why=$(for f in "$TMP"/a*.out; do head -c 1024 "$f"; echo; done 2>/dev/null |
+		grep -ao '"error":"[^"]*' | sed 's/"error":"//' | sort | uniq -c | sort -rn | head -2 | tr '\n' '|')
 	echo "$T: $n streams: peak RSS ${peak} KiB (+$(((peak - base) / 1024)) MiB), served=$n200 refused503=$n503 ($why)"
+	echo "$T: $n streams: peak frames+scratch+copies $((peak_fs / 1024)) MiB (frame_memory 64 MiB); peak RSS less the test pattern's buffers +$(((peak_nc - base) / 1024)) MiB (those then $((cap_at / 1024)) MiB)"
 	echo "$T: $n streams: normal /stream got $parts parts in $(($2 + 3)) s, snapshots $ok/$probes"
-	# the budget (64 MiB of output frames) plus the camera's own buffers and
-	# slack: far below the 1.8-2.6 GB these requests took before
-	[ $(((peak - base) / 1024)) -lt 200 ]
-	rcheck "rss_${n}" $? "peak ${peak} KiB, baseline ${base} KiB"
+	# The budget is checked when an output is admitted, on what is held
+	# then plus an estimate of what it will hold, so it can be passed by the
+	# estimate's error: 25 % allowed.
+	[ "$peak_fs" -le $((64 * 1024 * 5 / 4)) ]
+	check "frame_memory_${n}" $? "peak frames+scratch+copies ${peak_fs} KiB"
+	# RSS beyond the test pattern's buffers: the budget plus the allocator's
+	# slack (freed frames glibc keeps in the worker threads' arenas for
+	# reuse, libjpeg state, connection buffers; measured +19..+40 MiB over
+	# the counted bytes on a loaded 2-core host): far below the 1.8-2.6 GB
+	# these requests took before the budget
+	[ $(((peak_nc - base) / 1024)) -le $((64 + 48)) ]
+	rcheck "rss_${n}" $? "peak RSS less device buffers ${peak_nc} KiB, baseline ${base} KiB"
 	[ "$n503" -ge $((n - 8)) ] && [ -n "$why" ]
 	check "refused_${n}" $? "503=$n503 200=$n200: $why"
 	# served all along (the CPU the admitted outputs take slows it; the
@@ -67,18 +92,19 @@ attack() {
 attack 20 8
 attack 40 8
 # after the attackers left: unused outputs linger 10 s, the camera stops
-# after 5 s idle, then memory returns (waits up to 45 s: a loaded host delays
-# it). "Near the baseline" is within 64 MiB: glibc keeps some fragments in
-# the worker arenas (measured +12..+39 MiB; before the budget and the trim,
+# after 5 s idle (its copies and the test pattern's buffers go with it),
+# then memory returns (waits up to 45 s: a loaded host delays it). "Near
+# the baseline" is within 32 MiB: glibc keeps some fragments in the worker
+# arenas (measured +6..+19 MiB once idle; before the budget and the trim,
 # 330-430 MB stayed).
 w=0
 while :; do
 	after=$(rss_kb "$VPID")
-	[ $(((after - base) / 1024)) -lt 64 ] || [ $w -ge 45 ] && break
+	[ $(((after - base) / 1024)) -lt 32 ] || [ $w -ge 45 ] && break
 	sleep 1; w=$((w + 1))
 done
 echo "$T: RSS ${w} s after the attack ${after} KiB (baseline ${base} KiB): $(curl -s "$U/api/status" | head -c 300)"
-[ $(((after - base) / 1024)) -lt 64 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
+[ $(((after - base) / 1024)) -lt 32 ]; rcheck rss_returns $? "after ${after} KiB, baseline ${base} KiB"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$U/raw?format=NV12&size=320x240")
 [ "$c" = 200 ]; check raw_after $? "a normal raw snapshot: $c"
 stop_vcapd; check clean_stop $? "exit status"

@@ -11,19 +11,23 @@
 
 static void output_bytes(void)
 {
+	/* the camera's mode: YUYV 1920x1080, a frame of SRC bytes */
+	const struct vc_mode mode = { .fourcc = V4L2_PIX_FMT_YUYV, .width = 1920, .height = 1080 };
+	enum { SRC = 1920 * 1080 * 2 };
 	static const struct { uint32_t fcc, w, h; unsigned steps; size_t want; int line; } v[] = {
 		{ V4L2_PIX_FMT_MJPEG, 1920, 1080, VC_STEP_PASSTHROUGH, 0, __LINE__ },
-		{ V4L2_PIX_FMT_YUYV, 1920, 1080, VC_STEP_CONVERT, 1920u * 1080 * 2 * 2, __LINE__ },
-		{ V4L2_PIX_FMT_RGB24, 1920, 1080, VC_STEP_CONVERT, 1920u * 1080 * 3 * 2, __LINE__ },
-		{ V4L2_PIX_FMT_NV12, 640, 480, VC_STEP_CONVERT, 640u * 480 * 2 * 2, __LINE__ }, /* 4:2:2 floor */
-		{ V4L2_PIX_FMT_ABGR32, 4096, 4096, VC_STEP_SCALE, 4096u * 4096 * 4 * 2, __LINE__ },
-		{ V4L2_PIX_FMT_MJPEG, 1280, 720, VC_STEP_ENCODE, 1280u * 720 * 2 * 2, __LINE__ },
+		/* two results + the converter's hub (4 B/px) + the camera frame (SRC) */
+		{ V4L2_PIX_FMT_YUYV, 1920, 1080, VC_STEP_CONVERT, 1920u * 1080 * (2 * 2 + 4) + SRC, __LINE__ },
+		{ V4L2_PIX_FMT_RGB24, 1920, 1080, VC_STEP_CONVERT, 1920u * 1080 * (3 * 2 + 4) + SRC, __LINE__ },
+		{ V4L2_PIX_FMT_NV12, 640, 480, VC_STEP_CONVERT, 640u * 480 * (2 * 2 + 4) + SRC, __LINE__ }, /* 4:2:2 floor */
+		{ V4L2_PIX_FMT_ABGR32, 4096, 4096, VC_STEP_SCALE, 4096u * 4096 * (4 * 2 + 4) + SRC, __LINE__ },
+		{ V4L2_PIX_FMT_MJPEG, 1280, 720, VC_STEP_ENCODE, 1280u * 720 * 2 * 2 + SRC, __LINE__ }, /* no hub */
 		{ V4L2_PIX_FMT_MJPEG, 1280, 720, VC_STEP_JPEG_XFORM, 1280u * 720, __LINE__ },
 	};
 	for (size_t i = 0; i < ARRAY_LEN(v); i++) {
 		struct vc_plan p = { .out = { .fourcc = v[i].fcc, .width = v[i].w, .height = v[i].h },
 				     .steps = v[i].steps };
-		size_t got = budget_output_bytes(&p);
+		size_t got = budget_output_bytes(&mode, &p);
 		CHECK_AT(v[i].line, got == v[i].want, "got %zu want %zu", got, v[i].want);
 	}
 }

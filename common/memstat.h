@@ -1,0 +1,29 @@
+/* Process-wide counts of the daemon's big buffers: heap frames (outputs,
+ * snapshots, pipeline scratch frames), converter scratch, copies of capture
+ * buffers (made while consumers hold too many), and the buffers of the test
+ * pattern (what a V4L2 driver would hold in kernel memory). The memory
+ * budget (server/stream/budget.c) admits new outputs on the first three;
+ * /metrics and /api/status print all. */
+#ifndef VC_MEMSTAT_H
+#define VC_MEMSTAT_H
+
+#include <stddef.h>
+
+enum vc_mem_kind {
+	VC_MEM_FRAMES,  /* vc_frame_new() storage */
+	VC_MEM_SCRATCH, /* converter strips and hubs (common/convert*.c) */
+	VC_MEM_COPIES,  /* copies of lent capture buffers (common/pool.c) */
+	VC_MEM_DEVICE,  /* the test pattern's capture buffers */
+	VC_MEM_KINDS
+};
+
+/* Adds delta bytes (negative when freed) to kind k; any thread. */
+void vc_mem_count(enum vc_mem_kind k, long long delta);
+
+/* Bytes of kind k held now. */
+size_t vc_mem_held(enum vc_mem_kind k);
+
+/* "frames", "scratch", "copies", "device". */
+const char *vc_mem_kind_name(enum vc_mem_kind k);
+
+#endif
