@@ -147,7 +147,10 @@ if [ "${1:-}" = "--guest" ]; then
 			# The same over HTTP while a client streams: PUT .../signal
 			# with other DV timings, then (back on the TV input by a
 			# reload) another standard; bad values are refused.
-			timeout 30 curl -s -o "$d/put_stream.bin" "$U/stream?cam=tv" &
+			# killed below; the timeout only bounds a hang (a loaded
+			# TCG guest took over 30 s to reach the PUT of std, and a
+			# client ended by its own timeout looked like a stall)
+			timeout 300 curl -s -o "$d/put_stream.bin" "$U/stream?cam=tv" &
 			cp=$!
 			sleep 1
 			# put NAME BODY: the status code; 503 (the camera reopens after
@@ -174,6 +177,7 @@ if [ "${1:-}" = "--guest" ]; then
 			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts1"
 			sleep 2
 			grep -ac '^Content-Type: image/jpeg' "$d/put_stream.bin" >"$d/put_parts2"
+			kill -0 $cp 2>/dev/null && echo yes >"$d/put_alive"
 			kill $cp 2>/dev/null
 		fi
 		kill -TERM $vp 2>/dev/null
@@ -349,7 +353,7 @@ else
 	p1=$(cat "$d/put_parts1" 2>/dev/null); p2=$(cat "$d/put_parts2" 2>/dev/null)
 	[ "$(cat "$d/put_std.code")" = 202 ] && grep -q '"std":"PAL"' "$d/put_std.json" &&
 		[ "$w" = 720 ] && [ "$h" = 576 ] && [ "$n" = $((720 * 576 * 2)) ] && [ "${p2:-0}" -gt "${p1:-0}" ]
-	dres api_put_std $? "PUT std PAL (from NTSC): $(cat "$d/put_std.code") $(head -c 200 "$d/put_std.json"); then /raw ${w}x$h $n bytes; stream parts $p1 -> $p2 (the client must keep receiving)" \
+	dres api_put_std $? "PUT std PAL (from NTSC): $(cat "$d/put_std.code") $(head -c 200 "$d/put_std.json"); then /raw ${w}x$h $n bytes; stream parts $p1 -> $p2 (the client must keep receiving; client still running: $(cat "$d/put_alive" 2>/dev/null || echo no))" \
 		"PUT std PAL (from NTSC): /raw ${w}x$h, the streaming client kept receiving ($p1 -> $p2 parts)"
 fi
 
