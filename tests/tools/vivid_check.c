@@ -1365,14 +1365,15 @@ static int cmd_emulated(const char *dev)
 			continue;
 		}
 		capture(s, &f, 10, 3000, &g, &r);
-		/* The source copies v4l2loopback's frames out and flags a buffer
-		 * the producer has not refilled since our REQBUFS (its length was
-		 * reset: server/capture/v4l2_copyout.c). That happens only before
-		 * the producer's first frame, to each of the loopback's 4 buffers
-		 * (max_buffers=4) at most: a slow producer on a loaded guest left
-		 * two. An error after a good frame is a bug. */
+		/* The source copies v4l2loopback's frames out and flags (drops) a
+		 * buffer the producer has not refilled since our REQBUFS (its
+		 * length was reset), before the producer's first frame, one per
+		 * buffer of the loopback's 4 (max_buffers=4) at most, and a copy
+		 * the producer overtook while it was made (a torn frame:
+		 * server/capture/v4l2_copyout.c). Torn copies depend on timing (on
+		 * a loaded guest 1 in 10); more than 2 in 10 is not timing. */
 		unsigned lead = r.lead_errors < 4 ? r.lead_errors : 4;
-		unsigned bad = r.errors - lead;
+		unsigned bad = r.errors - lead > 2 ? r.errors - lead : 0;
 		if (r.err < 0 || bad || r.short_bufs || !r.changed)
 			FAIL(name, "%s; %u frames, %u error-flagged, %u wrong size, changed %d", r.why,
 			     r.frames, r.errors, r.short_bufs, r.changed);
