@@ -22,8 +22,8 @@
  *  source's, else MMAP.
  *
  * Errors: every function returns 0 or a negative errno. After a device error
- * (an ioctl failing with anything but EAGAIN, a buffer flagged ERROR, no
- * answer within the timeout) the session is "failed": frames in flight come
+ * (an ioctl failing with anything but EAGAIN, no answer within the timeout)
+ * the session is "failed": frames in flight come
  * back through the callback with that error, submit() answers it at once, and
  * the caller encodes on the CPU instead (the frame it passed is still its
  * own). The caller then closes the session (also allowed from inside the

@@ -12,8 +12,17 @@
 #                         (auto: no JPEG encoder here -> would_use cpu)
 #   m2m.daemon_encoder_path  encoder = <vicodec's encoder> is refused as not a
 #                         JPEG encoder (would_use cpu)
+#   m2m.enc_single        build/tools/m2m_enc_check: the encoder session
+#                         (server/encode/m2m_enc.c) drives vicodec's stateful
+#                         encoder with vivid's frames: DMABUF at 640x480 (0
+#                         copies), restart at 1280x720 with MMAP (1 copy per
+#                         frame), drain each time, FWHT decoded back by vicodec's
+#                         decoder at >= 30 dB PSNR, key frames per GOP, and a
+#                         refused frame falling back to the CPU encoder; its own
+#                         lines (m2m_enc.single.*) carry the figures
 # Then vicodec is reloaded in the same guest with multiplanar=1 (the API
 # bcm2835-codec uses):
+#   m2m.enc_mplane        the same checks through the multi-planar API
 #   m2m.mplane_encoder / m2m.mplane_decoder  same roles, api=multi
 #   m2m.hotplug_rescan    the daemon, running across the reload, lists the
 #                         multi-planar encoder in /api/status (hotplug rescan)
@@ -21,6 +30,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
 LIST=$B/tools/m2m_list
+ENC_CHECK=$B/tools/m2m_enc_check
 VCAPD=${VCAPD:-$B/vcapd}
 
 # node NAME: /dev/videoN whose sysfs name is NAME (vicodec's three nodes
@@ -34,6 +44,13 @@ if [ "${1:-}" = "--guest" ]; then
 	done >"$work/nodes"
 	$LIST >"$work/list1" 2>"$work/list1.err"
 	echo $? >"$work/list1.rc"
+	# enc_check TAG: the encoder session through vicodec, vivid as the camera
+	enc_check() {
+		timeout 120 $ENC_CHECK "$(node vivid-000-vid-cap)" "$(node stateful-encoder)" \
+			"$(node stateful-decoder)" --tag "$1" >"$work/enc_$1" 2>"$work/enc_$1.err"
+		echo $? >"$work/enc_$1.rc"
+	}
+	enc_check single
 	ls /dev/video* >"$work/all" 2>&1
 	port=18931
 	# daemon RUN ENCODER: starts vcapd with one test camera, waits for /api/status
@@ -61,12 +78,13 @@ if [ "${1:-}" = "--guest" ]; then
 		done >"$work/nodes2"
 		$LIST >"$work/list2" 2>"$work/list2.err"
 		curl -sf -o "$work/hotplug.json" http://127.0.0.1:$port/api/status
+		enc_check mplane
 	fi
 	stop auto
 	exit 0
 fi
 
-[ -x "$LIST" ] && [ -x "$VCAPD" ] || { echo "m2m.build: FAIL $LIST or $VCAPD missing (make all)"; exit 1; }
+[ -x "$LIST" ] && [ -x "$VCAPD" ] && [ -x "$ENC_CHECK" ] || { echo "m2m.build: FAIL $LIST or $VCAPD missing (make all)"; exit 1; }
 work=$(mktemp -d "$PWD/build/vm-m2m.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cache=${VIVID_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vivid-vm}
@@ -105,6 +123,15 @@ res m2m.vim2m_converter $? "'$l'"
 n=$(wc -l <"$work/list1" 2>/dev/null)
 [ "$(cat "$work/list1.rc" 2>/dev/null)" = 0 ] && [ "$n" = 4 ] && ! grep -q vivid "$work/list1"
 res m2m.no_camera_listed $? "$n nodes listed, want 4 of: $(tr '\n' ' ' <"$work/all")"
+
+# enc_res TAG: the checker ran to its end with every line OK
+enc_res() {
+	cat "$work/enc_$1" 2>/dev/null
+	[ "$(cat "$work/enc_$1.rc" 2>/dev/null)" = 0 ] && grep -q "^m2m_enc.$1: 0 failed" "$work/enc_$1" &&
+		! grep -q ': FAIL' "$work/enc_$1"
+	res m2m.enc_$1 $? "exit $(cat "$work/enc_$1.rc" 2>/dev/null); $(grep ': FAIL' "$work/enc_$1" 2>/dev/null | head -3 | tr '\n' ' ') $(tail -3 "$work/enc_$1.err" 2>/dev/null | tr '\n' ' ')"
+}
+enc_res single
 
 enc=$(sed -n 's/^stateful-encoder //p' "$work/nodes")
 # clean RUN: the daemon stopped with status 0 and no sanitizer report
@@ -147,15 +174,17 @@ assert e["api"] == "multi-planar" and e["roles"] == ["video-encoder"], e
 assert len(m) == 4, list(m)
 ' "$work/hotplug.json")
 	res m2m.hotplug_rescan $? "$out"
+	enc_res mplane
 else
 	echo "m2m.mplane_encoder: FAIL vicodec not reloaded with multiplanar=1 ($ko): $(head -c 300 "$work/reload.err" 2>/dev/null)"
 	echo "m2m.mplane_decoder: FAIL see m2m.mplane_encoder"
 	echo "m2m.hotplug_rescan: FAIL see m2m.mplane_encoder"
+	echo "m2m.enc_mplane: FAIL see m2m.mplane_encoder"
 fi
 } | tee "$work/res"
-n=$(grep -c ': OK$' "$work/res")
-[ "$n" = 10 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
+n=$(grep -c '^m2m\.[a-z_0-9]*: OK$' "$work/res")
+[ "$n" = 12 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
 st=$?
-res m2m.summary $st "only $n of 10 checks passed"
+res m2m.summary $st "only $n of 12 checks passed"
 echo "m2m.time: $(( $(date +%s) - start )) s (not a check)"
 exit $st
