@@ -57,7 +57,9 @@ struct vc_m2m_enc {
 	unsigned out_memory;
 	unsigned n_planes;        /* OUTPUT memory planes */
 	uint32_t out_bpl;
+	uint32_t out_h;           /* the driver's buffer height (bcm2835-codec: aligned to 16) */
 	size_t out_size[VIDEO_MAX_PLANES];
+	int dmabuf_worked;        /* a DMABUF frame was accepted since setup */
 	const struct vc_fmt *fmt;
 	struct obuf out[MAX_BUFS];
 	struct cbuf cap[MAX_BUFS];
@@ -253,18 +255,20 @@ static int set_formats(struct vc_m2m_enc *e)
 		return r;
 	if (e->mplane) {
 		if (f.fmt.pix_mp.pixelformat != p->in_fourcc || f.fmt.pix_mp.width != p->width ||
-		    f.fmt.pix_mp.height != p->height || f.fmt.pix_mp.num_planes == 0 ||
+		    f.fmt.pix_mp.height < p->height || f.fmt.pix_mp.num_planes == 0 ||
 		    f.fmt.pix_mp.num_planes > 3)
 			return -EINVAL;
 		e->n_planes = f.fmt.pix_mp.num_planes;
+		e->out_h = f.fmt.pix_mp.height;
 		e->out_bpl = f.fmt.pix_mp.plane_fmt[0].bytesperline;
 		for (unsigned i = 0; i < e->n_planes; i++)
 			e->out_size[i] = f.fmt.pix_mp.plane_fmt[i].sizeimage;
 	} else {
 		if (f.fmt.pix.pixelformat != p->in_fourcc || f.fmt.pix.width != p->width ||
-		    f.fmt.pix.height != p->height)
+		    f.fmt.pix.height < p->height)
 			return -EINVAL;
 		e->n_planes = 1;
+		e->out_h = f.fmt.pix.height;
 		e->out_bpl = f.fmt.pix.bytesperline;
 		e->out_size[0] = f.fmt.pix.sizeimage;
 	}
@@ -274,11 +278,13 @@ static int set_formats(struct vc_m2m_enc *e)
 }
 
 /* DMABUF when asked, or under AUTO when the encoder reads the source's
- * layout as it is: same stride, each plane no bigger than the source's. */
+ * layout as it is: same stride and height (bcm2835-codec pads the height
+ * to 16 lines, which moves the chroma planes), each plane no bigger than
+ * the source's. */
 static int pick_feed(struct vc_m2m_enc *e)
 {
 	const struct vc_m2m_enc_params *p = &e->p;
-	int fits = p->bytesperline == e->out_bpl;
+	int fits = p->bytesperline == e->out_bpl && e->out_h == p->height;
 
 	for (unsigned i = 0; i < e->n_planes; i++)
 		if (p->src_len[i] && e->out_size[i] > p->src_len[i])
@@ -382,6 +388,7 @@ static int setup(struct vc_m2m_enc *e)
 		return r;
 	e->streaming = 1;
 	e->draining = e->stopped = 0;
+	e->dmabuf_worked = 0;
 	e->st.dmabuf = e->out_memory == V4L2_MEMORY_DMABUF;
 	e->st.mplane = e->mplane;
 	log_info("%s: encoding %ux%u %.4s -> %.4s, %s API, OUTPUT by %s (%u+%u buffers)",
@@ -662,11 +669,13 @@ static int reclaim_out(struct vc_m2m_enc *e)
 	}
 }
 
-/* The frame into mapped OUTPUT buffer o, row by row (strides may differ). */
+/* The frame into mapped OUTPUT buffer o, row by row, in the driver's
+ * layout (its stride and padded height; the padding lines stay as they are:
+ * the encoder crops them). */
 static int copy_in(struct vc_m2m_enc *e, struct obuf *o, const struct vc_frame *f)
 {
 	struct vc_geom g;
-	int r = vc_fmt_geometry(e->fmt, e->p.width, e->p.height, e->out_bpl, &g);
+	int r = vc_fmt_geometry(e->fmt, e->p.width, e->out_h, e->out_bpl, &g);
 	if (r < 0)
 		return r;
 	for (unsigned p = 0; p < g.color_planes; p++) {
@@ -676,9 +685,9 @@ static int copy_in(struct vc_m2m_enc *e, struct obuf *o, const struct vc_frame *
 		uint32_t row = dp->stride < sp->stride ? dp->stride : sp->stride;
 		if (dp->offset + dp->size > o->len[dp->mem] ||
 		    sp->offset + (size_t)sp->stride * sp->lines > f->bytesused[sp->mem] ||
-		    sp->lines < dp->lines)
+		    sp->lines > dp->lines)
 			return -EINVAL;
-		for (uint32_t y = 0; y < dp->lines; y++)
+		for (uint32_t y = 0; y < sp->lines; y++)
 			memcpy(dst + (size_t)y * dp->stride, src + (size_t)y * sp->stride, row);
 	}
 	return 0;
@@ -720,6 +729,21 @@ static int queue_out(struct vc_m2m_enc *e, unsigned i, const struct vc_m2m_enc_i
 	return xioctl(e, VIDIOC_QBUF, &b);
 }
 
+/* The encoder refused the first DMABUF frame (bcm2835-codec's dma-contig
+ * queue cannot import a scattered buffer, e.g. from a UVC camera's vmalloc
+ * memory): set up again with MMAP and send this frame as a copy. */
+static int feed_by_copy(struct vc_m2m_enc *e, const struct vc_m2m_enc_in *in, int why)
+{
+	struct vc_m2m_enc_params p = e->p;
+
+	log_warn("%s: DMABUF import refused (%s): feeding by MMAP + copy", e->path, strerror(-why));
+	p.feed = VC_M2M_FEED_MMAP;
+	int r = vc_m2m_enc_restart(e, &p);
+	if (r < 0)
+		return r;
+	return vc_m2m_enc_submit(e, in);
+}
+
 int vc_m2m_enc_submit(struct vc_m2m_enc *e, const struct vc_m2m_enc_in *in)
 {
 	const struct vc_frame *f = in->frame;
@@ -751,10 +775,14 @@ int vc_m2m_enc_submit(struct vc_m2m_enc *e, const struct vc_m2m_enc_in *in)
 		return r; /* a frame that does not fit: the frame's fault, not the device's */
 	uint64_t id = e->next_id++;
 	r = queue_out(e, (unsigned)i, in, id);
+	if (r < 0 && e->out_memory == V4L2_MEMORY_DMABUF && e->p.feed == VC_M2M_FEED_AUTO &&
+	    !e->dmabuf_worked && !e->st.in_flight && r != -ENODEV && r != -EIO)
+		return feed_by_copy(e, in, r);
 	if (r < 0) {
 		fail(e, r);
 		return r;
 	}
+	e->dmabuf_worked = 1;
 	o->busy = 1;
 	if (e->out_memory == V4L2_MEMORY_DMABUF) {
 		o->frame = vc_frame_ref(in->frame); /* the capture slot stays ours */

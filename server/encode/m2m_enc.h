@@ -18,8 +18,10 @@
  *  - MMAP: the frame is copied into a mapped OUTPUT buffer (one copy per
  *    frame, counted in stats.copies) and released at once.
  *  VC_M2M_FEED_AUTO picks DMABUF when the caller said it can give fds and
- *  the encoder's OUTPUT layout (bytesperline, sizeimage per plane) equals the
- *  source's, else MMAP.
+ *  the encoder's OUTPUT layout (bytesperline, buffer height, sizeimage per
+ *  plane) equals the source's, else MMAP; and when the encoder refuses the
+ *  first DMABUF frame (a dma-contig encoder cannot import scattered memory)
+ *  it sets up again with MMAP and sends that frame as a copy.
  *
  * Errors: every function returns 0 or a negative errno. After a device error
  * (an ioctl failing with anything but EAGAIN, no answer within the timeout)

@@ -43,6 +43,7 @@ struct fake {
 	int opened, maps;
 	uint32_t caps;
 	uint32_t cap_fourcc, out_fourcc, w, h, bpl;
+	uint32_t buf_h;            /* OUTPUT buffer height: h padded to 16 lines, as bcm2835-codec does */
 	size_t out_size[3];
 	unsigned n_planes;
 	unsigned out_mem;
@@ -113,8 +114,9 @@ static void run_jobs(struct fake *f)
 		for (unsigned p = 0; p < f->n_planes; p++)
 			mem[p] = f->out_mem == V4L2_MEMORY_DMABUF ? f->dmabuf_mem[o->dmabuf_fd[p]]
 								  : o->mem[p];
-		vc_fmt_geometry(fmt, f->w, f->h, f->bpl, &g);
+		vc_fmt_geometry(fmt, f->w, f->buf_h, f->bpl, &g);
 		vc_image_from_geom(fmt, &g, mem, &img);
+		img.height = f->h; /* the padding lines are not part of the picture */
 		int r = vc_jpeg_encode(f->jpeg, &img, f->quality, c->mem[0], c->len[0], &len);
 		c->used[0] = r ? 0 : (uint32_t)len;
 		c->flags = V4L2_BUF_FLAG_KEYFRAME | (r ? V4L2_BUF_FLAG_ERROR : 0);
@@ -198,23 +200,26 @@ static int do_fmt(struct fake *f, struct v4l2_format *v)
 	struct vc_geom g;
 	/* bcm2835-codec aligns bytesperline (to 32 here): the session must
 	 * take the driver's stride from the reply */
-	uint32_t bpl = (vc_fmt_min_stride(fmt, w) + 31) & ~31u;
-	if (vc_fmt_geometry(fmt, w, h, bpl, &g) < 0)
+	uint32_t bpl = (vc_fmt_min_stride(fmt, w) + 31) & ~31u, buf_h = (h + 15) & ~15u;
+	if (vc_fmt_geometry(fmt, w, buf_h, bpl, &g) < 0)
 		return -EINVAL;
 	f->out_fourcc = fourcc;
 	f->w = w;
 	f->h = h;
+	f->buf_h = buf_h;
 	f->bpl = bpl;
 	f->n_planes = g.mem_planes;
 	for (unsigned p = 0; p < 3; p++)
 		f->out_size[p] = g.mem_size[p];
 	if (f->mplane) {
+		v->fmt.pix_mp.height = buf_h;
 		v->fmt.pix_mp.num_planes = (uint8_t)g.mem_planes;
 		for (unsigned p = 0; p < g.mem_planes; p++) {
 			v->fmt.pix_mp.plane_fmt[p].bytesperline = p ? g.plane[p].stride : bpl;
 			v->fmt.pix_mp.plane_fmt[p].sizeimage = (uint32_t)g.mem_size[p];
 		}
 	} else {
+		v->fmt.pix.height = buf_h;
 		v->fmt.pix.bytesperline = bpl;
 		v->fmt.pix.sizeimage = (uint32_t)g.sizeimage;
 	}
@@ -601,22 +606,22 @@ static void sequence_mplane_mmap(void)
 		CHECK(vc_m2m_enc_submit(e, &in) == -EBUSY, "submit after a drain must wait for restart");
 	}
 	f.log[0] = 0;
-	p = jpeg_params(40, 32);
+	p = jpeg_params(40, 30); /* the fake pads to 32 lines: the copy follows its layout */
 	r = e ? vc_m2m_enc_restart(e, &p) : -1;
 	CHECK(r == 0, "restart %d", r);
 	const char *want_restart =
 		"STREAMOFF(OUT) STREAMOFF(CAP) REQBUFS(OUT,MMAP,0) REQBUFS(CAP,MMAP,0) "
-		"S_FMT(CAP,JPEG,40x32) S_FMT(OUT,YUYV,40x32) QUERYCTRL(0x9d0903) S_CTRL(0x9d0903,70) "
+		"S_FMT(CAP,JPEG,40x30) S_FMT(OUT,YUYV,40x30) QUERYCTRL(0x9d0903) S_CTRL(0x9d0903,70) "
 		"REQBUFS(OUT,MMAP,2)";
 	CHECK(strncmp(f.log, want_restart, strlen(want_restart)) == 0, "restart\n   got  %s\n   want %s...",
 	      f.log, want_restart);
-	s.frames[5] = yuyv_frame(40, 32, 5);
+	s.frames[5] = yuyv_frame(40, 30, 5);
 	struct vc_m2m_enc_in in = { s.frames[5], { -1, -1, -1 }, (void *)(uintptr_t)5 };
 	before = s.done;
 	r = e ? vc_m2m_enc_submit(e, &in) : -1;
 	CHECK(r == 0, "submit after restart %d", r);
 	run_until(base, &s, before + 1, 0);
-	CHECK(s.done == before + 1 && s.w[before] == 40 && s.h[before] == 32 && !s.errs[before],
+	CHECK(s.done == before + 1 && s.w[before] == 40 && s.h[before] == 30 && !s.errs[before],
 	      "after restart: %d done, %ux%u", s.done - before, s.w[before], s.h[before]);
 	CHECK(f.bpl == 96, "fake stride %u (aligned)", f.bpl);
 	/* controls: JPEG quality yes; the fake (like bcm2835's JPEG node) has no key-frame control */
@@ -678,6 +683,45 @@ static void dmabuf_single(void)
 	vc_m2m_enc_close(e);
 	CHECK(f.opened == 0 && f.maps == 0 && refs(fr) == 1, "after close: %d open, %d maps, refs %d",
 	      f.opened, f.maps, refs(fr));
+	vc_frame_unref(fr);
+	fake_free(&f);
+	event_base_free(base);
+}
+
+/* AUTO: the encoder refuses to import the first DMABUF frame (on a Pi,
+ * bcm2835-codec's dma-contig queue and a UVC camera's scattered vmalloc
+ * buffers): the session sets up again with MMAP and that frame goes as a
+ * copy; nothing is lost and no error reaches the caller. */
+static void dmabuf_refused(void)
+{
+	struct fake f;
+	struct vc_m2m_enc_io io;
+	struct sink s = { 0 };
+	struct event_base *base = event_base_new();
+	struct vc_m2m_enc *e = NULL;
+	struct vc_m2m_enc_params p = jpeg_params(64, 48);
+
+	fake_init(&f, 1, &io);
+	p.dmabuf_ok = 1;
+	p.src_len[0] = 64 * 48 * 2;
+	int r = vc_m2m_enc_open(base, &io, "/dev/video31", &p, &CB(&s), &e);
+	CHECK(r == 0 && strstr(f.log, "REQBUFS(OUT,DMABUF,2)"), "open %d: %s", r, f.log);
+	struct vc_frame *fr = yuyv_frame(64, 48, 3); /* fd 41 is no dmabuf the fake knows */
+	struct vc_m2m_enc_in in = { fr, { 41, -1, -1 }, (void *)(uintptr_t)0 };
+	f.log[0] = 0;
+	r = e ? vc_m2m_enc_submit(e, &in) : -1;
+	CHECK(r == 0 && strstr(f.log, "REQBUFS(OUT,MMAP,2)"), "submit %d: %s", r, f.log);
+	run_until(base, &s, 1, 0);
+	struct vc_m2m_enc_stats st = { 0 };
+	if (e)
+		vc_m2m_enc_get_stats(e, &st);
+	CHECK(s.done == 1 && !s.errs[0] && s.w[0] == 64 && !st.dmabuf && st.copies == 1 && st.restarts == 1,
+	      "done %d err %d dmabuf %d copies %llu", s.done, s.errs[0], st.dmabuf,
+	      (unsigned long long)st.copies);
+	CHECK(e && vc_m2m_enc_error(e) == 0 && refs(fr) == 1, "error %d refs %d", e ? vc_m2m_enc_error(e) : 0,
+	      refs(fr));
+	vc_m2m_enc_close(e);
+	CHECK(f.opened == 0 && f.maps == 0, "%d open %d maps", f.opened, f.maps);
 	vc_frame_unref(fr);
 	fake_free(&f);
 	event_base_free(base);
@@ -857,6 +901,7 @@ int main(void)
 {
 	RUN("m2m_enc", sequence_mplane_mmap);
 	RUN("m2m_enc", dmabuf_single);
+	RUN("m2m_enc", dmabuf_refused);
 	RUN("m2m_enc", auto_feed_mmap_on_stride);
 	RUN("m2m_enc", fallback);
 	RUN("m2m_enc", close_in_callback);
