@@ -881,6 +881,7 @@ static void open_errors(void)
 	f.caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING; /* a camera, not M2M */
 	int r = vc_m2m_enc_open(base, &io, "/dev/video0", &p, &CB(&s), &e);
 	CHECK(r == -ENOTTY && !e && f.opened == 0, "camera node: %d", r);
+	fake_free(&f);
 	fake_init(&f, 1, &io);
 	p.coded_fourcc = V4L2_PIX_FMT_H264; /* the fake answers JPEG */
 	r = vc_m2m_enc_open(base, &io, "/dev/video31", &p, &CB(&s), &e);
