@@ -413,6 +413,7 @@ int main(int argc, char **argv)
 	}
 	vc_camset_serve(a.camset, a.streams);
 	vc_api_set_m2m(a.api, vc_camset_m2m(a.camset));
+	vc_streams_set_m2m(a.streams, vc_camset_m2m(a.camset), NULL);
 	if (vc_guard_new(a.conf, o.listen, o.n_listen, &a.guard) < 0 ||
 	    vc_auth_gate_new(a.base, a.http, &a.auth, &a.guard, &a.gate) < 0) {
 		log_error("out of memory");

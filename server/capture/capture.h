@@ -42,8 +42,9 @@ struct vc_cam_config {
 	uint16_t rotate;      /* 0, 90, 180, 270 */
 	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V (common/negotiate.h) */
 	int placeholder;      /* /snapshot while absent: 1 = placeholder picture, 0 = 503 */
-	/* config key encoder: "" = auto, "cpu", or an M2M device path. Only
-	 * reported (/api/status): the CPU encodes every frame for now */
+	/* config key encoder: "" = auto, "cpu", or an M2M device path: the
+	 * JPEG encoder the serving layer uses for this camera's plain encodes
+	 * (server/stream/hwenc.c) */
 	char encoder[64];
 };
 

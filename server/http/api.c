@@ -204,6 +204,7 @@ static void json_output_cb(void *opaque, const struct vc_output_info *oi)
 	vc_json_kuint(j, "busy_drops", oi->busy_drops);
 	vc_json_kfixed(j, "process_ms", oi->process_ms, 3);
 	vc_json_kfixed(j, "fps", oi->fps, 2);
+	vc_json_kstr(j, "encoder", oi->encoder ? oi->encoder : "cpu");
 	vc_json_obj_end(j);
 }
 
@@ -291,7 +292,7 @@ static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, in
 	json_policy(j, s, i);
 	vc_json_key(j, "encoder");
 	vc_api_encoder_json(j, m2m, vc_cam_get_config(cam)->encoder,
-			    state != VC_CAM_ABSENT ? m.fourcc : 0);
+			    state != VC_CAM_ABSENT ? m.fourcc : 0, vc_streams_hwenc_active(s, i));
 	if (full) {
 		if (state != VC_CAM_ABSENT)
 			vc_v4l2_json(vc_cam_source(cam), j);

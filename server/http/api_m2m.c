@@ -42,7 +42,7 @@ void vc_api_m2m_json(struct vc_json *j, const struct vc_m2m_list *l)
 }
 
 void vc_api_encoder_json(struct vc_json *j, const struct vc_m2m_list *l, const char *setting,
-			 uint32_t fourcc)
+			 uint32_t fourcc, const char *active)
 {
 	const char *why = "";
 	int k = vc_m2m_pick(l ? l->nodes : NULL, l ? l->n : 0, setting, fourcc, &why);
@@ -51,6 +51,6 @@ void vc_api_encoder_json(struct vc_json *j, const struct vc_m2m_list *l, const c
 	vc_json_kstr(j, "setting", setting && setting[0] ? setting : "auto");
 	vc_json_kstr(j, "would_use", k >= 0 ? l->nodes[k].path : "cpu");
 	vc_json_kstr(j, "reason", why);
-	vc_json_kstr(j, "active", "cpu");
+	vc_json_kstr(j, "active", active ? active : "cpu");
 	vc_json_obj_end(j);
 }

@@ -15,9 +15,11 @@ void vc_api_m2m_json(struct vc_json *j, const struct vc_m2m_list *l);
 
 /* An object: the camera's setting ("auto", "cpu" or a path; "" = auto), the
  * encoder it would use ("cpu" or a node path), why not a hardware one, and
- * the one in use (always "cpu": the hardware path is not built yet). fourcc
- * is the camera's current format, 0 when unknown. */
+ * the one in use: `active`, the device an output of the camera encodes with
+ * now (NULL = "cpu": no output encodes in hardware, e.g. none only encodes at
+ * the camera's size, or the device failed). fourcc is the camera's current
+ * format, 0 when unknown. */
 void vc_api_encoder_json(struct vc_json *j, const struct vc_m2m_list *l, const char *setting,
-			 uint32_t fourcc);
+			 uint32_t fourcc, const char *active);
 
 #endif

@@ -138,6 +138,27 @@ static void prom_per_cam(struct vc_streams *s, struct buf *b, int clients, int w
 	}
 }
 
+/* Hardware JPEG encoders (server/stream/hwenc.c), all cameras together. */
+static void prom_hwenc(const struct vc_streams *s, struct buf *b)
+{
+	static const struct prom_family f[] = {
+		{ "vcapd_encoder_hw_frames_total", "counter", "JPEGs made by hardware (M2M) encoders." },
+		{ "vcapd_encoder_copies_total", "counter",
+		  "Frames copied into a hardware encoder's buffer (0 when fed by DMABUF)." },
+		{ "vcapd_encoder_fallbacks_total", "counter",
+		  "Times a failed hardware encoder sent an output back to the CPU encoder." },
+		{ "vcapd_encoder_sessions_total", "counter", "Hardware encoder sessions opened." },
+	};
+	struct vc_hwenc_stats st;
+
+	vc_streams_hwenc_stats(s, &st);
+	const uint64_t v[] = { st.frames, st.copies, st.fallbacks, st.sessions };
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		prom_head(b, &f[k]);
+		bprintf(b, "%s %" PRIu64 "\n", f[k].name, v[k]);
+	}
+}
+
 enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struct vc_http_req *r)
 {
 	struct buf b = { 0 };
@@ -181,6 +202,7 @@ enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struc
 		prom_per_cam(s, &b, 0, k);
 	for (int k = 0; k < (int)(sizeof(cli_fam) / sizeof(cli_fam[0])); k++)
 		prom_per_cam(s, &b, 1, k);
+	prom_hwenc(s, &b);
 	if (b.oom || !b.p) {
 		free(b.p);
 		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");

@@ -104,7 +104,8 @@ int vc_http_set_cors(struct vc_http *h, const char *origin);
  * layer's shutdown); stops every daemon. */
 void vc_http_free(struct vc_http *h);
 
-/* Kicks the MHD daemons to run soon (after MHD_resume_connection). */
+/* Kicks the MHD daemons to run soon (after MHD_resume_connection). NULL is a
+ * no-op (streams without HTTP, in unit tests). */
 void vc_http_wake(struct vc_http *h);
 
 /* Number of open connections over all daemons. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "server/stream/hwenc.h"
 #include "server/workers.h"
 
 static void output_drop_parts(struct output *o)
@@ -100,6 +101,7 @@ void output_split(struct hub *h, struct output *o)
 void output_free(struct output *o)
 {
 	DLIST_UNLINK(o->hub->outputs, o);
+	hwenc_free(o);
 	output_drop_parts(o);
 	vc_frame_unref(o->latest);
 	vc_frame_unref(o->pending);
@@ -298,7 +300,7 @@ void output_frame(struct output *o, struct vc_frame *f)
 			dht = f->jpeg.has_dht ? 0 : f->jpeg.sos_off;
 		}
 		output_publish(o, vc_frame_ref(f), dht, 0);
-	} else {
+	} else if (!hwenc_frame(o, f)) { /* a hardware JPEG encoder took it, or not */
 		output_submit(o, f); /* includes repacking padded strides */
 	}
 }

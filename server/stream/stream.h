@@ -62,6 +62,27 @@ struct vc_cam *vc_streams_cam(const struct vc_streams *s, size_t i);
 /* Camera by id ("0", "front"); NULL id or "" = the first. NULL when unknown. */
 struct vc_cam *vc_streams_find(const struct vc_streams *s, const char *id);
 
+/* Hardware JPEG encoders (server/stream/hwenc.c). l: the M2M devices the
+ * camera set found (NULL = none; it must outlive the streams, its contents
+ * may change on hotplug); io: the device I/O (NULL = the real devices; tests
+ * pass a fake). An output that only encodes (same size, no conversion) uses
+ * the encoder its camera's `encoder` setting picks, falling back to the CPU
+ * when the device fails. */
+struct vc_m2m_list;
+struct vc_m2m_enc_io;
+void vc_streams_set_m2m(struct vc_streams *s, const struct vc_m2m_list *l,
+			const struct vc_m2m_enc_io *io);
+
+struct vc_hwenc_stats {
+	uint64_t frames;    /* JPEGs the hardware encoders delivered */
+	uint64_t copies;    /* frames copied into an encoder's buffer (0 with DMABUF) */
+	uint64_t fallbacks; /* times a failed encoder sent an output back to the CPU */
+	uint64_t sessions;  /* encoder sessions opened */
+};
+void vc_streams_hwenc_stats(const struct vc_streams *s, struct vc_hwenc_stats *st);
+/* The device an output of camera i encodes with now, or NULL (CPU). */
+const char *vc_streams_hwenc_active(const struct vc_streams *s, size_t cam);
+
 /* Statistics for the API and /metrics. */
 struct vc_output_info {
 	struct vc_output out;
@@ -71,6 +92,7 @@ struct vc_output_info {
 	uint64_t busy_drops;    /* capture frames not processed: the previous one was still busy */
 	double process_ms;      /* average convert/encode time per frame (0 for passthrough) */
 	double fps;             /* produced frames per second, recent */
+	const char *encoder;    /* hardware encoder device, NULL = CPU (or no encode) */
 };
 
 struct vc_client_info {

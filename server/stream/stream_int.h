@@ -100,6 +100,7 @@ struct output {
 				    * re-planned (hub_set_target) when the camera comes */
 	int placeholder;           /* latest is a placeholder picture: for stream clients
 				    * only, never a snapshot */
+	struct hwenc *hw;          /* hardware JPEG encoder session (hwenc.c), or NULL */
 };
 
 struct hub {
@@ -139,6 +140,13 @@ struct vc_streams {
 	struct vc_stream_budget budget; /* budget.c */
 	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
+	/* hwenc.c: the M2M devices, their I/O (NULL = real), totals, and the
+	 * device that failed last, left alone until hw_bad_until_us */
+	const struct vc_m2m_list *m2m;
+	const struct vc_m2m_enc_io *m2m_io;
+	struct vc_hwenc_stats hw;
+	char hw_bad[64];
+	int64_t hw_bad_until_us;
 };
 
 static inline int64_t now_us(void)

@@ -1,0 +1,249 @@
+/* Hardware JPEG encoding of an output (server/stream/hwenc.h): owns each
+ * output's M2M encoder session, publishes what it returns as the output's
+ * frames, and takes the output back to the CPU path when the device fails.
+ * Also the public vc_streams_* calls about hardware encoders. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/hwenc.h"
+
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/m2m.h"
+#include "server/capture/m2m_discover.h"
+#include "server/encode/m2m_enc.h"
+
+struct hwenc {
+	struct output *o;
+	struct vc_m2m_enc *enc;
+	char path[64];
+	uint64_t gen;              /* hub generation the session was set up for */
+	struct vc_m2m_enc_params p;
+	uint64_t copies;           /* the session's copy count already added to the totals */
+	int64_t submit_us;         /* last submit, for process_ms */
+};
+
+void vc_streams_set_m2m(struct vc_streams *s, const struct vc_m2m_list *l,
+			const struct vc_m2m_enc_io *io)
+{
+	s->m2m = l;
+	s->m2m_io = io;
+}
+
+void vc_streams_hwenc_stats(const struct vc_streams *s, struct vc_hwenc_stats *st)
+{
+	*st = s->hw;
+}
+
+const char *vc_streams_hwenc_active(const struct vc_streams *s, size_t cam)
+{
+	if (cam >= s->n_hubs)
+		return NULL;
+	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next)
+		if (hwenc_path(o))
+			return hwenc_path(o);
+	return NULL;
+}
+
+const char *hwenc_path(const struct output *o)
+{
+	return o->hw && o->hw->enc ? o->hw->path : NULL;
+}
+
+/* Only "raw of the camera's mode -> JPEG of the same size": the encoder
+ * neither scales nor rotates here. A CONVERT step is the CPU encoder's own
+ * need (e.g. YUYV through the converter); the hardware takes the camera's
+ * format as it is, when its OUTPUT queue lists it (pick()). */
+static int eligible(const struct output *o, const struct vc_frame *f)
+{
+	const struct vc_output *out = &o->plan.out;
+	const unsigned other = VC_STEP_PASSTHROUGH | VC_STEP_DECODE | VC_STEP_SCALE |
+			       VC_STEP_ROTATE | VC_STEP_JPEG_XFORM;
+
+	return (o->plan.steps & VC_STEP_ENCODE) && !(o->plan.steps & other) &&
+	       (out->fourcc == V4L2_PIX_FMT_MJPEG || out->fourcc == V4L2_PIX_FMT_JPEG) &&
+	       f->fmt && f->fmt->family != VC_FAM_COMPRESSED && f->fmt->family != VC_FAM_BAYER &&
+	       out->width == f->geom.width && out->height == f->geom.height;
+}
+
+/* The device the camera's `encoder` setting picks for fourcc, unless it
+ * failed lately. */
+static const char *pick(const struct vc_streams *s, const struct hub *h, uint32_t fourcc)
+{
+	const char *why = "";
+
+	if (!s->m2m || !h->cam)
+		return NULL;
+	int k = vc_m2m_pick(s->m2m->nodes, s->m2m->n, vc_cam_get_config(h->cam)->encoder, fourcc, &why);
+	if (k < 0)
+		return NULL;
+	const char *path = s->m2m->nodes[k].path;
+	if (!strcmp(path, s->hw_bad) && now_us() < s->hw_bad_until_us)
+		return NULL;
+	return path;
+}
+
+/* The device failed: close the session (deferred when inside its callback),
+ * leave the device alone for a while, CPU from now on. Logged once per
+ * failure of a device, not per output. */
+static void fallback(struct hwenc *hw, int err)
+{
+	struct vc_streams *s = hw->o->hub->s;
+	const char *cam = hw->o->hub->cam ? vc_cam_id(hw->o->hub->cam) : "?";
+
+	if (strcmp(s->hw_bad, hw->path) || now_us() >= s->hw_bad_until_us)
+		log_warn("cam %s: hardware JPEG encoder %s failed (%s): encoding on the CPU, "
+			 "trying it again in %d s", cam, hw->path, strerror(-err), HWENC_RETRY_S);
+	else
+		log_debug("cam %s: hardware JPEG encoder %s failed too (%s)", cam, hw->path,
+			  strerror(-err));
+	snprintf(s->hw_bad, sizeof(s->hw_bad), "%s", hw->path);
+	s->hw_bad_until_us = now_us() + HWENC_RETRY_S * 1000000LL;
+	s->hw.fallbacks++;
+	vc_m2m_enc_close(hw->enc);
+	hw->enc = NULL;
+}
+
+static void on_done(void *opaque, int err, const struct vc_m2m_enc_out *out, void *tag)
+{
+	struct hwenc *hw = opaque;
+	struct output *o = hw->o;
+	struct vc_streams *s = o->hub->s;
+	struct vc_geom g;
+
+	(void)tag;
+	if (err) {
+		/* a skipped or error-flagged frame is lost; a failed device
+		 * takes the output back to the CPU */
+		if (hw->enc && vc_m2m_enc_error(hw->enc))
+			fallback(hw, vc_m2m_enc_error(hw->enc));
+		return;
+	}
+	const struct vc_fmt *mjpg = vc_fmt_by_fourcc(V4L2_PIX_FMT_MJPEG);
+	struct vc_frame *f = vc_frame_new(out->len);
+	if (!f || vc_fmt_geometry(mjpg, hw->p.width, hw->p.height, 0, &g) < 0) {
+		vc_frame_unref(f);
+		return;
+	}
+	memcpy(vc_frame_data(f, 0), out->data, out->len);
+	f->fmt = mjpg;
+	g.sizeimage = g.mem_size[0] = out->len;
+	f->geom = g;
+	f->bytesused[0] = out->len;
+	f->seq = out->seq;
+	f->ts_us = out->ts_us;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	f->ts_real_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000 - (now_us() - out->ts_us);
+	double ms = (double)(now_us() - hw->submit_us) / 1000.0;
+	o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
+	s->hw.frames++;
+	output_publish(o, f, 0, 0);
+	vc_http_wake(s->http);
+}
+
+static void params_for(const struct output *o, const struct vc_frame *f, struct vc_m2m_enc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->in_fourcc = f->fmt->fourcc;
+	p->width = f->geom.width;
+	p->height = f->geom.height;
+	p->bytesperline = f->geom.plane[0].stride;
+	p->coded_fourcc = V4L2_PIX_FMT_JPEG;
+	/* the capture layer lends no dmabuf fds yet: one copy per frame */
+	p->feed = VC_M2M_FEED_MMAP;
+	p->quality = o->plan.out.quality ? o->plan.out.quality : 80;
+	p->n_output = 2;
+	p->n_capture = 4;
+	p->timeout_ms = 2000;
+}
+
+/* A session for o in the mode of f: opened, or restarted after a mode
+ * change. 0, or -errno (the caller uses the CPU). */
+static int ensure_session(struct output *o, const struct vc_frame *f, const char *path)
+{
+	struct vc_streams *s = o->hub->s;
+	struct hwenc *hw = o->hw;
+	struct vc_m2m_enc_params p;
+
+	params_for(o, f, &p);
+	if (!hw) {
+		if (!(hw = calloc(1, sizeof(*hw))))
+			return -ENOMEM;
+		hw->o = o;
+		o->hw = hw;
+	}
+	if (hw->enc && strcmp(hw->path, path) == 0) {
+		if (hw->gen == o->hub->gen && !memcmp(&p, &hw->p, sizeof(p)))
+			return 0;
+		hw->gen = o->hub->gen;
+		hw->p = p;
+		hw->copies = 0;
+		return vc_m2m_enc_restart(hw->enc, &p);
+	}
+	vc_m2m_enc_close(hw->enc);
+	hw->enc = NULL;
+	snprintf(hw->path, sizeof(hw->path), "%s", path);
+	struct vc_m2m_enc_cb cb = { on_done, NULL, hw };
+	int r = vc_m2m_enc_open(s->base, s->m2m_io, path, &p, &cb, &hw->enc);
+	if (r < 0)
+		return r;
+	hw->gen = o->hub->gen;
+	hw->p = p;
+	hw->copies = 0;
+	s->hw.sessions++;
+	log_info("cam %s: JPEG %ux%u q%d encoded by %s", o->hub->cam ? vc_cam_id(o->hub->cam) : "?",
+		 p.width, p.height, p.quality, path);
+	return 0;
+}
+
+int hwenc_frame(struct output *o, struct vc_frame *f)
+{
+	struct vc_streams *s = o->hub->s;
+
+	if (!eligible(o, f)) {
+		hwenc_free(o); /* re-planned away from a plain encode */
+		return 0;
+	}
+	const char *path = pick(s, o->hub, f->fmt->fourcc);
+	if (!path) {
+		if (o->hw && o->hw->enc)
+			hwenc_free(o); /* setting changed to cpu, or the device failed */
+		return 0;
+	}
+	int r = ensure_session(o, f, path);
+	if (r < 0) {
+		if (o->hw) {
+			snprintf(o->hw->path, sizeof(o->hw->path), "%s", path);
+			fallback(o->hw, r);
+		}
+		return 0;
+	}
+	struct vc_m2m_enc_in in = { f, { -1, -1, -1 }, NULL };
+	o->hw->submit_us = now_us();
+	r = vc_m2m_enc_submit(o->hw->enc, &in);
+	if (r == -EBUSY) { /* the encoder has two frames already: drop this one */
+		o->busy_drops++;
+		return 1;
+	}
+	if (r < 0) {
+		fallback(o->hw, r);
+		return 0; /* this very frame goes to the CPU */
+	}
+	struct vc_m2m_enc_stats st;
+	vc_m2m_enc_get_stats(o->hw->enc, &st);
+	s->hw.copies += st.copies - o->hw->copies;
+	o->hw->copies = st.copies;
+	return 1;
+}
+
+void hwenc_free(struct output *o)
+{
+	if (!o->hw)
+		return;
+	vc_m2m_enc_close(o->hw->enc);
+	free(o->hw);
+	o->hw = NULL;
+}

@@ -1,0 +1,245 @@
+/* The serving layer's hardware JPEG path (server/stream/hwenc.c) with a fake
+ * M2M JPEG encoder (fake_m2m.h) listed as /dev/video31: an output that only
+ * encodes uses it, one copy per frame; when the device fails, the output
+ * goes back to the CPU encoder at once (that frame included), the fallback is
+ * counted once, the device is left alone until its retry time, and then used
+ * again; `encoder = cpu` and outputs that scale never use it. Frames are fed
+ * to the output directly (no HTTP, no client sockets). */
+#include <errno.h>
+#include <event2/event.h>
+#include <linux/videodev2.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fake_m2m.h"
+#include "server/capture/m2m_discover.h"
+#include "server/stream/hwenc.h"
+#include "server/stream/stream_int.h"
+
+#define YUYV V4L2_PIX_FMT_YUYV
+#define MJPG V4L2_PIX_FMT_MJPEG
+
+static void run_ms(struct event_base *b, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	event_base_loopexit(b, &tv);
+	event_base_dispatch(b);
+}
+
+struct fixture {
+	struct event_base *base;
+	struct vc_cam *cam;
+	struct vc_streams *s;
+	struct hub *h;
+	struct fake fake;
+	struct vc_m2m_enc_io io;
+	struct vc_m2m_list list;
+	struct vc_m2m_node node;
+};
+
+/* A YUYV-only test camera with `encoder` set, served by streams that know
+ * one M2M JPEG encoder: the fake at /dev/video31. */
+static int fixture_open(struct fixture *fx, const char *encoder)
+{
+	struct vc_cam_config cfg = { .id = "t", .path = "test:640x480@30:YUYV:only", .input = -1,
+				     .idle_stop_ms = 1000 };
+
+	memset(fx, 0, sizeof(*fx));
+	snprintf(cfg.encoder, sizeof(cfg.encoder), "%s", encoder);
+	fake_init(&fx->fake, 1, &fx->io);
+	snprintf(fx->node.path, sizeof(fx->node.path), "/dev/video31");
+	fx->node.device_caps = V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING;
+	fx->node.mplane = 1;
+	fx->node.n_out = 1;
+	fx->node.out[0].fourcc = YUYV;
+	fx->node.n_cap = 1;
+	fx->node.cap[0] = (struct vc_m2m_fmt){ V4L2_PIX_FMT_JPEG, V4L2_FMT_FLAG_COMPRESSED };
+	fx->node.roles = vc_m2m_classify(&fx->node);
+	fx->list.nodes = &fx->node;
+	fx->list.n = 1;
+	fx->base = event_base_new();
+	if (!fx->base || vc_cam_new(fx->base, &cfg, &fx->cam) < 0 ||
+	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
+		return -1;
+	vc_streams_set_m2m(fx->s, &fx->list, &fx->io);
+	fx->h = hub_for(fx->s, fx->cam);
+	for (int i = 0; fx->h && i < 100 && !fx->h->target.fourcc; i++)
+		run_ms(fx->base, 20);
+	return fx->h && fx->h->target.fourcc == YUYV ? 0 : -1;
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	while (fx->h && fx->h->outputs)
+		output_free(fx->h->outputs);
+	vc_streams_free(fx->s);
+	vc_cam_free(fx->cam);
+	if (fx->base)
+		event_base_free(fx->base);
+	fake_free(&fx->fake);
+}
+
+/* The output serving req on the hub's mode (no user: frames come from us). */
+static struct output *output(struct fixture *fx, const struct vc_request *req)
+{
+	struct vc_plan p;
+
+	if (vc_negotiate_plan(&fx->h->target, req, &p) < 0)
+		return NULL;
+	return output_for_plan(fx->h, req, &p);
+}
+
+/* A captured frame of the hub's mode, as capture would hand it. */
+static void feed(struct fixture *fx, struct output *o, int n)
+{
+	uint64_t before = o->latest_n;
+
+	for (int i = 0; i < n; i++) {
+		const struct vc_mode *m = &fx->h->target;
+		struct vc_frame *f = vc_frame_new_fmt(vc_fmt_by_fourcc(m->fourcc), m->width, m->height);
+		if (!f)
+			return;
+		memset(vc_frame_data(f, 0), 0x80 + i, f->geom.sizeimage);
+		f->bytesused[0] = f->geom.sizeimage;
+		f->seq = (uint64_t)i;
+		output_frame(o, f);
+		vc_frame_unref(f);
+		/* the fake encodes at QBUF; the worker pool needs a moment */
+		for (int k = 0; k < 50 && (o->busy || (hwenc_path(o) && o->latest_n < before + (uint64_t)i + 1));
+		     k++)
+			run_ms(fx->base, 10);
+		run_ms(fx->base, 5);
+	}
+}
+
+static int latest_is_jpeg(const struct output *o, uint32_t w, uint32_t h)
+{
+	struct vc_jpeg_info info;
+
+	return o->latest && vc_jpeg_parse(o->latest->mem[0], o->latest->bytesused[0], &info) == 0 &&
+	       info.width == w && info.height == h;
+}
+
+static const struct vc_request full = { MJPG, 640, 480, 0, 70, 0, 0 };
+
+static void hardware_then_fallback(void)
+{
+	struct fixture fx;
+	struct vc_hwenc_stats st;
+
+	if (fixture_open(&fx, "auto") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = output(&fx, &full);
+	CHECK(o && (o->plan.steps & ~(unsigned)VC_STEP_CONVERT) == VC_STEP_ENCODE, "plan %u",
+	      o ? o->plan.steps : 0);
+	if (!o) {
+		fixture_close(&fx);
+		return;
+	}
+	feed(&fx, o, 5);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(fx.fake.jobs == 5 && st.frames == 5 && o->latest_n == 5, "fake encoded %d, hw frames %llu, "
+	      "published %llu", fx.fake.jobs, (unsigned long long)st.frames,
+	      (unsigned long long)o->latest_n);
+	CHECK(st.copies == 5 && st.sessions == 1 && st.fallbacks == 0, "copies %llu sessions %llu",
+	      (unsigned long long)st.copies, (unsigned long long)st.sessions);
+	CHECK(hwenc_path(o) && !strcmp(hwenc_path(o), "/dev/video31") &&
+	      vc_streams_hwenc_active(fx.s, 0) == hwenc_path(o), "path %s", hwenc_path(o));
+	CHECK(latest_is_jpeg(o, 640, 480) && fx.fake.quality == 70, "latest JPEG, quality %d",
+	      fx.fake.quality);
+
+	/* the device goes away: this frame and the next are CPU-encoded */
+	fx.fake.fail_req = VIDIOC_QBUF;
+	fx.fake.fail_type = V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+	fx.fake.fail_err = ENODEV;
+	fx.fake.fail_after = 0;
+	uint64_t before = o->latest_n;
+	feed(&fx, o, 3);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(o->latest_n == before + 3 && latest_is_jpeg(o, 640, 480), "after the failure %llu of 3 "
+	      "frames published", (unsigned long long)(o->latest_n - before));
+	CHECK(st.fallbacks == 1 && st.frames == 5 && !hwenc_path(o) && !vc_streams_hwenc_active(fx.s, 0),
+	      "fallbacks %llu, hw frames %llu, path %s", (unsigned long long)st.fallbacks,
+	      (unsigned long long)st.frames, hwenc_path(o));
+	CHECK(st.sessions == 1, "the failed device was opened again at once (%llu sessions)",
+	      (unsigned long long)st.sessions);
+
+	/* its retry time has come and it is back */
+	fx.fake.fail_req = 0;
+	fx.s->hw_bad_until_us = 0;
+	feed(&fx, o, 2);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(st.sessions == 2 && st.frames == 7 && hwenc_path(o), "after the retry: sessions %llu frames %llu",
+	      (unsigned long long)st.sessions, (unsigned long long)st.frames);
+	fixture_close(&fx);
+	CHECK(fx.fake.opened == 0 && fx.fake.maps == 0, "%d open %d maps after close", fx.fake.opened,
+	      fx.fake.maps);
+}
+
+/* A hung encoder: the session times out (2 s), the output goes to the CPU. */
+static void hung_device(void)
+{
+	struct fixture fx;
+	struct vc_hwenc_stats st;
+
+	if (fixture_open(&fx, "/dev/video31") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = output(&fx, &full);
+	fx.fake.hang = 1;
+	feed(&fx, o, 1);
+	for (int i = 0; i < 40 && hwenc_path(o); i++)
+		run_ms(fx.base, 100);
+	feed(&fx, o, 2);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(st.fallbacks == 1 && !hwenc_path(o) && o->latest_n == 2 && latest_is_jpeg(o, 640, 480),
+	      "fallbacks %llu, published %llu", (unsigned long long)st.fallbacks,
+	      (unsigned long long)o->latest_n);
+	fixture_close(&fx);
+	CHECK(fx.fake.opened == 0 && fx.fake.maps == 0, "%d open %d maps", fx.fake.opened, fx.fake.maps);
+}
+
+/* encoder = cpu, and an output that scales: the CPU encodes, no session. */
+static void cpu_paths(void)
+{
+	struct fixture fx;
+	struct vc_hwenc_stats st;
+	static const struct vc_request half = { MJPG, 320, 240, 0, 70, 0, 0 };
+
+	if (fixture_open(&fx, "cpu") == 0) {
+		struct output *o = output(&fx, &full);
+		feed(&fx, o, 2);
+		vc_streams_hwenc_stats(fx.s, &st);
+		CHECK(st.sessions == 0 && o->latest_n == 2 && fx.fake.opened == 0, "cpu: sessions %llu",
+		      (unsigned long long)st.sessions);
+	} else {
+		CHECK(0, "fixture");
+	}
+	fixture_close(&fx);
+	if (fixture_open(&fx, "auto") == 0) {
+		struct output *o = output(&fx, &half);
+		feed(&fx, o, 2);
+		vc_streams_hwenc_stats(fx.s, &st);
+		CHECK(st.sessions == 0 && o->latest_n == 2 && latest_is_jpeg(o, 320, 240),
+		      "scaled: sessions %llu published %llu", (unsigned long long)st.sessions,
+		      (unsigned long long)o->latest_n);
+	} else {
+		CHECK(0, "fixture");
+	}
+	fixture_close(&fx);
+}
+
+int main(void)
+{
+	RUN("hwenc", hardware_then_fallback);
+	RUN("hwenc", hung_device);
+	RUN("hwenc", cpu_paths);
+	CHECK_EXIT();
+}
