@@ -3,9 +3,9 @@
  * queues (VIDIOC_ENUM_FMT) and its roles (common/m2m.h). Device I/O goes
  * through a small open/ioctl/close table so a test feeds fake nodes.
  *
- * Only discovery: vcapd does not yet drive any of these devices (the CPU
- * encodes every frame); /api/status lists them and the encoder each camera
- * would use. */
+ * Only discovery: server/encode/m2m_enc.c drives an encoder, and
+ * server/stream/hwenc.c picks one per camera from this list; /api/status
+ * lists them and the encoder each camera uses. */
 #ifndef VC_M2M_DISCOVER_H
 #define VC_M2M_DISCOVER_H
 
