@@ -228,6 +228,8 @@ int hwenc_frame(struct output *o, struct vc_frame *f)
 		o->busy_drops++;
 		return 1;
 	}
+	if (r < 0 && !vc_m2m_enc_error(o->hw->enc))
+		return 0; /* this frame does not fit the session (-EINVAL): CPU, session kept */
 	if (r < 0) {
 		fallback(o->hw, r);
 		return 0; /* this very frame goes to the CPU */
