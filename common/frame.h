@@ -42,6 +42,12 @@ struct vc_frame {
 	int64_t ts_us;                /* capture time, CLOCK_MONOTONIC, microseconds */
 	int64_t ts_real_us;           /* the same moment on CLOCK_REALTIME */
 	struct vc_frame_jpeg jpeg;    /* compressed frames from capture */
+	/* A lent capture buffer exported with VIDIOC_EXPBUF (one fd per memory
+	 * plane, owned by the capture source and open while the frame lives),
+	 * so an M2M encoder can read it without a copy; n_dmabuf 0 = none
+	 * (heap frames, copies). */
+	uint8_t n_dmabuf;
+	int dmabuf[3];
 	vc_frame_release_fn release;  /* called once when refs drops to 0 */
 	void *release_opaque;
 	uint8_t *owned;               /* heap storage freed after release, or NULL */

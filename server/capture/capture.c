@@ -161,6 +161,8 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 		f->ts_us = b->ts_us ? b->ts_us : mono_us();
 		f->ts_real_us = real_us() - (mono_us() - f->ts_us);
 		f->jpeg = *jf;
+		if (lend && s->src->ops->dmabuf) /* zero-copy hand-over to an M2M encoder */
+			f->n_dmabuf = (uint8_t)s->src->ops->dmabuf(s->src, b->index, f->dmabuf);
 	}
 	if (f && !lend) {
 		struct vc_frame *c = vc_pool_copy(cam->pool, f);

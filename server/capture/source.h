@@ -179,6 +179,14 @@ struct vc_src_ops {
 	int (*input_enum)(struct vc_src *s, uint32_t index, struct vc_src_input *in);
 	int (*input_get)(struct vc_src *s, uint32_t *index);
 	int (*input_set)(struct vc_src *s, uint32_t index);
+
+	/* Optional (may be NULL): the dmabuf fds of buffer `index`, one per
+	 * memory plane, exported (VIDIOC_EXPBUF) when start() allocated the
+	 * buffers; owned by the source and closed when it frees them, so valid
+	 * while the buffer is lent. Returns the number of fds, 0 when the
+	 * buffers are not exportable (a libv4l2-converted format, copy-out mode,
+	 * a driver without EXPBUF). */
+	int (*dmabuf)(struct vc_src *s, unsigned index, int fds[3]);
 };
 
 /* The built-in sources. vc_src_v4l2 lives in server/capture/v4l2src.c. */

@@ -24,6 +24,8 @@ struct v4l2_slot {
 	unsigned n_mem;
 	int held; /* dequeued and lent to the caller until queue() */
 	struct v4l2_record at_start; /* QUERYBUF right after REQBUFS (copy-out mode) */
+	int dmabuf[VIDEO_MAX_PLANES]; /* VIDIOC_EXPBUF fds, n_dmabuf of them (0: none) */
+	unsigned n_dmabuf;
 };
 
 /* A private copy of a frame (copy-out mode, server/capture/v4l2_copyout.c). */
@@ -98,6 +100,7 @@ int v4l2_ctrl_set(struct vc_src *s, uint32_t id, int64_t value);
 
 /* v4l2_stream.c: buffers and streaming ops. */
 int v4l2_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual);
+int v4l2_dmabuf(struct vc_src *s, unsigned index, int fds[3]);
 void v4l2_stop(struct vc_src *s);
 int v4l2_dequeue(struct vc_src *s, struct vc_src_buf *b);
 int v4l2_queue(struct vc_src *s, unsigned index);

@@ -6,11 +6,14 @@
 #include "common/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libv4l2.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "server/capture/v4l2_int.h"
 
@@ -19,10 +22,13 @@
 
 static void unmap_slots(struct v4l2src *d)
 {
-	for (unsigned i = 0; i < d->n_slots; i++)
+	for (unsigned i = 0; i < d->n_slots; i++) {
 		for (unsigned p = 0; p < d->slots[i].n_mem; p++)
 			if (d->slots[i].mem[p])
 				v4l2_munmap(d->slots[i].mem[p], d->slots[i].len[p]);
+		for (unsigned p = 0; p < d->slots[i].n_dmabuf; p++)
+			close(d->slots[i].dmabuf[p]);
+	}
 	free(d->slots);
 	d->slots = NULL;
 	d->n_slots = 0;
@@ -89,6 +95,64 @@ static int map_slot(struct v4l2src *d, unsigned i)
 	return 0;
 }
 
+/* Whether the buffers hold what we deliver: libv4l2 converts an emulated
+ * format into buffers of its own, while EXPBUF would export the driver's.
+ * The kernel's own G_FMT (ioctl(2), past libv4l2) must name our format. */
+static int exportable(struct v4l2src *d)
+{
+	struct v4l2_format f;
+
+	if (d->copy_out)
+		return 0;
+	memset(&f, 0, sizeof(f));
+	f.type = d->type;
+	if (ioctl(d->fd, VIDIOC_G_FMT, &f) < 0)
+		return 0;
+	uint32_t fcc = d->mplane ? f.fmt.pix_mp.pixelformat : f.fmt.pix.pixelformat;
+	uint32_t w = d->mplane ? f.fmt.pix_mp.width : f.fmt.pix.width;
+	return fcc == d->cur.mode.fourcc && w == d->cur.mode.width;
+}
+
+/* VIDIOC_EXPBUF of every plane of every buffer, for zero-copy hand-over to
+ * M2M encoders (fds closed by unmap_slots). A refusal only means frames go
+ * without fds: logged at debug. */
+static void export_slots(struct v4l2src *d)
+{
+	if (!exportable(d))
+		return;
+	for (unsigned i = 0; i < d->n_slots; i++) {
+		struct v4l2_slot *sl = &d->slots[i];
+		for (unsigned p = 0; p < sl->n_mem; p++) {
+			struct v4l2_exportbuffer x;
+			memset(&x, 0, sizeof(x));
+			x.type = d->type;
+			x.index = i;
+			x.plane = p;
+			x.flags = O_RDONLY | O_CLOEXEC;
+			if (ioctl(d->fd, VIDIOC_EXPBUF, &x) < 0) {
+				log_debug("%s: VIDIOC_EXPBUF %u/%u: %s", d->path, i, p, strerror(errno));
+				return; /* the slots exported so far keep their fds */
+			}
+			sl->dmabuf[p] = x.fd;
+			sl->n_dmabuf = p + 1;
+		}
+	}
+}
+
+int v4l2_dmabuf(struct vc_src *s, unsigned index, int fds[3])
+{
+	struct v4l2src *d = (struct v4l2src *)s;
+
+	if (index >= d->n_slots || d->copy_out)
+		return 0;
+	const struct v4l2_slot *sl = &d->slots[index];
+	if (sl->n_dmabuf != sl->n_mem || sl->n_mem > 3)
+		return 0;
+	for (unsigned p = 0; p < sl->n_dmabuf; p++)
+		fds[p] = sl->dmabuf[p];
+	return (int)sl->n_dmabuf;
+}
+
 static int qbuf(struct v4l2src *d, unsigned index)
 {
 	struct v4l2_buffer b;
@@ -141,6 +205,7 @@ int v4l2_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 	}
 	if (d->copy_out && (e = v4l2_copies_alloc(d)) < 0)
 		goto fail;
+	export_slots(d);
 	for (unsigned i = 0; i < d->n_slots; i++) {
 		e = qbuf(d, i);
 		if (e < 0) {

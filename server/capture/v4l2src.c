@@ -463,4 +463,5 @@ const struct vc_src_ops vc_src_v4l2 = {
 	.input_enum = v4l2_input_enum,
 	.input_get = v4l2_input_get,
 	.input_set = v4l2_input_set,
+	.dmabuf = v4l2_dmabuf,
 };

@@ -152,12 +152,22 @@ static void params_for(const struct output *o, const struct vc_frame *f, struct 
 	p->height = f->geom.height;
 	p->bytesperline = f->geom.plane[0].stride;
 	p->coded_fourcc = V4L2_PIX_FMT_JPEG;
-	/* the capture layer lends no dmabuf fds yet: one copy per frame */
-	p->feed = VC_M2M_FEED_MMAP;
+	/* a lent capture buffer comes with its dmabuf fds: the encoder reads
+	 * it in place when it can import it (else the session copies) */
+	p->feed = VC_M2M_FEED_AUTO;
+	p->dmabuf_ok = f->n_dmabuf && f->n_dmabuf == f->geom.mem_planes;
+	for (int i = 0; i < f->geom.mem_planes && i < 3; i++)
+		p->src_len[i] = f->geom.mem_size[i];
 	p->quality = o->plan.out.quality ? o->plan.out.quality : 80;
 	p->n_output = 2;
 	p->n_capture = 4;
 	p->timeout_ms = 2000;
+}
+
+static int same_picture(const struct vc_m2m_enc_params *a, const struct vc_m2m_enc_params *b)
+{
+	return a->in_fourcc == b->in_fourcc && a->width == b->width && a->height == b->height &&
+	       a->bytesperline == b->bytesperline && a->quality == b->quality;
 }
 
 /* A session for o in the mode of f: opened, or restarted after a mode
@@ -176,11 +186,12 @@ static int ensure_session(struct output *o, const struct vc_frame *f, const char
 		o->hw = hw;
 	}
 	if (hw->enc && strcmp(hw->path, path) == 0) {
-		if (hw->gen == o->hub->gen && !memcmp(&p, &hw->p, sizeof(p)))
+		/* the same picture: keep the session, whether this frame has
+		 * fds or not (a copied frame goes to the CPU under DMABUF) */
+		if (hw->gen == o->hub->gen && same_picture(&p, &hw->p))
 			return 0;
 		hw->gen = o->hub->gen;
-		hw->p = p;
-		hw->copies = 0;
+		hw->p = p; /* the session's counters run on across a restart */
 		return vc_m2m_enc_restart(hw->enc, &p);
 	}
 	vc_m2m_enc_close(hw->enc);
@@ -222,6 +233,8 @@ int hwenc_frame(struct output *o, struct vc_frame *f)
 		return 0;
 	}
 	struct vc_m2m_enc_in in = { f, { -1, -1, -1 }, NULL };
+	for (int i = 0; i < f->n_dmabuf && i < 3; i++)
+		in.dmabuf_fd[i] = f->dmabuf[i];
 	o->hw->submit_us = now_us();
 	r = vc_m2m_enc_submit(o->hw->enc, &in);
 	if (r == -EBUSY) { /* the encoder has two frames already: drop this one */
@@ -238,6 +251,7 @@ int hwenc_frame(struct output *o, struct vc_frame *f)
 	vc_m2m_enc_get_stats(o->hw->enc, &st);
 	s->hw.copies += st.copies - o->hw->copies;
 	o->hw->copies = st.copies;
+	s->hw.dmabuf = st.dmabuf;
 	return 1;
 }
 

@@ -78,6 +78,7 @@ struct vc_hwenc_stats {
 	uint64_t copies;    /* frames copied into an encoder's buffer (0 with DMABUF) */
 	uint64_t fallbacks; /* times a failed encoder sent an output back to the CPU */
 	uint64_t sessions;  /* encoder sessions opened */
+	int dmabuf;         /* the last frame submitted went by DMABUF */
 };
 void vc_streams_hwenc_stats(const struct vc_streams *s, struct vc_hwenc_stats *st);
 /* The device an output of camera i encodes with now, or NULL (CPU). */

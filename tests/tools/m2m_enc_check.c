@@ -12,7 +12,12 @@
  *   (restart after a size change) with the MMAP feed: 1 copy per frame; drain.
  * Each pass: FWHT decoded with vicodec's decoder, PSNR of every frame against
  *   the captured source (>= 30 dB), key frames where the GOP says.
- * Pass 3: a frame queued with an fd that is not a dmabuf: the device refuses
+ * Pass 3: the daemon's own capture (server/capture/capture.c on the V4L2
+ *   source) lends vivid's buffers with the dmabuf fds it exported
+ *   (vc_frame.dmabuf); their bytes are checked through the fd, and they go
+ *   to the encoder by DMABUF: 0 copies from the daemon's capture to the
+ *   encoder, decoded back and scored as above.
+ * Pass 4: a frame queued with an fd that is not a dmabuf: the device refuses
  *   it, the session fails and the frame is encoded on the CPU (libjpeg-turbo)
  *   instead: the fallback the daemon takes.
  * Each check prints "m2m_enc.<tag>.<name>: OK|FAIL why" and the figures.
@@ -32,8 +37,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/thread.h>
+
 #include "common/image.h"
 #include "common/jpeg.h"
+#include "server/capture/capture.h"
 #include "server/encode/m2m_enc.h"
 
 #define NCAP 4
@@ -525,6 +533,97 @@ static void check_pass(const char *decdev, struct vc_m2m_enc *e, struct run *r, 
 		free(dec[i]);
 }
 
+/* ---- pass 3: frames from the daemon's capture layer ---- */
+
+struct dcap {
+	struct event_base *base;
+	struct vc_m2m_enc *e;
+	struct run *r;
+	int n, want, no_fd, mismatch, busy;
+	size_t src_len;
+};
+
+/* The exported buffer holds the frame's bytes (read through the fd). */
+static int same_through_fd(const struct vc_frame *f)
+{
+	size_t len = f->bytesused[0];
+	void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, f->dmabuf[0], 0);
+	if (m == MAP_FAILED)
+		return 0;
+	int same = memcmp(m, f->mem[0], len) == 0;
+	munmap(m, len);
+	return same;
+}
+
+static void dcap_frame(void *opaque, struct vc_frame *f)
+{
+	struct dcap *d = opaque;
+
+	if (d->n >= d->want || f->fmt->fourcc != V4L2_PIX_FMT_YUV420 || f->geom.width != 640)
+		return;
+	if (f->n_dmabuf != 1) {
+		d->no_fd++;
+		return;
+	}
+	if (!same_through_fd(f))
+		d->mismatch++;
+	struct vc_m2m_enc_in in = { f, { f->dmabuf[0], -1, -1 }, (void *)(uintptr_t)d->n };
+	int s = vc_m2m_enc_submit(d->e, &in);
+	if (s == -EBUSY) {
+		d->busy++;
+		return;
+	}
+	if (s < 0)
+		return;
+	d->r->src[d->n] = tight_copy(f);
+	d->n++;
+}
+
+static void dcap_event(void *opaque, struct vc_cam *cam)
+{
+	(void)opaque;
+	(void)cam;
+}
+
+static void daemon_pass(struct event_base *base, struct vc_m2m_enc *e, const char *camdev,
+			const char *decdev, int n, struct run *rp)
+{
+	struct run *r = rp; /* the session's callbacks fill it */
+	struct dcap d = { base, e, r, 0, n, 0, 0, 0, 0 };
+	struct vc_cam_config cfg = { .id = "m2m", .path = camdev, .input = -1, .idle_stop_ms = -1 };
+	struct vc_cam *cam = NULL;
+	struct vc_m2m_enc_stats st;
+
+	cfg.preferred = (struct vc_mode){ V4L2_PIX_FMT_YUV420, 640, 480, { 0, 0 } };
+	vc_m2m_enc_get_stats(e, &st);
+	uint64_t copies0 = st.copies;
+	int c = vc_cam_new(base, &cfg, &cam);
+	if (c == 0) {
+		vc_cam_set_callbacks(cam, dcap_frame, dcap_event, &d);
+		vc_cam_acquire(cam);
+		for (int i = 0; i < 800 && d.n < n; i++) {
+			struct timeval tv = { 0, 10000 };
+			event_base_loopexit(base, &tv);
+			event_base_dispatch(base);
+		}
+	}
+	result("daemon_capture_fds", c == 0 && d.n == n && d.mismatch == 0,
+	       "%s: %d frames lent with their dmabuf fd, %d without, %d differ through the fd%s", camdev,
+	       d.n, d.no_fd, d.mismatch, c ? " (camera did not open)" : "");
+	spin(base, r, d.n, 0, 5000);
+	int dr = vc_m2m_enc_drain(e);
+	spin(base, r, d.n, 1, 5000);
+	if (cam) {
+		vc_cam_release(cam);
+		vc_cam_free(cam);
+	}
+	result("daemon_drain", dr == 0 && r->drained == 1 && r->done == n && !r->errors,
+	       "%d of %d coded, drained %d", r->done, n, r->drained);
+	if (d.n == n)
+		check_pass(decdev, e, r, n, 640, 480, 1, "daemon", copies0);
+	run_free(r);
+}
+
 static struct vc_m2m_enc_params params(const struct cam *c, int feed)
 {
 	struct vc_m2m_enc_params p = { 0 };
@@ -547,6 +646,7 @@ int main(int argc, char **argv)
 {
 	int nframes = 8;
 
+	evthread_use_pthreads(); /* capture.c's frame releases */
 	if (argc < 4) {
 		fprintf(stderr, "usage: m2m_enc_check CAM ENC DEC [--tag T] [--frames N]\n");
 		return 2;
@@ -602,9 +702,22 @@ int main(int argc, char **argv)
 		run_free(&r);
 	}
 
-	/* pass 3: the device refuses a frame (an fd that is no dmabuf): the
-	 * session fails and the frame is encoded on the CPU */
+	/* pass 3: the daemon's capture lends vivid's buffers with their fds */
 	cam_stop(&c);
+	close(c.fd);
+	c.fd = 0;
+	p = params(&c, VC_M2M_FEED_DMABUF);
+	p.width = 640;
+	p.height = 480;
+	p.bytesperline = 640;
+	p.src_len[0] = 640 * 480 * 3 / 2;
+	rs = vc_m2m_enc_restart(e, &p);
+	result("daemon_restart", rs == 0, "640x480 DMABUF: %s", rs ? strerror(-rs) : "restarted");
+	if (rs == 0)
+		daemon_pass(base, e, camdev, decdev, nframes, &r);
+
+	/* pass 4: the device refuses a frame (an fd that is no dmabuf): the
+	 * session fails and the frame is encoded on the CPU */
 	s = cam_start(&c, camdev, 640, 480);
 	p = params(&c, VC_M2M_FEED_DMABUF);
 	rs = s == 0 ? vc_m2m_enc_restart(e, &p) : s;

@@ -88,7 +88,12 @@ static struct output *output(struct fixture *fx, const struct vc_request *req)
 
 	if (vc_negotiate_plan(&fx->h->target, req, &p) < 0)
 		return NULL;
-	return output_for_plan(fx->h, req, &p);
+	struct output *o = output_for_plan(fx->h, req, &p);
+	/* no user holds it: keep the gc (OUTPUT_LINGER_MS) from freeing it
+	 * while a test waits longer than that (the hung encoder's 2 s) */
+	if (o)
+		o->idle_since_us = INT64_MAX / 2;
+	return o;
 }
 
 /* A captured frame of the hub's mode, as capture would hand it. */
@@ -181,6 +186,49 @@ static void hardware_then_fallback(void)
 	      fx.fake.maps);
 }
 
+/* Lent capture buffers come with dmabuf fds: the encoder reads them in
+ * place (0 copies); a copied frame (no fds) in between goes to the CPU
+ * without disturbing the session. */
+static void dmabuf_frames(void)
+{
+	struct fixture fx;
+	struct vc_hwenc_stats st;
+
+	if (fixture_open(&fx, "auto") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = output(&fx, &full);
+	const struct vc_mode *m = &fx.h->target;
+	for (int i = 0; i < 4 && o; i++) {
+		struct vc_frame *f = vc_frame_new_fmt(vc_fmt_by_fourcc(m->fourcc), m->width, m->height);
+		if (!f)
+			break;
+		memset(vc_frame_data(f, 0), 0x40 + i, f->geom.sizeimage);
+		f->bytesused[0] = f->geom.sizeimage;
+		if (i != 2) { /* frame 2 is a copy: no fd */
+			f->n_dmabuf = 1;
+			f->dmabuf[0] = 50 + i;
+			fx.fake.dmabuf_mem[50 + i] = vc_frame_data(f, 0);
+			fx.fake.dmabuf_len[50 + i] = f->geom.sizeimage;
+		}
+		output_frame(o, f);
+		vc_frame_unref(f); /* the session holds its own reference while it reads */
+		for (int k = 0; k < 50 && (o->busy || o->latest_n < (uint64_t)i + 1); k++)
+			run_ms(fx.base, 10);
+	}
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(o && o->latest_n == 4 && st.frames == 3 && st.copies == 0 && st.dmabuf && fx.fake.jobs == 3 &&
+	      st.fallbacks == 0 && st.sessions == 1,
+	      "published %llu, hw frames %llu, copies %llu, dmabuf %d, fake jobs %d, fallbacks %llu",
+	      o ? (unsigned long long)o->latest_n : 0ULL, (unsigned long long)st.frames,
+	      (unsigned long long)st.copies, st.dmabuf, fx.fake.jobs, (unsigned long long)st.fallbacks);
+	CHECK(strstr(fx.fake.log, "REQBUFS(OUT,DMABUF,2)") != NULL, "setup: %.200s", fx.fake.log);
+	fixture_close(&fx);
+	CHECK(fx.fake.opened == 0 && fx.fake.maps == 0, "%d open %d maps", fx.fake.opened, fx.fake.maps);
+}
+
 /* A hung encoder: the session times out (2 s), the output goes to the CPU. */
 static void hung_device(void)
 {
@@ -239,6 +287,7 @@ static void cpu_paths(void)
 int main(void)
 {
 	RUN("hwenc", hardware_then_fallback);
+	RUN("hwenc", dmabuf_frames);
 	RUN("hwenc", hung_device);
 	RUN("hwenc", cpu_paths);
 	CHECK_EXIT();
