@@ -322,7 +322,7 @@ static void set_params(struct vc_m2m_enc *e)
 		int r = has_ctrl(e, c[i].id) ? vc_m2m_enc_set_ctrl(e, c[i].id, c[i].value)
 					     : -ENOTTY;
 		if (r < 0)
-			log_warn("%s: %s %d not set: %s", e->path, c[i].name, c[i].value,
+			log_info("%s: %s %d not set: %s", e->path, c[i].name, c[i].value,
 				 strerror(-r));
 	}
 	if (p->fps_num && p->fps_den) {
@@ -391,7 +391,7 @@ static int setup(struct vc_m2m_enc *e)
 	e->dmabuf_worked = 0;
 	e->st.dmabuf = e->out_memory == V4L2_MEMORY_DMABUF;
 	e->st.mplane = e->mplane;
-	log_info("%s: encoding %ux%u %.4s -> %.4s, %s API, OUTPUT by %s (%u+%u buffers)",
+	log_debug("%s: encoding %ux%u %.4s -> %.4s, %s API, OUTPUT by %s (%u+%u buffers)",
 		 e->path, e->p.width, e->p.height, (const char *)&e->p.in_fourcc,
 		 (const char *)&e->p.coded_fourcc, e->mplane ? "multi-planar" : "single-planar",
 		 e->st.dmabuf ? "DMABUF" : "MMAP + copy", e->n_out, e->n_cap);
@@ -484,7 +484,7 @@ int vc_m2m_enc_open(struct event_base *base, const struct vc_m2m_enc_io *io, con
 	return 0;
 
 fail_setup:
-	log_warn("%s: encoder setup failed: %s", path, strerror(-r));
+	log_debug("%s: encoder setup failed: %s", path, strerror(-r)); /* the caller logs */
 	teardown(e);
 fail_ev:
 	if (e->ev)
@@ -528,7 +528,7 @@ int vc_m2m_enc_restart(struct vc_m2m_enc *e, const struct vc_m2m_enc_params *p)
 	e->st.restarts++;
 	r = setup(e);
 	if (r < 0) {
-		log_warn("%s: encoder restart failed: %s", e->path, strerror(-r));
+		log_debug("%s: encoder restart failed: %s", e->path, strerror(-r));
 		teardown(e);
 		e->err = r;
 	}
@@ -590,7 +590,7 @@ static void fail(struct vc_m2m_enc *e, int err)
 	if (e->err)
 		return;
 	e->err = err;
-	log_warn("%s: encoder failed: %s", e->path, strerror(-err));
+	log_debug("%s: encoder failed: %s", e->path, strerror(-err)); /* the caller logs once */
 	if (e->streaming)
 		stream(e, VIDIOC_STREAMOFF);
 	e->streaming = 0;
@@ -736,7 +736,7 @@ static int feed_by_copy(struct vc_m2m_enc *e, const struct vc_m2m_enc_in *in, in
 {
 	struct vc_m2m_enc_params p = e->p;
 
-	log_warn("%s: DMABUF import refused (%s): feeding by MMAP + copy", e->path, strerror(-why));
+	log_info("%s: DMABUF import refused (%s): feeding by MMAP + copy", e->path, strerror(-why));
 	p.feed = VC_M2M_FEED_MMAP;
 	int r = vc_m2m_enc_restart(e, &p);
 	if (r < 0)

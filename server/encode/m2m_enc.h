@@ -29,7 +29,8 @@
  * back through the callback with that error, submit() answers it at once, and
  * the caller encodes on the CPU instead (the frame it passed is still its
  * own). The caller then closes the session (also allowed from inside the
- * callback), and may open a new one later. A coded buffer the driver flags
+ * callback), and may open a new one later. The session logs its failures at
+ * debug level only: the caller knows whether it is the first (warn once). A coded buffer the driver flags
  * V4L2_BUF_FLAG_ERROR fails only its frame (-EIO), not the session.
  *
  * The ioctl sequence, as the V4L2 stateful encoder interface documents it

@@ -86,14 +86,14 @@ static const char *pick(const struct vc_streams *s, const struct hub *h, uint32_
 }
 
 /* The device failed: close the session (deferred when inside its callback),
- * leave the device alone for a while, CPU from now on. Logged once per
- * failure of a device, not per output. */
+ * leave the device alone for a while, CPU from now on. Logged once until the
+ * device works again (on_done logs that), not per output or per retry. */
 static void fallback(struct hwenc *hw, int err)
 {
 	struct vc_streams *s = hw->o->hub->s;
 	const char *cam = hw->o->hub->cam ? vc_cam_id(hw->o->hub->cam) : "?";
 
-	if (strcmp(s->hw_bad, hw->path) || now_us() >= s->hw_bad_until_us)
+	if (strcmp(s->hw_bad, hw->path))
 		log_warn("cam %s: hardware JPEG encoder %s failed (%s): encoding on the CPU, "
 			 "trying it again in %d s", cam, hw->path, strerror(-err), HWENC_RETRY_S);
 	else
@@ -140,6 +140,10 @@ static void on_done(void *opaque, int err, const struct vc_m2m_enc_out *out, voi
 	double ms = (double)(now_us() - hw->submit_us) / 1000.0;
 	o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
 	s->hw.frames++;
+	if (!strcmp(s->hw_bad, hw->path)) { /* the recovery, logged once */
+		log_info("hardware JPEG encoder %s works again", hw->path);
+		s->hw_bad[0] = 0;
+	}
 	output_publish(o, f, 0, 0);
 	vc_http_wake(s->http);
 }
@@ -205,8 +209,13 @@ static int ensure_session(struct output *o, const struct vc_frame *f, const char
 	hw->p = p;
 	hw->copies = 0;
 	s->hw.sessions++;
-	log_info("cam %s: JPEG %ux%u q%d encoded by %s", o->hub->cam ? vc_cam_id(o->hub->cam) : "?",
-		 p.width, p.height, p.quality, path);
+	struct vc_m2m_enc_stats st;
+	vc_m2m_enc_get_stats(hw->enc, &st);
+	/* a retry of a failed device stays quiet until it works (on_done) */
+	vc_log(strcmp(s->hw_bad, path) ? VC_LOG_INFO : VC_LOG_DEBUG,
+	       "cam %s: JPEG %ux%u q%d encoded by %s (%s API, fed by %s)",
+	       o->hub->cam ? vc_cam_id(o->hub->cam) : "?", p.width, p.height, p.quality, path,
+	       st.mplane ? "multi-planar" : "single-planar", st.dmabuf ? "DMABUF" : "MMAP + copy");
 	return 0;
 }
 

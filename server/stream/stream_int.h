@@ -141,7 +141,8 @@ struct vc_streams {
 	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 	/* hwenc.c: the M2M devices, their I/O (NULL = real), totals, and the
-	 * device that failed last, left alone until hw_bad_until_us */
+	 * device that failed last (until it works again), left alone until
+	 * hw_bad_until_us */
 	const struct vc_m2m_list *m2m;
 	const struct vc_m2m_enc_io *m2m_io;
 	struct vc_hwenc_stats hw;
