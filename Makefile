@@ -18,7 +18,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-PKGS := libevent libevent_pthreads libmicrohttpd libturbojpeg libjpeg libv4l2 gnutls
+PKGS := libevent libevent_pthreads libmicrohttpd libturbojpeg libjpeg libv4l2 gnutls openh264
 
 ifneq ($(V),1)
 Q := @
@@ -66,7 +66,7 @@ VCAPD      := $(BUILD)/vcapd
 # Debian packages: what building needs, and what the tests drive.
 DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev \
-	libgnutls28-dev libcrypt-dev
+	libgnutls28-dev libcrypt-dev libopenh264-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd openssl clang libclang-rt-14-dev
 

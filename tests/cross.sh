@@ -22,7 +22,7 @@ sysroot=build/cross-$arch/sysroot
 # The target's -dev packages; runtime libraries come with them (Multi-Arch: same).
 # Keep in step with DEPS_BUILD in the Makefile.
 DEV="libc6 libmicrohttpd-dev libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev
-     libgnutls28-dev libcrypt-dev libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7"
+     libgnutls28-dev libcrypt-dev libopenh264-dev libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7"
 
 deps() {
 	SUDO=

@@ -1,0 +1,46 @@
+/* Fragmented MP4 (ISO/IEC 14496-12 + 14496-15) for one H.264 video track,
+ * as browsers' <video> and ffmpeg read a live stream: an init segment
+ * (ftyp + moov with the avcC built from SPS/PPS, empty sample tables and an
+ * mvex/trex saying fragments follow), then one moof + mdat per frame. The
+ * parameter sets live in the avcC only ('avc1' sample entry): samples carry
+ * the picture's other NAL units, each behind a 4-byte big-endian length.
+ * Pure code: writes into caller buffers, allocates nothing. */
+#ifndef VC_MP4_H
+#define VC_MP4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VC_MP4_TIMESCALE 90000 /* ticks per second of the track (as RTP video) */
+
+/* Bytes the init segment for these parameter sets takes at most. */
+size_t vc_mp4_init_bound(size_t sps_len, size_t pps_len);
+
+/* Writes the init segment for the track described by one SPS and one PPS
+ * NAL unit (header byte included, no start code) into buf. Returns its
+ * length, -EINVAL for an SPS that does not parse, -ENOSPC when cap is too
+ * small (vc_mp4_init_bound is always enough). */
+int vc_mp4_init(uint8_t *buf, size_t cap, const uint8_t *sps, size_t sps_len,
+		const uint8_t *pps, size_t pps_len);
+
+/* One frame's fragment. */
+struct vc_mp4_sample {
+	const uint8_t *annexb; /* the access unit, Annex-B */
+	size_t len;
+	uint32_t seq;          /* mfhd sequence number: increasing, from 1 */
+	uint64_t decode_time;  /* tfdt, in VC_MP4_TIMESCALE ticks */
+	uint32_t duration;     /* ticks */
+	int key;               /* an IDR: a sync sample */
+};
+
+/* Bytes the fragment of an Annex-B access unit of len bytes takes at most
+ * (start codes are at least 3 bytes and become 4-byte lengths). */
+size_t vc_mp4_fragment_bound(size_t len);
+
+/* Writes moof + mdat for one sample into buf. SPS, PPS and access unit
+ * delimiters are left out of the sample (they are in the avcC or carry
+ * nothing). Returns the length, -ENOSPC when cap is too small, -EINVAL
+ * when the access unit holds no other NAL unit. */
+long vc_mp4_fragment(uint8_t *buf, size_t cap, const struct vc_mp4_sample *s);
+
+#endif

@@ -1,0 +1,144 @@
+/* The software H.264 encoder: IDRs (with SPS and PPS before them) exactly
+ * every gop frames (counted from the last one) and when forced, P pictures between; the SPS says the
+ * configured size (1080 is coded as 1088 and cropped); the stream decodes
+ * back (libopenh264's decoder) at a PSNR that says it is the picture that
+ * went in; bad configurations are refused. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <wels/codec_api.h>
+
+#include "check.h"
+#include "common/h264.h"
+#include "common/h264enc.h"
+#include "h264pic.h"
+
+static double psnr_y(const struct h264pic *p, const uint8_t *y, int stride)
+{
+	double se = 0;
+
+	for (uint32_t r = 0; r < p->h; r++)
+		for (uint32_t c = 0; c < p->w; c++) {
+			int d = p->plane[0][r * p->w + c] - y[(size_t)r * stride + c];
+
+			se += d * d;
+		}
+	se /= (double)p->w * p->h;
+	return se == 0 ? 99 : 10 * log10(255.0 * 255.0 / se);
+}
+
+/* Decodes one access unit; returns the PSNR of its luma against p, or -1. */
+static double decode_psnr(ISVCDecoder *dec, const struct vc_h264enc_out *o, const struct h264pic *p)
+{
+	uint8_t *dst[3] = { 0 };
+	SBufferInfo bi;
+
+	memset(&bi, 0, sizeof(bi));
+	if ((*dec)->DecodeFrameNoDelay(dec, o->data, (int)o->len, dst, &bi) != dsErrorFree ||
+	    bi.iBufferStatus != 1)
+		return -1;
+	if (bi.UsrData.sSystemBuffer.iWidth != (int)p->w || bi.UsrData.sSystemBuffer.iHeight != (int)p->h)
+		return -1;
+	return psnr_y(p, dst[0], bi.UsrData.sSystemBuffer.iStride[0]);
+}
+
+static void gop_and_decode(void)
+{
+	struct vc_h264enc_cfg cfg = { .width = 320, .height = 240, .fps = 30, .gop = 10 };
+	struct vc_h264enc *e = NULL;
+	ISVCDecoder *dec = NULL;
+	SDecodingParam dp;
+	struct h264pic pic;
+	double worst = 99;
+
+	CHECK(vc_h264enc_new(&cfg, &e) == 0, "new");
+	CHECK(h264pic_new(&pic, 320, 240) == 0, "picture");
+	CHECK(WelsCreateDecoder(&dec) == 0, "decoder");
+	memset(&dp, 0, sizeof(dp));
+	dp.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
+	if (!e || !dec || !pic.plane[0] || (*dec)->Initialize(dec, &dp) != 0)
+		return;
+	for (unsigned n = 0; n < 30; n++) {
+		struct vc_h264enc_out o;
+		struct vc_h264_au au;
+
+		if (n == 15)
+			vc_h264enc_force_idr(e);
+		h264pic_draw(&pic, n);
+		CHECK(vc_h264enc_encode(e, (const uint8_t *const *)pic.plane, pic.stride, n * 33, &o) == 0,
+		      "encode %u", n);
+		CHECK(o.len > 0, "frame %u dropped", n);
+		vc_h264_scan(o.data, o.len, &au);
+		/* IDRs at 0 and 10 (gop), 15 (forced), 25 (gop counted from 15) */
+		int want_key = n == 0 || n == 10 || n == 15 || n == 25;
+
+		CHECK(o.key == want_key && au.idr == want_key, "frame %u: key %d idr %d", n, o.key,
+		      au.idr);
+		CHECK(!!au.sps == want_key && !!au.pps == want_key, "frame %u: sps %d pps %d", n,
+		      !!au.sps, !!au.pps);
+		CHECK(o.len >= 4 && memcmp(o.data, "\0\0\0\1", 4) == 0, "frame %u: start code", n);
+		if (au.sps) {
+			struct vc_h264_sps s;
+
+			CHECK(vc_h264_parse_sps(au.sps, au.sps_len, &s) == 0 && s.width == 320 &&
+				      s.height == 240 && s.profile_idc == 66,
+			      "sps %ux%u profile %u", s.width, s.height, s.profile_idc);
+		}
+		double q = decode_psnr(dec, &o, &pic);
+
+		CHECK(q > 30, "frame %u: PSNR %.1f dB", n, q);
+		worst = q < worst ? q : worst;
+	}
+	printf("  320x240 gop 10: worst luma PSNR %.1f dB\n", worst);
+	(*dec)->Uninitialize(dec);
+	WelsDestroyDecoder(dec);
+	h264pic_free(&pic);
+	vc_h264enc_free(e);
+}
+
+static void cropped_1080(void)
+{
+	struct vc_h264enc_cfg cfg = { .width = 1920, .height = 1080, .fps = 30 };
+	struct vc_h264enc *e = NULL;
+	struct h264pic pic;
+	struct vc_h264enc_out o;
+	struct vc_h264_au au;
+	struct vc_h264_sps s = { 0 };
+
+	CHECK(vc_h264enc_new(&cfg, &e) == 0 && h264pic_new(&pic, 1920, 1080) == 0, "new");
+	if (!e)
+		return;
+	h264pic_draw(&pic, 0);
+	CHECK(vc_h264enc_encode(e, (const uint8_t *const *)pic.plane, pic.stride, 0, &o) == 0 && o.key,
+	      "encode");
+	vc_h264_scan(o.data, o.len, &au);
+	CHECK(au.sps && vc_h264_parse_sps(au.sps, au.sps_len, &s) == 0 && s.width == 1920 &&
+		      s.height == 1080, "sps %ux%u", s.width, s.height);
+	h264pic_free(&pic);
+	vc_h264enc_free(e);
+}
+
+static void bad_config(void)
+{
+	static const struct vc_h264enc_cfg bad[] = {
+		{ 0, 240, 30, 0, 0 }, { 321, 240, 30, 0, 0 }, { 320, 240, 0, 0, 0 },
+		{ 8192, 240, 30, 0, 0 }, { 320, 240, 1000, 0, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		struct vc_h264enc *e = (struct vc_h264enc *)&e;
+
+		CHECK(vc_h264enc_new(&bad[i], &e) == -EINVAL, "row %zu accepted", i);
+	}
+	CHECK(vc_h264enc_default_bitrate(1280, 720, 30) == 1935360, "720p30 default %u",
+	      vc_h264enc_default_bitrate(1280, 720, 30));
+	CHECK(vc_h264enc_default_bitrate(16, 16, 1) == 100000, "floor");
+}
+
+int main(void)
+{
+	RUN("h264enc", gop_and_decode);
+	RUN("h264enc", cropped_1080);
+	RUN("h264enc", bad_config);
+	CHECK_EXIT();
+}
