@@ -101,6 +101,7 @@ void vc_frame_copy_to(struct vc_frame *f, const struct vc_frame *src, uint8_t *d
 	f->ts_real_us = src->ts_real_us;
 	f->jpeg = src->jpeg; /* the same bytes: the facts still hold */
 	f->n_dmabuf = 0;     /* a copy is not the exported buffer */
+	f->key = src->key;
 	for (int i = 0; i < 3; i++) {
 		f->mem[i] = NULL;
 		f->bytesused[i] = 0;

@@ -48,6 +48,7 @@ struct vc_frame {
 	 * (heap frames, copies). */
 	uint8_t n_dmabuf;
 	int dmabuf[3];
+	uint8_t key;                  /* H.264: an IDR access unit, decodable alone */
 	vc_frame_release_fn release;  /* called once when refs drops to 0 */
 	void *release_opaque;
 	uint8_t *owned;               /* heap storage freed after release, or NULL */

@@ -4,8 +4,22 @@
 #include "common/h264.h"
 
 #include <errno.h>
+#include <linux/videodev2.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/fmt.h"
+
+const struct vc_fmt *vc_h264_fmt(void)
+{
+	static const struct vc_fmt h264 = {
+		.fourcc = V4L2_PIX_FMT_H264, .name = "H264", .desc = "H.264 Annex-B",
+		.family = VC_FAM_COMPRESSED, .layout = VC_LAYOUT_COMPRESSED,
+		.mem_planes = 1, .color_planes = 1,
+	};
+
+	return &h264;
+}
 
 /* Offset of the next 00 00 01 at or after pos, or len when there is none. */
 static size_t find_start_code(const uint8_t *b, size_t len, size_t pos)

@@ -17,6 +17,14 @@ enum vc_nal_type {
 	VC_NAL_AUD = 9,
 };
 
+struct vc_fmt;
+
+/* The format row of encoded H.264 frames (Annex-B in mem[0], bytesused[0]
+ * long): layout compressed, fourcc V4L2_PIX_FMT_H264. Kept out of the pixel
+ * format table on purpose: nothing converts from or to it, and a client
+ * asks for it through format=h264 on the stream endpoints only. */
+const struct vc_fmt *vc_h264_fmt(void);
+
 /* One NAL unit: its bytes without the start code and without trailing zero
  * bytes (a NAL unit never ends in 0x00; zeros before the next start code
  * belong to the byte stream). */

@@ -229,9 +229,33 @@ static void plan_limits(const struct vc_mode *mode, const struct vc_request *req
 		p->adjusted |= VC_ADJ_FORMAT;
 }
 
+/* H.264: the I420 picture the encoder takes, planned like a raw request,
+ * then encoded. The rate is part of the output (the encoder's clock). */
+static int plan_h264(const struct vc_mode *mode, const struct vc_request *req,
+		     struct vc_plan *plan)
+{
+	struct vc_request r = *req;
+	struct vc_plan p;
+
+	r.fourcc = V4L2_PIX_FMT_YUV420;
+	r.quality = 0;
+	if (vc_negotiate_plan(mode, &r, &p) < 0 || p.out.width < 16 || p.out.height < 16)
+		return -EINVAL;
+	p.steps = (p.steps & ~(unsigned)VC_STEP_PASSTHROUGH) | VC_STEP_ENCODE;
+	p.adjusted &= ~(unsigned)VC_ADJ_FORMAT;
+	p.out.fourcc = V4L2_PIX_FMT_H264;
+	p.out.bitrate = req->bitrate;
+	p.out.gop = req->gop;
+	p.out.fps = p.fps;
+	*plan = p;
+	return 0;
+}
+
 int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 		      struct vc_plan *plan)
 {
+	if (req && req->fourcc == V4L2_PIX_FMT_H264)
+		return mode && plan ? plan_h264(mode, req, plan) : -EINVAL;
 	const struct vc_fmt *mf = mode ? vc_fmt_by_fourcc(mode->fourcc) : NULL;
 	if (!mf || !req || !plan || !mode->width || !mode->height || !vc_fmt_is_raw(mf))
 		return -EINVAL;
@@ -294,7 +318,8 @@ int vc_output_equal(const struct vc_output *a, const struct vc_output *b)
 	struct vc_transform ta = vc_transform_canon((struct vc_transform){ a->rotate, a->flip });
 	struct vc_transform tb = vc_transform_canon((struct vc_transform){ b->rotate, b->flip });
 	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
-	       a->quality == b->quality && ta.rotate == tb.rotate && ta.flip == tb.flip;
+	       a->quality == b->quality && ta.rotate == tb.rotate && ta.flip == tb.flip &&
+	       a->bitrate == b->bitrate && a->gop == b->gop && a->fps == b->fps;
 }
 
 const char *vc_steps_str(unsigned steps, uint8_t decode_denom, char *buf, size_t len)

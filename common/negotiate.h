@@ -25,6 +25,10 @@ struct vc_request {
 			       * own frames pass through untouched) */
 	uint16_t rotate;      /* 0, 90, 180, 270 */
 	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V */
+	/* H.264 (fourcc V4L2_PIX_FMT_H264, a stream format outside the pixel
+	 * format table): 0 = the encoder's default */
+	uint32_t bitrate;     /* bits per second */
+	uint16_t gop;         /* frames from one IDR to the next */
 };
 
 #define VC_FLIP_H 1u
@@ -38,6 +42,11 @@ struct vc_output {
 	uint8_t quality;        /* 0 when no encode happens (passthrough, raw) */
 	uint16_t rotate;
 	uint8_t flip;
+	/* H.264 outputs only (0 for every other format): the encoder's
+	 * settings and the rate it encodes at are part of what is shared */
+	uint32_t bitrate;       /* as asked (0 = default) */
+	uint16_t gop;
+	uint32_t fps;           /* = plan.fps */
 };
 
 /* Steps from a captured frame to the output, in this order. */
@@ -69,7 +78,9 @@ struct vc_plan {
 };
 
 /* Plans one request against the device's current mode (mode->fourcc may be
- * compressed). Never upscales: a size larger than the mode's is clamped to it.
+ * compressed). An H.264 request (fourcc V4L2_PIX_FMT_H264) is planned as
+ * I420 of the same size, rotation and rate, then VC_STEP_ENCODE (by the
+ * H.264 encoder), out.fourcc V4L2_PIX_FMT_H264, never passthrough. Never upscales: a size larger than the mode's is clamped to it.
  * Returns 0, or -EINVAL for a request that cannot be served at all (unknown
  * fourcc, Bayer as output, ...), with *plan untouched. */
 int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,

@@ -169,10 +169,14 @@ static int p_format(struct ctx *c, const char *name, const char *v)
 		c->p->req.fourcc = V4L2_PIX_FMT_MJPEG;
 		return 0;
 	}
+	if (!strcasecmp(v, "h264") || !strcasecmp(v, "h.264") || !strcasecmp(v, "avc")) {
+		c->p->req.fourcc = V4L2_PIX_FMT_H264; /* a stream format, not in the table */
+		return 0;
+	}
 	const struct vc_fmt *f = *v ? vc_fmt_find(v) : NULL;
 	if (!f || !vc_fmt_is_raw(f))
 		return set_err(c->err, c->errlen,
-			       "bad parameter '%s': unknown format '%s' (mjpeg, jpeg, or a name "
+			       "bad parameter '%s': unknown format '%s' (mjpeg, jpeg, h264, or a name "
 			       "or fourcc such as YUYV, NV12, RGB24)",
 			       name, quote(v, q, sizeof(q)));
 	c->p->req.fourcc = f->fourcc;
@@ -287,6 +291,45 @@ static int p_placeholder(struct ctx *c, const char *name, const char *v)
 		       quote(v, q, sizeof(q)));
 }
 
+/* bitrate=N bits per second, or Nk / NM (kbit/s, Mbit/s): 10k..100M */
+static int p_bitrate(struct ctx *c, const char *name, const char *v)
+{
+	char q[64], buf[32];
+	size_t n = strlen(v);
+	unsigned long long mul = 1;
+	long long x;
+	int sat;
+
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, v, n + 1);
+		if (buf[n - 1] == 'k' || buf[n - 1] == 'K')
+			mul = 1000;
+		else if (buf[n - 1] == 'm' || buf[n - 1] == 'M')
+			mul = 1000000;
+		if (mul > 1)
+			buf[n - 1] = 0;
+		if (parse_int(buf, 0, &x, &sat) == 0 && !sat && x >= 1 &&
+		    (unsigned long long)x * mul >= 10000 && (unsigned long long)x * mul <= 100000000) {
+			c->p->req.bitrate = (uint32_t)((unsigned long long)x * mul);
+			return 0;
+		}
+	}
+	return set_err(c->err, c->errlen,
+		       "bad parameter '%s': '%s' is not a rate of 10k..100M bits per second (e.g. "
+		       "2000000, 2000k, 2M)",
+		       name, quote(v, q, sizeof(q)));
+}
+
+static int p_gop(struct ctx *c, const char *name, const char *v)
+{
+	uint32_t g;
+	int rc = get_range(c, name, v, 1, 1000, &g);
+
+	if (rc == 0)
+		c->p->req.gop = (uint16_t)g;
+	return rc;
+}
+
 static int p_max_age(struct ctx *c, const char *name, const char *v)
 {
 	return get_range(c, name, v, 0, 86400000, &c->p->max_age_ms);
@@ -308,6 +351,8 @@ static const struct {
 	{ "flip", VC_PARAM_FLIP, p_flip },
 	{ "max_age_ms", VC_PARAM_MAX_AGE, p_max_age },
 	{ "placeholder", VC_PARAM_PLACEHOLDER, p_placeholder },
+	{ "bitrate", VC_PARAM_BITRATE, p_bitrate },
+	{ "gop", VC_PARAM_GOP, p_gop },
 };
 
 int vc_params_parse(const char *query, struct vc_params *p, char *err, size_t errlen)

@@ -4,8 +4,9 @@
  *
  * Parameters (names case-insensitive, values percent-decoded, '+' = space):
  *   cam=ID          which camera (1..63 printable bytes); default: the first
- *   format=NAME     mjpeg | jpeg | any name or fourcc of the format table
- *                   ("YUYV", "yuyv", "RGB24", "RGB3", "NV12", ...)
+ *   format=NAME     mjpeg | jpeg | h264 (also h.264, avc: fourcc
+ *                   V4L2_PIX_FMT_H264) | any name or fourcc of the format
+ *                   table ("YUYV", "yuyv", "RGB24", "RGB3", "NV12", ...)
  *   width=N height=N  0..16384 (0 = device's; one of them 0 = keep aspect)
  *   size=WxH        both at once (1..16384 each); must agree with width/height
  *                   when those are also given
@@ -15,6 +16,8 @@
  *   rotate=N        any integer degrees, taken modulo 360 (negotiation then
  *                   rounds to a multiple of 90 and says so)
  *   flip=h|v|hv|vh|none|0
+ *   bitrate=N       H.264 target rate: bits/s, or with k / M (10k..100M)
+ *   gop=N           H.264 frames from one IDR to the next, 1..1000
  *   max_age_ms=N    0..86400000: a snapshot may be this old (0 = fresh)
  *   placeholder=1|0 (also yes/no, true/false, on/off; bare = 1): a snapshot
  *                   of an absent camera is the placeholder picture, not 503
@@ -50,6 +53,8 @@ enum vc_params_given {
 	VC_PARAM_MAX_AGE = 1u << 8,
 	VC_PARAM_SIZE = 1u << 9,
 	VC_PARAM_PLACEHOLDER = 1u << 10,
+	VC_PARAM_BITRATE = 1u << 11,
+	VC_PARAM_GOP = 1u << 12,
 };
 
 struct vc_params {

@@ -7,12 +7,15 @@
 #include "common/pipeline.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/videodev2.h>
 
 #include "common/convert.h"
+#include "common/h264.h"
+#include "common/h264enc.h"
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "common/transform.h"
@@ -33,7 +36,13 @@ struct vc_pipeline {
 	struct vc_jpeg *jpeg;
 	struct vc_conv *conv;
 	struct scratch s[3];
+	/* H.264 plans: `pic` makes the I420 picture, `enc` encodes it */
+	struct vc_pipeline *pic;
+	struct vc_h264enc *enc;
+	atomic_int force_key;
 };
+
+static int run_h264(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out);
 
 static void scratch_free(struct scratch *s)
 {
@@ -75,8 +84,44 @@ static int convert_into(struct vc_conv *conv, struct scratch *s, const struct vc
 	return 0;
 }
 
+/* An H.264 plan: the I420 picture's own pipeline, then the encoder at the
+ * plan's rate (30 when neither the request nor the mode says). */
+static struct vc_pipeline *new_h264(const struct vc_mode *mode, const struct vc_plan *plan)
+{
+	struct vc_plan pic = *plan;
+	struct vc_h264enc_cfg cfg = { .width = plan->out.width, .height = plan->out.height,
+				      .fps = plan->fps ? plan->fps : 30, .bitrate = plan->out.bitrate,
+				      .gop = plan->out.gop };
+	struct vc_pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	pic.out.fourcc = V4L2_PIX_FMT_YUV420;
+	pic.out.bitrate = pic.out.gop = 0;
+	pic.out.fps = 0;
+	pic.steps &= ~(unsigned)VC_STEP_ENCODE;
+	if (!pic.steps) /* the camera gives this I420 picture as it is */
+		pic.steps = VC_STEP_PASSTHROUGH;
+	p->mode = *mode;
+	p->plan = *plan;
+	p->in_fmt = vc_fmt_by_fourcc(mode->fourcc);
+	p->out_fmt = vc_h264_fmt();
+	p->pic = vc_pipeline_new(mode, &pic);
+	int rc = p->pic ? vc_h264enc_new(&cfg, &p->enc) : -ENOMEM;
+
+	if (rc < 0) {
+		log_error("no H.264 encoder for %ux%u@%u: %s", cfg.width, cfg.height, cfg.fps,
+			  strerror(-rc));
+		vc_pipeline_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 struct vc_pipeline *vc_pipeline_new(const struct vc_mode *mode, const struct vc_plan *plan)
 {
+	if (plan->out.fourcc == V4L2_PIX_FMT_H264)
+		return new_h264(mode, plan);
 	const struct vc_fmt *in_fmt = vc_fmt_by_fourcc(mode->fourcc);
 	const struct vc_fmt *out_fmt = vc_fmt_by_fourcc(plan->out.fourcc);
 	if (!in_fmt || !out_fmt || !plan->steps) {
@@ -118,8 +163,16 @@ void vc_pipeline_free(struct vc_pipeline *p)
 		scratch_free(&p->s[i]);
 	vc_jpeg_free(p->jpeg);
 	vc_conv_free(p->conv);
+	vc_pipeline_free(p->pic);
+	vc_h264enc_free(p->enc);
 	free(p);
 }
+
+void vc_pipeline_force_key(struct vc_pipeline *p)
+{
+	atomic_store(&p->force_key, 1);
+}
+
 
 /* Metadata of the output frame o made from in; `color` is what o's pixels
  * are in (see pipeline.h for field and JPEG). */
@@ -419,6 +472,8 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	int rc;
 
 	*out = NULL;
+	if (p->enc)
+		return run_h264(p, in, out);
 	rc = check_input(p, in, &info, &src);
 	if (rc < 0)
 		return rc;
@@ -438,6 +493,44 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	if (rc < 0)
 		return rc;
 	copy_meta(o, in, &color);
+	*out = o;
+	return 0;
+}
+
+/* H.264: the I420 picture, encoded. A picture the encoder drops (it does
+ * not with frame skipping off) is -EAGAIN: nothing to publish. */
+static int run_h264(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out)
+{
+	struct vc_frame *pic = NULL, *o;
+	struct vc_h264enc_out eo;
+	int rc = vc_pipeline_run(p->pic, in, &pic);
+
+	if (rc < 0)
+		return rc;
+	if (atomic_exchange(&p->force_key, 0))
+		vc_h264enc_force_idr(p->enc);
+	const uint8_t *plane[3];
+	uint32_t stride[3];
+
+	for (int i = 0; i < 3; i++) {
+		plane[i] = vc_frame_plane(pic, i);
+		stride[i] = pic->geom.plane[i].stride;
+	}
+	rc = vc_h264enc_encode(p->enc, plane, stride, pic->ts_us / 1000, &eo);
+	vc_frame_unref(pic);
+	if (rc < 0)
+		return rc;
+	if (!eo.len)
+		return -EAGAIN;
+	o = vc_frame_new(eo.len);
+	if (!o)
+		return -ENOMEM;
+	memcpy(vc_frame_data(o, 0), eo.data, eo.len);
+	o->fmt = p->out_fmt;
+	o->geom.width = p->plan.out.width;
+	o->geom.height = p->plan.out.height;
+	o->key = (uint8_t)eo.key;
+	copy_meta(o, in, &(struct vc_colorimetry){ 0 });
 	*out = o;
 	return 0;
 }

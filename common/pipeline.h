@@ -31,9 +31,16 @@ void vc_pipeline_free(struct vc_pipeline *p); /* NULL is a no-op */
  * `in` is only read. Returns 0; -ESTALE when `in` no longer matches the
  * mode (format or size changed: re-plan; for JPEG passthrough the size is
  * in->geom's, the capture layer having validated the JPEG, otherwise the
- * size in the JPEG header); -EBADMSG for a corrupt JPEG or a
+ * size in the JPEG header); H.264 plans: a heap frame of vc_h264_fmt()
+ * (Annex-B, one access unit, `key` set for an IDR), -EAGAIN when the
+ * encoder gave nothing for this picture; -EBADMSG for a corrupt JPEG or a
  * short raw frame; -ENOMEM; other negative errnos from the converters. */
 int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out);
+
+/* H.264 plans (out.fourcc V4L2_PIX_FMT_H264): the next picture is encoded
+ * as an IDR (a client joins). Any thread, also while a run is under way on
+ * another (the next run that encodes takes it). */
+void vc_pipeline_force_key(struct vc_pipeline *p);
 
 /* 1 when vc_pipeline_run with `plan` would hand back `in` itself: a
  * passthrough of a compressed frame, or of a raw one without stride padding

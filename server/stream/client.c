@@ -143,7 +143,8 @@ static void part_end(struct client *c)
 /* Whether c should start a part of o's latest frame now. */
 static int part_due(const struct client *c, const struct output *o, int64_t now)
 {
-	return o->latest && o->latest_n != c->sent_n && !(c->fps_limit && now < c->next_due_us);
+	return o->latest && o->latest_n != c->sent_n && !(c->fps_limit && now < c->next_due_us) &&
+	       (!c->h264 || h264_out_may_take(c, o));
 }
 
 /* ---- plain HTTP: parts sent on the socket ---- */
@@ -176,7 +177,10 @@ static int client_take(struct client *c, int64_t now)
 	struct output *o = c->out;
 
 	if (c->sock >= 0) {
-		c->part = vc_part_ref(output_part(o, c->raw));
+		if (c->h264 == H264_MP4)
+			c->part = h264_out_mp4_part(o, c);
+		else
+			c->part = vc_part_ref(output_part(o, c->raw));
 		if (!c->part)
 			return -ENOMEM;
 		c->part_off = 0;
@@ -187,6 +191,7 @@ static int client_take(struct client *c, int64_t now)
 				      &c->part_len);
 	}
 	part_begin(c, o->latest_n, now);
+	c->need_key = 0; /* H.264: it has this frame's references (h264_out_may_take) */
 	return 0;
 }
 
@@ -387,18 +392,44 @@ void client_end(struct client *c)
 	}
 }
 
+/* The response headers of c's stream. */
+static void start_headers(struct MHD_Response *resp, const struct client *c,
+			  const struct output *o)
+{
+	if (c->h264)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					c->h264 == H264_MP4 ? "video/mp4" : "video/h264");
+	else if (c->raw)
+		stream_raw_headers(resp, &o->plan.out, NULL);
+	else
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"multipart/x-mixed-replace;boundary=" BOUNDARY);
+	if (c->raw && !c->h264)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	stream_plan_headers(resp, &o->plan);
+	MHD_add_response_header(resp, "Pragma", "no-cache");
+	/* nginx honours this per response: a stream is never held in proxy
+	 * buffers even where the site config left proxy_buffering on */
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+}
+
 enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw)
 {
 	struct vc_params p;
 	enum MHD_Result res;
-	struct output *o =
-		stream_request_output(s, r, raw, raw ? HUB_RAW_STREAM : HUB_STREAM, &p, &res);
+	struct output *o = stream_request_output(s, r, raw > 1 ? 2 : raw,
+						 raw == 1 ? HUB_RAW_STREAM : HUB_STREAM, &p, &res);
 
 	if (!o)
 		return res;
+	/* /stream.mp4, /stream.h264, /stream?format=h264 */
+	int h264 = raw == 3 ? H264_MP4 : h264_out_is(o) ? H264_ANNEXB : H264_NONE;
+
+	if (h264)
+		raw = h264 == H264_MP4 ? 2 : 1; /* the output part it sends */
 	struct hub *h = o->hub;
 	struct vc_request req = p.req;
-	if (raw && (!req.width || !req.height)) {
+	if ((raw || h264) && (!req.width || !req.height)) {
 		/* a raw stream has no per-frame header: pin the size it starts
 		 * with, so a later mode change (other clients) scales to it
 		 * instead of changing the frame size under this client */
@@ -415,13 +446,23 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	c->out = o;
 	c->conn = r->conn;
 	c->raw = raw;
+	c->h264 = (uint8_t)h264;
 	c->req = req;
 	/* this client's own maximum: the output's plan.fps comes from the
-	 * request that created the output (maybe another client's) */
-	c->fps_limit = req.fps;
+	 * request that created the output (maybe another client's). H.264:
+	 * the rate is the output's own (h264_out_due), a client never skips */
+	c->fps_limit = h264 ? 0 : req.fps;
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
 	c->sock = vc_http_plain_socket(s->http, r->conn);
+	if (h264 == H264_MP4 && c->sock < 0) {
+		/* the init segment + fragment parts exist as memfd parts only */
+		free(c);
+		return vc_http_error(r, MHD_HTTP_NOT_IMPLEMENTED,
+				     "/stream.mp4 is not served over TLS yet: use /stream.h264");
+	}
+	if (h264)
+		h264_out_join(o, c);
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, client_read, c, client_free);
 	if (!resp) {
@@ -438,18 +479,8 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	o->n_clients++;
 	hub_acquire(h);
 	placeholder_kick(h); /* the camera is away: a picture saying so, now */
-	if (raw)
-		stream_raw_headers(resp, &o->plan.out, NULL);
-	else
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-					"multipart/x-mixed-replace;boundary=" BOUNDARY);
-	if (raw)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
-	stream_plan_headers(resp, &o->plan);
-	MHD_add_response_header(resp, "Pragma", "no-cache");
-	/* nginx honours this per response: a stream is never held in proxy
-	 * buffers even where the site config left proxy_buffering on */
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-	log_debug("client %s: %s stream on cam %s", c->peer, raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
+	start_headers(resp, c, o);
+	log_debug("client %s: %s stream on cam %s", c->peer,
+		  h264 == H264_MP4 ? "mp4" : h264 ? "h264" : raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
 }

@@ -18,7 +18,7 @@
 
 static void output_drop_parts(struct output *o)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		vc_part_unref(o->part[i]);
 		o->part[i] = NULL;
 	}
@@ -47,6 +47,8 @@ void output_merge(struct output *to, struct output *from)
 
 		USER_MOVE(from, to, clients, n_clients, c);
 		c->sent_n = to->latest_n; /* next part: to's next frame */
+		if (c->h264)
+			h264_out_moved(to, c); /* another encoder */
 	}
 	while (from->waiters) {
 		struct waiter *w = from->waiters;
@@ -85,6 +87,8 @@ void output_split(struct hub *h, struct output *o)
 		if ((to = split_target(h, o, &c->req))) {
 			USER_MOVE(o, to, clients, n_clients, c);
 			c->sent_n = to->latest_n;
+			if (c->h264)
+				h264_out_moved(to, c);
 		}
 	}
 	for (struct waiter *w = o->waiters; w; w = wn) {
@@ -106,6 +110,7 @@ void output_free(struct output *o)
 	vc_frame_unref(o->latest);
 	vc_frame_unref(o->pending);
 	vc_pipeline_free(o->pipe);
+	h264_out_free(o);
 	free(o);
 }
 
@@ -186,6 +191,8 @@ void output_publish(struct output *o, struct vc_frame *res, size_t dht, int plac
 		o->fps = o->fps ? o->fps * 0.9 + inst * 0.1 : inst;
 	}
 	o->last_us = now;
+	if (h264_out_is(o))
+		h264_out_published(o);
 	wake_clients(o, now);
 }
 
@@ -220,7 +227,7 @@ static void job_done(void *arg, int status)
 	o->busy = 0;
 	vc_frame_unref(j->src);
 	if (s->freeing || status < 0 || j->ret < 0 || j->gen != o->hub->gen) {
-		if (!s->freeing && j->ret < 0 && o->hub->cam)
+		if (!s->freeing && j->ret < 0 && j->ret != -EAGAIN && o->hub->cam)
 			log_debug("cam %s: frame: %s", vc_cam_id(o->hub->cam), strerror(-j->ret));
 		vc_frame_unref(j->res);
 	} else {
@@ -286,6 +293,8 @@ static void output_submit(struct output *o, struct vc_frame *f)
 /* f is of the hub's target mode (hub_on_frame checked). */
 void output_frame(struct output *o, struct vc_frame *f)
 {
+	if (h264_out_is(o) && !h264_out_due(o, f))
+		return; /* above the output's rate: not encoded at all */
 	if (vc_pipeline_zero_copy(&o->plan, f)) {
 		size_t dht = 0;
 

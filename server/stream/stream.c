@@ -107,7 +107,15 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 
 	if (vc_streams_request(s, r, raw, p, &cam, res) < 0)
 		return NULL;
-	if (!s->stopping && vc_cam_get_state(cam) == VC_CAM_ABSENT && !raw) {
+	if (p->req.fourcc == V4L2_PIX_FMT_H264 && kind != HUB_STREAM) {
+		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+				     "format h264 is a stream: /stream.h264, /stream.mp4 or "
+				     "/stream?format=h264");
+		return NULL;
+	}
+	/* H.264 gets no placeholder (a JPEG picture): 503 while absent */
+	if (!s->stopping && vc_cam_get_state(cam) == VC_CAM_ABSENT && !raw &&
+	    p->req.fourcc != V4L2_PIX_FMT_H264) {
 		/* an <img> stays broken after a 503: streams get a placeholder
 		 * picture until frames come; snapshots when they ask for it */
 		struct hub *h = hub_for(s, cam);
@@ -150,6 +158,16 @@ void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *
 static enum MHD_Result h_stream(void *opaque, struct vc_http_req *r)
 {
 	return client_start(opaque, r, 0);
+}
+
+static enum MHD_Result h_stream_h264(void *opaque, struct vc_http_req *r)
+{
+	return client_start(opaque, r, 2);
+}
+
+static enum MHD_Result h_stream_mp4(void *opaque, struct vc_http_req *r)
+{
+	return client_start(opaque, r, 3);
 }
 
 static enum MHD_Result h_raw_stream(void *opaque, struct vc_http_req *r)
@@ -309,6 +327,7 @@ int vc_streams_routes(struct vc_streams *s, struct vc_http *http)
 	static const struct vc_http_route_def t[] = {
 		{ "GET", "/stream", 0, h_stream }, { "GET", "/snapshot", 0, h_snapshot },
 		{ "GET", "/raw", 0, h_raw },       { "GET", "/raw/stream", 0, h_raw_stream },
+		{ "GET", "/stream.h264", 0, h_stream_h264 }, { "GET", "/stream.mp4", 0, h_stream_mp4 },
 	};
 
 	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), s);
@@ -375,6 +394,28 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 
 /* ---- request parameters ---- */
 
+/* H.264: from the H.264 endpoints (raw 2), /stream and /api/try (raw 0,
+ * -1) with format=h264; not /raw or /raw/stream. */
+static int parse_h264(const struct vc_streams *s, struct vc_cam *cam, int raw,
+		      struct vc_params *p, char *err, size_t errlen)
+{
+	char fcc[16];
+
+	if (raw == 2 && p->req.fourcc && p->req.fourcc != V4L2_PIX_FMT_H264) {
+		snprintf(err, errlen, "format %s not served here (this endpoint is H.264)",
+			 vc_fourcc_str(p->req.fourcc, fcc));
+		return -EINVAL;
+	}
+	if (raw == 1) {
+		snprintf(err, errlen, "format h264 not served here (use /stream.h264, /stream.mp4 "
+				      "or /stream?format=h264)");
+		return -EINVAL;
+	}
+	p->req.fourcc = V4L2_PIX_FMT_H264;
+	budget_clamp_size(s, cam, &p->req);
+	return 0;
+}
+
 int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, int raw,
 		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen)
 {
@@ -416,6 +457,8 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 		snprintf(err, errlen, "rotate must be 0, 90, 180 or 270, not %u", p->req.rotate);
 		return -EINVAL;
 	}
+	if (raw == 2 || p->req.fourcc == V4L2_PIX_FMT_H264)
+		return parse_h264(s, *cam, raw, p, err, errlen);
 	const struct vc_fmt *f = vc_fmt_by_fourcc(p->req.fourcc);
 	int jpeg = f && f->layout == VC_LAYOUT_COMPRESSED;
 	if (raw < 0) /* /api/try: the format decides the endpoint, JPEG by default */

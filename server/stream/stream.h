@@ -136,7 +136,10 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
  * width, height, size, fps, quality, rotate, flip, max_age_ms; unknown ones
  * ignored) for an endpoint: raw 0 = JPEG (/stream, /snapshot; req.fourcc =
  * MJPEG), 1 = raw pixels (/raw...; default: the device's raw format, else
- * YUYV), -1 = decided by the format (/api/try; JPEG when none). Serving rules
+ * YUYV), 2 = H.264 (/stream.h264, /stream.mp4; req.fourcc =
+ * V4L2_PIX_FMT_H264, also what format=h264 gives on /stream and /api/try,
+ * refused on the raw endpoints), -1 = decided by the format (/api/try;
+ * JPEG when none). Serving rules
  * on top of the parser: the format must be of the endpoint's family, and a
  * quality outside 1..100, fps=0 or a rotation not a multiple of 90 are
  * refused. 0, -EINVAL with a message in err, or -ENOENT for an unknown cam. */

@@ -17,6 +17,7 @@
 #include "common/negotiate.h"
 #include "common/params.h"
 #include "common/pipeline.h"
+#include "server/stream/h264_out.h"
 #include "server/stream/stream.h"
 #include "server/stream/policy.h"
 #include "server/stream/stream_part.h"
@@ -38,6 +39,9 @@ struct client {
 	struct vc_streams *s;
 	struct MHD_Connection *conn;
 	int raw, suspended, ending;
+	uint8_t h264;              /* enum h264_kind: how it takes an H.264 output */
+	uint8_t need_key;          /* H.264: waits for an IDR (joined, or missed a frame) */
+	uint32_t init_gen;         /* MP4: the init segment it has (h264_out.c) */
 	struct vc_request req;     /* what this client asked (mode choice) */
 	/* plain HTTP: after the response headers, parts go from the output's
 	 * shared part straight to the socket (sendfile) while the connection
@@ -83,7 +87,9 @@ struct output {
 	size_t latest_dht;         /* camera JPEG without Huffman tables: where the standard
 				    * ones go when sending (0 = none needed) */
 	uint64_t latest_n;         /* frames produced so far; latest is number latest_n */
-	struct vc_part *part[2];   /* latest as a stream part ([1]: raw), made on first need */
+	struct vc_part *part[3];   /* latest as a stream part ([1]: raw, [2]: MP4
+				    * fragment), made on first need */
+	struct h264_out *h264;     /* H.264 outputs: init segment, pacing (h264_out.c) */
 	uint64_t busy_drops;
 	int busy;                  /* a job of this output is on the worker pool */
 	struct vc_pipeline *pipe;  /* executes plan on target frames; used by one job at a time */
@@ -265,7 +271,9 @@ void placeholder_free(struct vc_streams *s);
 
 /* ---- client.c ---- */
 
-/* Starts a /stream (raw 0) or /raw/stream (raw 1) response. */
+/* Starts a /stream (raw 0), /raw/stream (raw 1), /stream.h264 (raw 2) or
+ * /stream.mp4 (raw 3) response; /stream?format=h264 is served as
+ * /stream.h264. */
 enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
 extern const struct client_http_ops client_http_mhd;
 /* The MHD content reader and free callback of a stream response

@@ -1,0 +1,211 @@
+/* H.264 outputs (see h264_out.h). Owns, per output, the MP4 init segment
+ * made from the last IDR's SPS/PPS, the latest frame's MP4 fragment bytes
+ * (their shared part is output.part[2], dropped with the frame), and the
+ * rate pacing of frames into the encoder. */
+#define LOG_PREFIX "stream:"
+#include "server/stream/h264_out.h"
+
+#include <errno.h>
+#include <linux/videodev2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/h264.h"
+#include "common/log.h"
+#include "common/mp4.h"
+#include "server/stream/stream_int.h"
+
+struct h264_out {
+	uint8_t *ps;          /* SPS then PPS of the current init segment */
+	size_t sps_len, pps_len;
+	uint8_t *init;        /* the MP4 init segment */
+	size_t init_len;
+	uint32_t init_gen;    /* bumped with each new init segment */
+	int64_t t0_us;        /* capture time of the first frame: MP4 time 0 */
+	int64_t prev_ts_us;   /* the frame before latest */
+	uint32_t dur;         /* latest's duration estimate, 90 kHz ticks */
+	int64_t sched_us;     /* pacing: when the next frame is due */
+	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
+	size_t frag_len, frag_cap;
+	uint64_t frag_n;
+};
+
+int h264_out_is(const struct output *o)
+{
+	return o->plan.out.fourcc == V4L2_PIX_FMT_H264;
+}
+
+static struct h264_out *state(struct output *o)
+{
+	if (!o->h264)
+		o->h264 = calloc(1, sizeof(*o->h264));
+	return o->h264;
+}
+
+int h264_out_due(struct output *o, const struct vc_frame *f)
+{
+	struct h264_out *h = state(o);
+	uint32_t fps = o->plan.out.fps;
+
+	if (!h || !fps)
+		return h != NULL;
+	int64_t ival = 1000000 / fps;
+
+	/* 10 % early still counts: capture times jitter */
+	if (h->sched_us && f->ts_us + ival / 10 < h->sched_us)
+		return 0;
+	h->sched_us = h->sched_us && f->ts_us - h->sched_us < ival ? h->sched_us + ival
+								    : f->ts_us + ival;
+	return 1;
+}
+
+/* A new init segment for sps/pps; -ENOMEM or -EINVAL (SPS unreadable). */
+static int new_init(struct h264_out *h, const struct vc_h264_au *au)
+{
+	size_t cap = vc_mp4_init_bound(au->sps_len, au->pps_len);
+	uint8_t *init = malloc(cap), *ps = malloc(au->sps_len + au->pps_len);
+	int len = init && ps ? vc_mp4_init(init, cap, au->sps, au->sps_len, au->pps, au->pps_len)
+			     : -ENOMEM;
+
+	if (len < 0) {
+		free(init);
+		free(ps);
+		return len;
+	}
+	memcpy(ps, au->sps, au->sps_len);
+	memcpy(ps + au->sps_len, au->pps, au->pps_len);
+	free(h->init);
+	free(h->ps);
+	h->init = init;
+	h->init_len = (size_t)len;
+	h->ps = ps;
+	h->sps_len = au->sps_len;
+	h->pps_len = au->pps_len;
+	h->init_gen++;
+	return 0;
+}
+
+static int same_ps(const struct h264_out *h, const struct vc_h264_au *au)
+{
+	return h->ps && h->sps_len == au->sps_len && h->pps_len == au->pps_len &&
+	       !memcmp(h->ps, au->sps, au->sps_len) &&
+	       !memcmp(h->ps + h->sps_len, au->pps, au->pps_len);
+}
+
+void h264_out_published(struct output *o)
+{
+	struct h264_out *h = state(o);
+	const struct vc_frame *f = o->latest;
+	struct vc_h264_au au;
+
+	if (!h || !f)
+		return;
+	if (!h->t0_us)
+		h->t0_us = f->ts_us;
+	h->dur = o->plan.out.fps ? VC_MP4_TIMESCALE / o->plan.out.fps : VC_MP4_TIMESCALE / 30;
+	if (h->prev_ts_us && f->ts_us > h->prev_ts_us)
+		h->dur = (uint32_t)((f->ts_us - h->prev_ts_us) * 9 / 100);
+	h->prev_ts_us = f->ts_us;
+	if (!f->key)
+		return;
+	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
+	if (!au.sps || !au.pps || same_ps(h, &au))
+		return;
+	uint32_t old = h->init_gen;
+	int rc = new_init(h, &au);
+
+	if (rc < 0) {
+		log_warn("cam %s: no MP4 init segment for this SPS: %s",
+			 o->hub->cam ? vc_cam_id(o->hub->cam) : "?", strerror(-rc));
+		return;
+	}
+	for (struct client *c = o->clients; c; c = c->next)
+		if (c->h264 == H264_MP4 && c->init_gen && c->init_gen == old)
+			client_end(c); /* its decoder was set up for the old SPS */
+}
+
+void h264_out_join(struct output *o, struct client *c)
+{
+	c->need_key = 1;
+	c->init_gen = 0;
+	/* atomic flag read by the encoding job: safe while one runs */
+	if (o->pipe)
+		vc_pipeline_force_key(o->pipe);
+}
+
+void h264_out_moved(struct output *to, struct client *c)
+{
+	if (c->h264 == H264_MP4)
+		client_end(c); /* its init segment is another output's */
+	else
+		h264_out_join(to, c);
+}
+
+int h264_out_may_take(const struct client *c, const struct output *o)
+{
+	if (o->latest->key)
+		return c->h264 != H264_MP4 || (o->h264 && o->h264->init);
+	return !c->need_key && o->latest_n == c->sent_n + 1;
+}
+
+/* The latest frame's MP4 fragment bytes in h->frag (made once per frame).
+ * -ENOMEM, or vc_mp4_fragment's error. */
+static int fragment(struct output *o, struct h264_out *h)
+{
+	const struct vc_frame *f = o->latest;
+
+	if (h->frag_n == o->latest_n && h->frag_len)
+		return 0;
+	size_t cap = vc_mp4_fragment_bound(f->bytesused[0]);
+
+	if (cap > h->frag_cap) {
+		uint8_t *b = realloc(h->frag, cap);
+
+		if (!b)
+			return -ENOMEM;
+		h->frag = b;
+		h->frag_cap = cap;
+	}
+	struct vc_mp4_sample s = {
+		.annexb = f->mem[0], .len = f->bytesused[0], .seq = (uint32_t)o->latest_n,
+		.decode_time = (uint64_t)(f->ts_us - h->t0_us) * 9 / 100,
+		.duration = h->dur, .key = f->key,
+	};
+	long len = vc_mp4_fragment(h->frag, h->frag_cap, &s);
+
+	h->frag_len = len > 0 ? (size_t)len : 0;
+	h->frag_n = o->latest_n;
+	return len > 0 ? 0 : (int)len;
+}
+
+struct vc_part *h264_out_mp4_part(struct output *o, struct client *c)
+{
+	struct h264_out *h = o->h264;
+
+	if (!h || !h->init || fragment(o, h) < 0)
+		return NULL;
+	struct iovec iov[2] = { { h->init, h->init_len }, { h->frag, h->frag_len } };
+
+	if (c->init_gen != h->init_gen) {
+		/* the first part of this client: init segment + fragment, its own */
+		struct vc_part *p = vc_part_new(iov, 2);
+
+		if (p)
+			c->init_gen = h->init_gen;
+		return p;
+	}
+	if (!o->part[2]) /* shared by the output's MP4 clients, dropped with latest */
+		o->part[2] = vc_part_new(iov + 1, 1);
+	return o->part[2] ? vc_part_ref(o->part[2]) : NULL;
+}
+
+void h264_out_free(struct output *o)
+{
+	if (!o->h264)
+		return;
+	free(o->h264->init);
+	free(o->h264->ps);
+	free(o->h264->frag);
+	free(o->h264);
+	o->h264 = NULL;
+}

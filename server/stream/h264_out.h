@@ -1,0 +1,62 @@
+/* H.264 outputs of the fan-out: what an output whose plan delivers H.264
+ * (plan.out.fourcc V4L2_PIX_FMT_H264) keeps beside the encoded frames
+ * (output.latest: one Annex-B access unit, `key` on IDRs), and the rules
+ * its stream clients follow. Transport-neutral at the frame level: the
+ * Annex-B access units are what any other sender (RTP, WebRTC) would take;
+ * only the MP4 fragments here are specific to /stream.mp4.
+ * Loop thread only. */
+#ifndef VC_H264_OUT_H
+#define VC_H264_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct output;
+struct client;
+struct vc_frame;
+struct vc_part;
+
+/* How a client receives an H.264 output (client.h264). */
+enum h264_kind {
+	H264_NONE = 0,
+	H264_ANNEXB, /* /stream.h264: the access units back to back */
+	H264_MP4,    /* /stream.mp4: init segment, then one moof+mdat per frame */
+};
+
+/* Whether the output delivers H.264. */
+int h264_out_is(const struct output *o);
+
+/* Whether frame f (of the hub's mode) is to be encoded, by the output's
+ * rate (plan.fps below the camera's: frames in between are skipped before
+ * the encoder, so every client gets a stream it can decode). */
+int h264_out_due(struct output *o, const struct vc_frame *f);
+
+/* o published a new latest frame: on an IDR, the parameter sets are read
+ * and a new MP4 init segment made when they changed (MP4 clients holding
+ * the old one are ended: their decoder's configuration is gone). */
+void h264_out_published(struct output *o);
+
+/* A client starts: it waits for an IDR, and the encoder is asked for one
+ * now instead of at the end of its GOP. */
+void h264_out_join(struct output *o, struct client *c);
+
+/* c was moved to output `to` (merge/split after a mode change): an Annex-B
+ * client joins it (from its next IDR; the SPS comes in-band), an MP4
+ * client's stream ends (its init segment describes the old encoder). */
+void h264_out_moved(struct output *to, struct client *c);
+
+/* Whether c may send o's latest frame now: an IDR (for MP4 once the init
+ * segment exists), or the frame right after the one it sent last. A client
+ * that missed a frame (slow, or just joined) waits for the next IDR, so it
+ * never gets a picture whose reference it lacks. */
+int h264_out_may_take(const struct client *c, const struct output *o);
+
+/* The part c sends for o's latest frame, a new reference: the MP4 fragment
+ * shared by all (made once per frame; the init segment before it, in a part
+ * of c's own, when c has not had it yet). NULL on ENOMEM. Sets c's
+ * init_gen. */
+struct vc_part *h264_out_mp4_part(struct output *o, struct client *c);
+
+void h264_out_free(struct output *o);
+
+#endif
