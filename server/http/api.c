@@ -72,7 +72,7 @@ static void json_fourcc(struct vc_json *j, const char *key, uint32_t fourcc)
 
 	kstr(j, key, vc_fourcc_str(fourcc, fcc));
 	snprintf(name, sizeof(name), "%s_name", key);
-	kstr(j, name, f ? f->name : "");
+	kstr(j, name, f ? f->name : fourcc == V4L2_PIX_FMT_H264 ? "H264" : "");
 }
 
 static void json_mode(struct vc_json *j, const struct vc_mode *m)
@@ -98,6 +98,10 @@ static void json_output(struct vc_json *j, const struct vc_output *o)
 	vc_json_kuint(j, "quality", o->quality);
 	vc_json_kuint(j, "rotate", o->rotate);
 	vc_json_kuint(j, "flip", o->flip);
+	if (o->fourcc == V4L2_PIX_FMT_H264) { /* 0: the encoder's default */
+		vc_json_kuint(j, "bitrate", o->bitrate);
+		vc_json_kuint(j, "gop", o->gop);
+	}
 	vc_json_obj_end(j);
 }
 
@@ -181,7 +185,7 @@ static void json_client_cb(void *opaque, const struct vc_client_info *ci)
 
 	vc_json_obj_begin(j);
 	kstr(j, "peer", ci->peer);
-	kstr(j, "kind", ci->raw ? "raw" : "mjpeg");
+	kstr(j, "kind", ci->h264 == 2 ? "mp4" : ci->h264 ? "h264" : ci->raw ? "raw" : "mjpeg");
 	vc_json_key(j, "output");
 	json_output(j, &ci->out);
 	vc_json_kuint(j, "frames", ci->frames);
@@ -569,7 +573,8 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	vc_json_init(&j);
 	vc_json_obj_begin(&j);
 	kstr(&j, "cam", vc_cam_id(cam));
-	kstr(&j, "endpoint", oneshot ? (raw ? "/raw" : "/snapshot") : raw ? "/raw" : "/stream");
+	kstr(&j, "endpoint", req.fourcc == V4L2_PIX_FMT_H264 ? "/stream.h264"
+			     : oneshot ? (raw ? "/raw" : "/snapshot") : raw ? "/raw" : "/stream");
 	vc_json_key(&j, "plan");
 	json_plan(&j, &plan);
 	vc_json_key(&j, "device_mode");

@@ -303,7 +303,7 @@ void output_frame(struct output *o, struct vc_frame *f)
 		 * webcams) is sent with the standard ones as a separate piece
 		 * before the first SOS (dht = its offset, client_frame_pieces), never
 		 * copied. An unchecked JPEG cannot come from capture: not sent. */
-		if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
+		if (f->fmt->layout == VC_LAYOUT_COMPRESSED && !h264_out_is(o)) {
 			if (!f->jpeg.checked)
 				return;
 			dht = f->jpeg.has_dht ? 0 : f->jpeg.sos_off;

@@ -349,7 +349,7 @@ void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_polic
 		return;
 	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
 		for (const struct client *c = o->clients; c; c = c->next)
-			cb(opaque, c->raw ? "raw" : "stream", &c->req);
+			cb(opaque, c->h264 ? "h264" : c->raw ? "raw" : "stream", &c->req);
 		for (const struct waiter *w = o->waiters; w; w = w->next)
 			cb(opaque, "oneshot", &w->req);
 	}

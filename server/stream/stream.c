@@ -380,7 +380,8 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 			/* frames between the one being sent and the latest are
 			 * already lost to this client: count them now */
 			struct vc_client_info ci = {
-				.raw = c->raw, .out = o->plan.out, .frames = c->frames,
+				.raw = c->raw, .h264 = c->h264, .out = o->plan.out,
+				.frames = c->frames,
 				.skipped = c->skipped + (o->latest_n > c->sent_n + 1
 							 ? o->latest_n - c->sent_n - 1 : 0),
 				.bytes = c->bytes, .fps = c->fps,

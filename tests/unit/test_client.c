@@ -7,7 +7,9 @@
  * capture's parse found none) + CRLF; sends split by a full socket resume
  * where they stopped; a slow client holds one part and skips to the newest
  * frame; a gone peer or a socket that takes nothing for client_timeout
- * ends the stream; a reader that still takes bytes is kept. */
+ * ends the stream; a reader that still takes bytes is kept; an H.264
+ * client starts at an IDR and, once it missed a frame, resumes only at the
+ * next IDR. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/h264.h"
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "server/stream/stream_int.h"
@@ -359,6 +362,99 @@ static void plain_partial_and_skip(void)
 	CHECK(released == 5, "released %u of 5 frames", released);
 }
 
+/* An H.264 access unit of H264_LEN bytes: start code, an IDR or P slice
+ * header byte, then its number in every byte. */
+#define H264_LEN 400000
+
+static struct vc_frame *h264_frame(uint64_t seq, int key)
+{
+	uint8_t *mem = malloc(H264_LEN);
+	struct vc_geom g = { .width = 640, .height = 480, .mem_planes = 1, .sizeimage = H264_LEN };
+	uint8_t *m[3] = { mem, NULL, NULL };
+	size_t bu[3] = { H264_LEN, 0, 0 };
+	struct vc_frame *f;
+
+	if (!mem)
+		return NULL;
+	memset(mem, (int)seq, H264_LEN);
+	memcpy(mem, "\0\0\0\1", 4);
+	mem[4] = key ? 0x65 : 0x41;
+	g.mem_size[0] = H264_LEN;
+	f = vc_frame_wrap(vc_h264_fmt(), &g, m, bu, count_release, mem);
+	if (!f) {
+		free(mem);
+		return NULL;
+	}
+	f->seq = seq;
+	f->ts_us = f->ts_real_us = (int64_t)seq * 33333;
+	f->key = (uint8_t)key;
+	return f;
+}
+
+/* Reads what the peer has now (the loop run in between), at most max. */
+static size_t read_now(struct fx *x, uint8_t *buf, size_t max)
+{
+	size_t got = 0;
+
+	for (int i = 0; i < 50 && got < max; i++) {
+		ssize_t k = read(x->sv[1], buf + got, max - got);
+
+		if (k > 0)
+			got += (size_t)k;
+		else
+			loop_once(x);
+	}
+	return got;
+}
+
+/* Annex-B: a joining client waits for an IDR (a P frame before it is not
+ * sent); a client still sending frame 2 when 3 and 4 (P) come has missed
+ * them and skips to the IDR 5, then takes 6 (P, consecutive). */
+static void h264_key_frames(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+	uint8_t *buf = malloc(4 * H264_LEN);
+	static const uint8_t want[] = { 2, 5, 6 };
+
+	CHECK(c && buf, "fixture");
+	if (!c || !buf) {
+		free(buf);
+		fx_close(&x, c);
+		return;
+	}
+	x.o->plan.out.fourcc = V4L2_PIX_FMT_H264;
+	c->h264 = H264_ANNEXB;
+	h264_out_join(x.o, c);
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	deliver(x.o, h264_frame(1, 0));
+	CHECK(!c->part && read_now(&x, buf, 4 * H264_LEN) == 0, "a P frame sent to a new client");
+	deliver(x.o, h264_frame(2, 1));
+	CHECK(c->part && c->part_off < H264_LEN, "IDR 2 partly sent (%zu)", c->part_off);
+	deliver(x.o, h264_frame(3, 0));
+	deliver(x.o, h264_frame(4, 0));
+	size_t n = read_now(&x, buf, 4 * H264_LEN);
+	CHECK(n == H264_LEN && !c->part && c->sent_n == 2, "after IDR 2: %zu bytes, sent_n %" PRIu64,
+	      n, c->sent_n);
+	deliver(x.o, h264_frame(5, 1));
+	n += read_now(&x, buf + n, 4 * H264_LEN - n);
+	deliver(x.o, h264_frame(6, 0));
+	n += read_now(&x, buf + n, 4 * H264_LEN - n);
+	CHECK(n == 3 * H264_LEN, "received %zu bytes, want 3 frames", n);
+	for (size_t i = 0; i < 3 && n == 3 * H264_LEN; i++) {
+		const uint8_t *f = buf + i * H264_LEN;
+
+		CHECK(f[5] == want[i] && f[H264_LEN - 1] == want[i] && f[4] == (want[i] == 6 ? 0x41 : 0x65),
+		      "frame %zu is %u (want %u)", i, f[5], want[i]);
+	}
+	CHECK(c->frames == 3 && c->skipped == 2, "frames %" PRIu64 ", skipped %" PRIu64, c->frames,
+	      c->skipped);
+	free(buf);
+	fx_close(&x, c);
+	CHECK(released == 6, "released %u of 6 frames", released);
+}
+
 /* The peer closes: the send fails, the connection goes back to MHD (resumed,
  * the reader says end of stream) and the client is freed with its part. */
 static void plain_peer_gone(void)
@@ -482,5 +578,6 @@ int main(void)
 	RUN("client", plain_peer_gone);
 	RUN("client", plain_stall);
 	RUN("client", tls_copy_and_skip);
+	RUN("client", h264_key_frames);
 	CHECK_EXIT();
 }
