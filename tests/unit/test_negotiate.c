@@ -545,6 +545,66 @@ static void output_equal(void)
 	CHECK(vc_output_equal(&a, &b), "360 = 0");
 }
 
+/* H.264 plans as the I420 picture plus the encode; its settings and rate
+ * are part of the output, which never equals the I420 one. */
+static void h264_plan(void)
+{
+	static const struct {
+		int line;
+		struct vc_mode mode;
+		struct vc_request req;
+		uint32_t w, h;
+		unsigned steps;
+		uint32_t fps;
+	} t[] = {
+		{ __LINE__, M_YUYV480, R(V4L2_PIX_FMT_H264), 640, 480, CV | EN, 30 },
+		{ __LINE__, M_YUYV480, R(V4L2_PIX_FMT_H264, 320, 0, 15, 90), 320, 240, CV | SC | EN, 15 },
+		/* the camera's own I420: only the encode */
+		{ __LINE__, M_I420720, R(V4L2_PIX_FMT_H264), 1280, 720, EN, 30 },
+		{ __LINE__, M_YUYV480, R(V4L2_PIX_FMT_H264, 0, 0, 0, 0, 90), 480, 640, CV | RO | EN, 30 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		struct vc_request req = t[i].req;
+		struct vc_plan p, raw;
+
+		req.bitrate = 500000;
+		req.gop = 15;
+		int rc = vc_negotiate_plan(&t[i].mode, &req, &p);
+
+		CHECK_AT(t[i].line, rc == 0, "rc %d", rc);
+		if (rc)
+			continue;
+		CHECK_AT(t[i].line, p.out.fourcc == V4L2_PIX_FMT_H264 && p.out.width == t[i].w &&
+				 p.out.height == t[i].h && p.steps == t[i].steps && p.fps == t[i].fps &&
+				 p.out.quality == 0 && !p.adjusted,
+			 "%ux%u steps %#x fps %u quality %u adjusted %#x", p.out.width, p.out.height,
+			 p.steps, p.fps, p.out.quality, p.adjusted);
+		CHECK_AT(t[i].line, p.out.bitrate == 500000 && p.out.gop == 15 && p.out.fps == t[i].fps,
+			 "bitrate %u gop %u fps %u", p.out.bitrate, p.out.gop, p.out.fps);
+		req.fourcc = I420;
+		vc_negotiate_plan(&t[i].mode, &req, &raw);
+		CHECK_AT(t[i].line, !vc_output_equal(&p.out, &raw.out) && raw.out.bitrate == 0,
+			 "equal to the I420 output");
+		struct vc_output o = p.out;
+
+		CHECK_AT(t[i].line, vc_output_equal(&o, &p.out), "equal to itself");
+		o.gop = 30;
+		CHECK_AT(t[i].line, !vc_output_equal(&o, &p.out), "gop ignored");
+		o = p.out;
+		o.bitrate = 0;
+		CHECK_AT(t[i].line, !vc_output_equal(&o, &p.out), "bitrate ignored");
+		o = p.out;
+		o.fps = 5;
+		CHECK_AT(t[i].line, !vc_output_equal(&o, &p.out), "fps ignored");
+	}
+	struct vc_mode m = M_YUYV480;
+	struct vc_request tiny = { .fourcc = V4L2_PIX_FMT_H264, .width = 8, .height = 8 };
+	struct vc_plan p;
+
+	CHECK(vc_negotiate_plan(&m, &tiny, &p) == -EINVAL, "8x8 H.264 planned");
+}
+
 static void steps_str(void)
 {
 	static const struct {
@@ -821,6 +881,7 @@ int main(void)
 	RUN("negotiate", count_weighs);
 	RUN("negotiate", many_clients);
 	RUN("negotiate", output_equal);
+	RUN("negotiate", h264_plan);
 	RUN("negotiate", steps_str);
 	RUN("negotiate", invariants);
 	RUN("negotiate", default_table);

@@ -110,6 +110,16 @@ static const struct row rows[] = {
 	OK("format=mjpeg&width=1280&height=720&fps=30&quality=85&rotate=180&flip=h&cam=1&max_age_ms=100",
 	   MJPG, 1280, 720, 30, 85, 180, VC_FLIP_H, "1", 100),
 
+	OK("format=h264", V4L2_PIX_FMT_H264),
+	OK("format=H.264", V4L2_PIX_FMT_H264),
+	OK("format=avc&size=320x240", V4L2_PIX_FMT_H264, 320, 240),
+	BAD("bitrate=5", "'bitrate'", "10k..100M"),
+	BAD("bitrate=101M", "'bitrate'", "'101M'"),
+	BAD("bitrate=2G", "'bitrate'", "'2G'"),
+	BAD("bitrate=k", "'bitrate'", "'k'"),
+	BAD("bitrate=-1M", "'bitrate'", "'-1M'"),
+	BAD("gop=0", "'gop'", "1..1000"),
+	BAD("gop=1001", "'gop'", "1..1000"),
 	BAD("format=", "'format'", "unknown format"),
 	BAD("format=bogus", "'format'", "'bogus'"),
 	BAD("format=YUYVX", "'format'", "YUYVX"),
@@ -264,6 +274,36 @@ static void defaults(void)
 	      "no defaults: quality stays 'unset' (a JPEG camera's frames pass through)");
 }
 
+/* H.264 rate and GOP: bits per second with k / M, the range's ends. */
+static void h264_params(void)
+{
+	static const struct {
+		int line;
+		const char *q;
+		uint32_t bitrate;
+		uint16_t gop;
+	} t[] = {
+		{ __LINE__, "bitrate=2000000", 2000000, 0 },
+		{ __LINE__, "bitrate=2000k&gop=60", 2000000, 60 },
+		{ __LINE__, "bitrate=2M", 2000000, 0 },
+		{ __LINE__, "bitrate=2m&gop=1", 2000000, 1 },
+		{ __LINE__, "bitrate=10k&gop=1000", 10000, 1000 },
+		{ __LINE__, "bitrate=100M", 100000000, 0 },
+		{ __LINE__, "gop=30&bitrate=500K", 500000, 30 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		struct vc_params p;
+		char err[256];
+		int rc = vc_params_parse(t[i].q, &p, err, sizeof(err));
+
+		CHECK_AT(t[i].line, rc == 0 && p.req.bitrate == t[i].bitrate && p.req.gop == t[i].gop,
+			 "rc %d (%s) bitrate %u gop %u", rc, err, p.req.bitrate, p.req.gop);
+		CHECK_AT(t[i].line, (p.given & VC_PARAM_BITRATE) && (!t[i].gop || (p.given & VC_PARAM_GOP)),
+			 "given %#x", p.given);
+	}
+}
+
 static void limits(void)
 {
 	struct vc_params p;
@@ -322,6 +362,7 @@ int main(void)
 	RUN("params", given_bits);
 	RUN("params", placeholder_param);
 	RUN("params", defaults);
+	RUN("params", h264_params);
 	RUN("params", limits);
 	RUN("params", fuzz);
 	CHECK_EXIT();

@@ -7,6 +7,7 @@
 #include "common/pipeline.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <linux/videodev2.h>
 
 #include "common/convert.h"
+#include "common/h264.h"
 #include "common/jpeg.h"
 #include "common/transform.h"
 #include "tests/unit/check.h"
@@ -407,6 +409,53 @@ static void passthrough_padded_and_meta(void)
 	vc_conv_free(cv);
 }
 
+/* An H.264 plan: YUYV in, Annex-B access units out (vc_h264_fmt), the
+ * first an IDR with SPS/PPS saying the planned size, then P pictures until
+ * an IDR is forced; metadata copied from the input. */
+static void h264_plan(void)
+{
+	struct vc_mode m = { V4L2_PIX_FMT_YUYV, 320, 240, { 1, 30 } };
+	struct vc_request req = { .fourcc = V4L2_PIX_FMT_H264, .width = 160, .gop = 100 };
+	struct vc_conv *cv = vc_conv_new();
+	struct vc_frame *pat = pattern(320, 240), *in = capture(NULL, cv, &m, pat);
+	struct vc_plan plan;
+	struct vc_pipeline *p = NULL;
+
+	CHECK(vc_negotiate_plan(&m, &req, &plan) == 0 && (p = vc_pipeline_new(&m, &plan)) != NULL,
+	      "plan/pipeline");
+	for (int i = 0; p && i < 6; i++) {
+		struct vc_frame *out = NULL;
+		struct vc_h264_au au;
+		struct vc_h264_sps sps = { 0 };
+
+		if (i == 4)
+			vc_pipeline_force_key(p);
+		in->seq = 100 + (uint64_t)i;
+		in->ts_us = 1000000 + i * 33333;
+		int rc = vc_pipeline_run(p, in, &out);
+
+		CHECK(rc == 0 && out, "frame %d: rc %d", i, rc);
+		if (!out)
+			continue;
+		vc_h264_scan(out->mem[0], out->bytesused[0], &au);
+		int want_key = i == 0 || i == 4;
+
+		CHECK(out->fmt == vc_h264_fmt() && out->key == want_key && au.idr == want_key &&
+			      out->seq == in->seq && out->ts_us == in->ts_us,
+		      "frame %d: fmt %s key %d idr %d seq %" PRIu64, i, out->fmt ? out->fmt->name : "-",
+		      out->key, au.idr, out->seq);
+		if (want_key)
+			CHECK(au.sps && vc_h264_parse_sps(au.sps, au.sps_len, &sps) == 0 &&
+				      sps.width == 160 && sps.height == 120,
+			      "frame %d: SPS %ux%u", i, sps.width, sps.height);
+		vc_frame_unref(out);
+	}
+	vc_pipeline_free(p);
+	vc_frame_unref(in);
+	vc_frame_unref(pat);
+	vc_conv_free(cv);
+}
+
 int main(void)
 {
 	I420 = vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
@@ -414,5 +463,6 @@ int main(void)
 	RUN("pipeline", combinations);
 	RUN("pipeline", stale_and_bad);
 	RUN("pipeline", passthrough_padded_and_meta);
+	RUN("pipeline", h264_plan);
 	CHECK_EXIT();
 }
