@@ -322,7 +322,7 @@ static int p_bitrate(struct ctx *c, const char *name, const char *v)
 
 static int p_gop(struct ctx *c, const char *name, const char *v)
 {
-	uint32_t g;
+	uint32_t g = 0;
 	int rc = get_range(c, name, v, 1, 1000, &g);
 
 	if (rc == 0)
