@@ -62,8 +62,8 @@ struct vc_h264_sps {
 
 /* Parses an SPS NAL unit (with its one-byte header, emulation prevention
  * bytes still in). Returns 0, -EINVAL when it is no SPS, -EBADMSG when it
- * is cut short or a value is out of range (sizes beyond 16384, crops larger
- * than the picture). */
+ * is cut short or a value is out of range (more than 1024 macroblocks
+ * across or map units down, crops larger than the picture). */
 int vc_h264_parse_sps(const uint8_t *nal, size_t len, struct vc_h264_sps *out);
 
 /* The RFC 6381 codecs string for the SPS ("avc1.42E01F"); buf >= 12. */

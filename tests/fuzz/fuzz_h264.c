@@ -1,0 +1,65 @@
+/* H.264 Annex-B from outside (a camera's H.264 frames, once passed
+ * through): the NAL scanner, the SPS parser and the MP4 writer on any
+ * bytes. Every NAL unit lies inside the input, is not empty and does not
+ * end in a zero byte; the scan counts the same units; an SPS that parses
+ * has a size within 16384 (what the reader allows); whatever parses as
+ * SPS + PPS makes an init segment no larger than its bound; a fragment is
+ * no larger than its bound and a too small buffer is refused. */
+#include "tests/fuzz/fuzz.h"
+
+#include <errno.h>
+
+#include "common/h264.h"
+#include "common/log.h"
+#include "common/mp4.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	vc_log_level = -1;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vc_nal n;
+	struct vc_h264_au au;
+	struct vc_h264_sps sps;
+	size_t pos = 0;
+	unsigned count = 0;
+
+	while (vc_h264_next_nal(data, size, &pos, &n)) {
+		FUZZ_ASSERT(n.data >= data && n.len >= 1 && n.data + n.len <= data + size);
+		FUZZ_ASSERT(n.data[n.len - 1] != 0 && n.type == (n.data[0] & 0x1f));
+		FUZZ_ASSERT(pos <= size);
+		count++;
+		if (n.type == VC_NAL_SPS && vc_h264_parse_sps(n.data, n.len, &sps) == 0)
+			FUZZ_ASSERT(sps.width >= 1 && sps.width <= 16384 && sps.height >= 1 &&
+				    sps.height <= 32768);
+	}
+	FUZZ_ASSERT(vc_h264_scan(data, size, &au) == count);
+	if (au.sps && au.pps) {
+		size_t cap = vc_mp4_init_bound(au.sps_len, au.pps_len);
+		uint8_t *b = malloc(cap);
+		int len;
+
+		FUZZ_ASSERT(b);
+		len = vc_mp4_init(b, cap, au.sps, au.sps_len, au.pps, au.pps_len);
+		FUZZ_ASSERT(len == -EINVAL || (len > 0 && (size_t)len <= cap));
+		free(b);
+	}
+	size_t cap = vc_mp4_fragment_bound(size);
+	uint8_t *b = malloc(cap);
+	struct vc_mp4_sample s = { .annexb = data, .len = size, .seq = 1, .duration = 3000,
+				   .key = au.idr };
+
+	FUZZ_ASSERT(b);
+	long len = vc_mp4_fragment(b, cap, &s);
+
+	FUZZ_ASSERT(len == -EINVAL || (len > 0 && (size_t)len <= cap));
+	if (len > 0)
+		FUZZ_ASSERT(vc_mp4_fragment(b, (size_t)len - 1, &s) == -ENOSPC);
+	free(b);
+	return 0;
+}
