@@ -41,7 +41,9 @@ size_t budget_output_bytes(const struct vc_mode *m, const struct vc_plan *p)
 	if (mf && mf->layout != VC_LAYOUT_COMPRESSED &&
 	    vc_fmt_geometry(mf, m->width, m->height, 0, &g) == 0)
 		src = g.sizeimage;
-	return frame * 2 + hub + src;
+	/* an H.264 encoder's own memory, as common/h264enc.c counts it */
+	size_t enc = p->out.fourcc == V4L2_PIX_FMT_H264 ? px * 16 + ((size_t)6 << 20) : 0;
+	return frame * 2 + hub + src + enc;
 }
 
 /* The camera's largest native mode (by area), or 0x0 when unknown. For a

@@ -2,7 +2,8 @@
  * every gop frames (counted from the last one) and when forced, P pictures between; the SPS says the
  * configured size (1080 is coded as 1088 and cropped); the stream decodes
  * back (libopenh264's decoder) at a PSNR that says it is the picture that
- * went in; bad configurations are refused. */
+ * went in; bad configurations are refused; the library's memory is counted
+ * as scratch while the encoder lives. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include "check.h"
 #include "common/h264.h"
 #include "common/h264enc.h"
+#include "common/memstat.h"
 #include "h264pic.h"
 
 static double psnr_y(const struct h264pic *p, const uint8_t *y, int stride)
@@ -135,10 +137,27 @@ static void bad_config(void)
 	CHECK(vc_h264enc_default_bitrate(16, 16, 1) == 100000, "floor");
 }
 
+/* The library's memory, which no frame count sees, is counted as scratch
+ * while the encoder lives (the memory budget admits outputs on it). */
+static void memory_counted(void)
+{
+	struct vc_h264enc_cfg cfg = { .width = 1280, .height = 720, .fps = 30 };
+	struct vc_h264enc *e = NULL;
+	size_t before = vc_mem_held(VC_MEM_SCRATCH);
+
+	CHECK(vc_h264enc_new(&cfg, &e) == 0, "new");
+	size_t during = vc_mem_held(VC_MEM_SCRATCH);
+
+	CHECK(during - before == (size_t)1280 * 720 * 16 + (6u << 20), "counted %zu", during - before);
+	vc_h264enc_free(e);
+	CHECK(vc_mem_held(VC_MEM_SCRATCH) == before, "%zu left", vc_mem_held(VC_MEM_SCRATCH) - before);
+}
+
 int main(void)
 {
 	RUN("h264enc", gop_and_decode);
 	RUN("h264enc", cropped_1080);
 	RUN("h264enc", bad_config);
+	RUN("h264enc", memory_counted);
 	CHECK_EXIT();
 }
