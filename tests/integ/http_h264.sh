@@ -21,13 +21,15 @@ if ! start_vcapd_any --device test:640x480@30:YUYV --log-level debug; then
 fi
 U=http://127.0.0.1:$VPORT
 
-# cut_au IN OUT: IN (Annex-B cut anywhere by a timeout) up to its last
-# start code, so every NAL unit left is whole.
+# cut_au IN OUT: IN (Annex-B with 4-byte start codes, cut anywhere by a
+# timeout) without its last NAL unit and the parameter sets before it, so
+# every access unit left is whole.
 cut_au() {
 	python3 -c 'import sys
-d = open(sys.argv[1], "rb").read()
-i = d.rfind(b"\0\0\0\1")
-open(sys.argv[2], "wb").write(d[:i] if i > 0 else b"")' "$1" "$2"
+p = open(sys.argv[1], "rb").read().split(b"\0\0\0\1")[:-1]
+while len(p) > 1 and p[-1] and (p[-1][0] & 0x1f) in (7, 8):
+	p.pop()
+open(sys.argv[2], "wb").write(b"\0\0\0\1".join(p))' "$1" "$2"
 }
 
 # decode NAME URL-OR-FILE MIN: ffmpeg decodes at least MIN frames with no
@@ -81,6 +83,23 @@ decode first_client_whole "$TMP/first_cut.h264" 200
 idr=$(ffprobe -v error -show_frames -show_entries frame=key_frame -of csv=p=0 "$TMP/first_cut.h264" | grep -c '^1')
 check join_forces_idr "$([ "$idr" -ge 2 ]; echo $?)" "$idr IDRs in the first client's 9 s (gop 300)"
 check one_encoder_per_output "$([ "$outs" = 1 ]; echo $?)" "$outs H.264 outputs (want 1)"
+
+# The device mode switches under an H.264 client (an MJPEG client wants
+# more than its 320x240 I420 mode): its output gets a new encoder, whose
+# first picture is an IDR; the Annex-B stream decodes without an error
+# across it, and the MP4 client (same parameter sets) goes on.
+curl -s -o "$TMP/sw.h264" --max-time 7 "$U/stream.h264?size=320x240" & a=$!
+curl -s -o "$TMP/sw.mp4" --max-time 7 "$U/stream.mp4?size=320x240" & b=$!
+sleep 2.5
+curl -s -o /dev/null --max-time 2.5 "$U/stream?size=640x480"
+wait $a $b
+switches=$(grep -ac 'mode .* -> ' "$VLOG")
+cut_au "$TMP/sw.h264" "$TMP/sw_cut.h264"
+decode switch_annexb_decodes "$TMP/sw_cut.h264" 150
+idr=$(ffprobe -v error -show_frames -show_entries frame=key_frame -of csv=p=0 "$TMP/sw_cut.h264" | grep -c '^1')
+check switch_new_idr "$([ "$idr" -ge 2 ] && [ "$switches" -ge 2 ]; echo $?)" "$idr IDRs, $switches mode switches in the log"
+n=$(timeout 30 ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$TMP/sw.mp4" 2>/dev/null)
+check switch_mp4_kept "$([ "${n:-0}" -ge 150 ]; echo $?)" "the MP4 client got ${n:-0} frames in 7 s"
 
 # A slow reader: 8 KiB receive buffer, 8 KB/s, 8 s, on a stream of ~30 KB/s.
 python3 -c 'import socket, sys, time
