@@ -20,6 +20,12 @@
 #                         decoder at >= 30 dB PSNR, key frames per GOP, and a
 #                         refused frame falling back to the CPU encoder; its own
 #                         lines (m2m_enc.single.*) carry the figures
+#   m2m.vim2m_convert     build/tools/m2m_conv_check: vim2m as a raw->raw
+#                         converter (RGB24->BGR24, RGB24->RGB565,
+#                         RGB565->RGB24, RGB24->YUYV, RGB565->YUYV at 640x480)
+#                         on vivid's frames, its output compared with vcapd's
+#                         CPU converter (vc_conv_run) within the tolerances
+#                         measured and explained in that file
 # Then vicodec is reloaded in the same guest with multiplanar=1 (the API
 # bcm2835-codec uses):
 #   m2m.enc_mplane        the same checks through the multi-planar API
@@ -31,6 +37,7 @@ cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
 LIST=$B/tools/m2m_list
 ENC_CHECK=$B/tools/m2m_enc_check
+CONV_CHECK=$B/tools/m2m_conv_check
 VCAPD=${VCAPD:-$B/vcapd}
 
 # node NAME: /dev/videoN whose sysfs name is NAME (vicodec's three nodes
@@ -51,6 +58,8 @@ if [ "${1:-}" = "--guest" ]; then
 		echo $? >"$work/enc_$1.rc"
 	}
 	enc_check single
+	timeout 60 $CONV_CHECK "$(node vivid-000-vid-cap)" "$(node vim2m)" >"$work/conv" 2>"$work/conv.err"
+	echo $? >"$work/conv.rc"
 	ls /dev/video* >"$work/all" 2>&1
 	port=18931
 	# daemon RUN ENCODER: starts vcapd with one test camera, waits for /api/status
@@ -84,7 +93,8 @@ if [ "${1:-}" = "--guest" ]; then
 	exit 0
 fi
 
-[ -x "$LIST" ] && [ -x "$VCAPD" ] && [ -x "$ENC_CHECK" ] || { echo "m2m.build: FAIL $LIST or $VCAPD missing (make all)"; exit 1; }
+[ -x "$LIST" ] && [ -x "$VCAPD" ] && [ -x "$ENC_CHECK" ] && [ -x "$CONV_CHECK" ] ||
+	{ echo "m2m.build: FAIL $LIST, $ENC_CHECK, $CONV_CHECK or $VCAPD missing (make all)"; exit 1; }
 work=$(mktemp -d "$PWD/build/vm-m2m.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cache=${VIVID_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vivid-vm}
@@ -132,6 +142,10 @@ enc_res() {
 	res m2m.enc_$1 $? "exit $(cat "$work/enc_$1.rc" 2>/dev/null); $(grep ': FAIL' "$work/enc_$1" 2>/dev/null | head -3 | tr '\n' ' ') $(tail -3 "$work/enc_$1.err" 2>/dev/null | tr '\n' ' ')"
 }
 enc_res single
+cat "$work/conv" 2>/dev/null
+[ "$(cat "$work/conv.rc" 2>/dev/null)" = 0 ] && grep -q '^m2m_conv.single: 0 failed' "$work/conv" &&
+	[ "$(grep -c '^m2m_conv.single.[a-z0-9_]*: OK' "$work/conv")" = 5 ]
+res m2m.vim2m_convert $? "exit $(cat "$work/conv.rc" 2>/dev/null); $(grep ': FAIL' "$work/conv" 2>/dev/null | head -3 | tr '\n' ' ') $(tail -3 "$work/conv.err" 2>/dev/null | tr '\n' ' ')"
 
 enc=$(sed -n 's/^stateful-encoder //p' "$work/nodes")
 # clean RUN: the daemon stopped with status 0 and no sanitizer report
@@ -183,8 +197,8 @@ else
 fi
 } | tee "$work/res"
 n=$(grep -c '^m2m\.[a-z_0-9]*: OK$' "$work/res")
-[ "$n" = 12 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
+[ "$n" = 13 ] && ! grep -q ': FAIL' "$work/res" "$work/out" && [ $rc = 0 ]
 st=$?
-res m2m.summary $st "only $n of 12 checks passed"
+res m2m.summary $st "only $n of 13 checks passed"
 echo "m2m.time: $(( $(date +%s) - start )) s (not a check)"
 exit $st
