@@ -133,6 +133,19 @@ struct vc_frame *vc_frame_copy(const struct vc_frame *src)
 	return f;
 }
 
+void vc_frame_reset(struct vc_frame *f)
+{
+	struct vc_frame keep = { .fmt = f->fmt, .geom = f->geom, .owned = f->owned,
+				 .owned_size = f->owned_size };
+
+	for (int i = 0; i < 3; i++)
+		keep.mem[i] = f->mem[i];
+	*f = keep;
+	atomic_init(&f->refs, 1);
+	for (int i = 0; i < f->geom.mem_planes; i++)
+		f->bytesused[i] = f->geom.mem_size[i];
+}
+
 struct vc_frame *vc_frame_ref(struct vc_frame *f)
 {
 	atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);

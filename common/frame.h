@@ -86,6 +86,11 @@ size_t vc_frame_copy_size(const struct vc_frame *src);
 void vc_frame_copy_to(struct vc_frame *f, const struct vc_frame *src, uint8_t *data);
 
 struct vc_frame *vc_frame_ref(struct vc_frame *f);
+
+/* Makes heap frame f (refs 1, its storage no one else reads) fresh for
+ * reuse: metadata as vc_frame_new() left it, storage, format and layout
+ * kept, bytesused back to the plane sizes. */
+void vc_frame_reset(struct vc_frame *f);
 void vc_frame_unref(struct vc_frame *f); /* NULL is a no-op */
 
 /* Pointer to the first byte of colour plane p (mem + plane offset). */

@@ -28,6 +28,10 @@ struct scratch {
 	struct vc_image img;
 };
 
+/* Results the pipeline keeps for reuse (result_frame): the latest one an
+ * output holds and the one in flight (what the memory budget estimates). */
+#define KEEP 2
+
 struct vc_pipeline {
 	struct vc_mode mode;
 	struct vc_plan plan;
@@ -36,6 +40,8 @@ struct vc_pipeline {
 	struct vc_jpeg *jpeg;
 	struct vc_conv *conv;
 	struct scratch s[3];
+	struct vc_frame *keep[KEEP]; /* one ref each, for reuse */
+	unsigned keep_next;          /* the slot a new result takes */
 	/* H.264 plans: `pic` makes the I420 picture, `enc` encodes it */
 	struct vc_pipeline *pic;
 	struct vc_h264enc *enc;
@@ -161,6 +167,8 @@ void vc_pipeline_free(struct vc_pipeline *p)
 		return;
 	for (int i = 0; i < 3; i++)
 		scratch_free(&p->s[i]);
+	for (int i = 0; i < KEEP; i++)
+		vc_frame_unref(p->keep[i]);
 	vc_jpeg_free(p->jpeg);
 	vc_conv_free(p->conv);
 	vc_pipeline_free(p->pic);
@@ -221,6 +229,34 @@ static struct vc_frame *jpeg_frame(const struct vc_fmt *mjpg, uint32_t w, uint32
 	return f;
 }
 
+/* A result frame of fmt, w x h (JPEG, jpeg_cap > 0: with room for that
+ * many bytes) for the caller, one ref. A result made earlier is reused once
+ * nobody else holds it (its refs back to the pipeline's own): an output's
+ * results stay a few allocations instead of a malloc and free per frame,
+ * which left glibc's arenas holding tens of MiB of freed frames under many
+ * outputs (tests/integ/qa_memory_budget.sh) and faulted fresh pages in.
+ * Only this pipeline's job (one at a time) calls it; other holders only
+ * ever drop their refs, so refs == 1 stays true once seen. */
+static struct vc_frame *result_frame(struct vc_pipeline *p, const struct vc_fmt *fmt, uint32_t w,
+				     uint32_t h, size_t jpeg_cap)
+{
+	for (unsigned i = 0; i < KEEP; i++) {
+		struct vc_frame *f = p->keep[i];
+		if (!f || atomic_load_explicit(&f->refs, memory_order_acquire) != 1 || f->fmt != fmt ||
+		    f->geom.width != w || f->geom.height != h || f->owned_size < jpeg_cap)
+			continue;
+		vc_frame_reset(f);
+		return vc_frame_ref(f);
+	}
+	struct vc_frame *f = jpeg_cap ? jpeg_frame(fmt, w, h, jpeg_cap) : vc_frame_new_fmt(fmt, w, h);
+	if (!f)
+		return NULL;
+	unsigned k = p->keep_next++ % KEEP;
+	vc_frame_unref(p->keep[k]); /* a holder elsewhere keeps it alive */
+	p->keep[k] = vc_frame_ref(f);
+	return f;
+}
+
 static int out_image(struct vc_frame *f, struct vc_image *img)
 {
 	uint8_t *mem[3] = { NULL, NULL, NULL };
@@ -267,7 +303,7 @@ static int run_repack(struct vc_pipeline *p, const struct vc_frame *in, const st
 		      const struct vc_colorimetry *color, struct vc_frame **out)
 {
 	struct vc_image dst;
-	struct vc_frame *o = vc_frame_new_fmt(p->out_fmt, in->geom.width, in->geom.height);
+	struct vc_frame *o = result_frame(p, p->out_fmt, in->geom.width, in->geom.height, 0);
 	if (!o)
 		return -ENOMEM;
 	out_image(o, &dst);
@@ -287,8 +323,8 @@ static int run_jpeg_xform(struct vc_pipeline *p, const struct vc_frame *in,
 {
 	uint32_t w, h;
 	size_t len;
-	struct vc_frame *o = jpeg_frame(p->out_fmt, p->mode.width, p->mode.height,
-					info->size + info->size / 4 + 4096);
+	struct vc_frame *o = result_frame(p, p->out_fmt, p->mode.width, p->mode.height,
+					  info->size + info->size / 4 + 4096);
 	if (!o)
 		return -ENOMEM;
 	int rc = vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate, p->t.flip,
@@ -440,9 +476,9 @@ static int run_general(struct vc_pipeline *p, const struct vc_frame *in,
 
 	struct vc_frame *o;
 	if (r.encode)
-		o = jpeg_frame(p->out_fmt, r.ow, r.oh, 0);
+		o = result_frame(p, p->out_fmt, r.ow, r.oh, vc_jpeg_bound(r.ow, r.oh));
 	else
-		o = vc_frame_new_fmt(p->out_fmt, r.ow, r.oh);
+		o = result_frame(p, p->out_fmt, r.ow, r.oh, 0);
 	if (!o)
 		return -ENOMEM;
 	out_image(o, &r.dst);

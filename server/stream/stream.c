@@ -99,6 +99,19 @@ static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
 }
 
+/* A URL that names nothing about the picture (what an <img src=/stream> or
+ * a dashboard's /snapshot asks for): the camera's default MJPEG picture. The
+ * memory budget always admits it: it is one output per camera, and an
+ * attack that fills the budget must not take the plain URL from everyone. */
+static int default_picture(int raw, const struct vc_params *p)
+{
+	const unsigned picture = VC_PARAM_FORMAT | VC_PARAM_WIDTH | VC_PARAM_HEIGHT |
+				 VC_PARAM_SIZE | VC_PARAM_FPS | VC_PARAM_QUALITY | VC_PARAM_ROTATE |
+				 VC_PARAM_FLIP | VC_PARAM_BITRATE | VC_PARAM_GOP;
+
+	return raw == 0 && !(p->given & picture);
+}
+
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
 				     enum hub_kind kind, struct vc_params *p,
 				     enum MHD_Result *res)
@@ -138,7 +151,7 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 	if (h)
 		policy_resolve(h, &p->req);
 	char err[256];
-	if (h && budget_admit(h, &p->req, err, sizeof(err)) < 0) {
+	if (h && !default_picture(raw, p) && budget_admit(h, &p->req, err, sizeof(err)) < 0) {
 		char peer[64];
 		log_info("%s %s from %s: 503 %s", r->method, r->url, vc_http_peer(r, peer, sizeof(peer)), err);
 		*res = vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err);
