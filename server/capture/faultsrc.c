@@ -8,6 +8,8 @@
  *   streamon=K   the next K start() calls fail with -EINVAL
  *   enodev@N     dequeue fails with -ENODEV after N frames, once; the next
  *                open fails with -ENOENT (unplugged) unless open= says more
+ *   replug@N     like enodev@N, but on every instance: unplugged after each
+ *                N frames, back at the second open (repeated replug cycles)
  *   qbuf@N       the N-th queue() fails with -ENODEV, once
  *   error@N      frame N (per instance, counted from 0) has the ERROR flag, once
  *   short@N      frame N is half its size, once
@@ -25,9 +27,9 @@
 #include "common/log.h"
 #include "server/capture/source.h"
 
-enum { R_ENODEV, R_QBUF, R_ERROR, R_SHORT, R_STALL, R_EVENT, R_COUNT };
+enum { R_ENODEV, R_QBUF, R_ERROR, R_SHORT, R_STALL, R_EVENT, R_REPLUG, R_COUNT };
 static const char *const rule_names[R_COUNT] = { "enodev", "qbuf", "error", "short", "stall",
-						 "event" };
+						 "event", "replug" };
 
 /* What survives a reopen: remaining open/start failures and which one-shot
  * rules already fired. */
@@ -237,7 +239,7 @@ static int fs_dequeue(struct vc_src *s, struct vc_src_buf *b)
 		return -ENODEV;
 	if (f->stalled)
 		return -EAGAIN;
-	if (fire(f, R_ENODEV, f->frames)) {
+	if (fire(f, R_ENODEV, f->frames) || (f->at[R_REPLUG] >= 0 && f->frames >= f->at[R_REPLUG])) {
 		f->gone = 1;
 		/* Unplugged: the node stays away for the next open. */
 		pthread_mutex_lock(&states_mu);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/videodev2.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +590,21 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 	return send_json(r, &j);
 }
 
+/* The allocator's view (glibc mallinfo2, all arenas): bytes in use, and
+ * bytes freed but kept (RSS includes them until a trim). A leak grows
+ * in_use; RSS alone also moves with the high-water mark of what clients
+ * took at once (tests/vm/day.sh). */
+static void json_heap(struct vc_json *j)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	vc_json_key(j, "heap");
+	vc_json_obj_begin(j);
+	vc_json_kuint(j, "in_use", mi.uordblks + mi.hblkhd);
+	vc_json_kuint(j, "free_kept", mi.fordblks);
+	vc_json_obj_end(j);
+}
+
 static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
@@ -605,6 +621,7 @@ static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 		vc_json_kuint(&j, vc_mem_kind_name((enum vc_mem_kind)k),
 			      vc_mem_held((enum vc_mem_kind)k));
 	vc_json_obj_end(&j);
+	json_heap(&j);
 	vc_json_key(&j, "cams");
 	vc_json_arr_begin(&j);
 	for (size_t i = 0; i < vc_streams_n_cams(a->s); i++)
