@@ -196,6 +196,11 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 	}
 	cam->st.frames++;
 	cam->fps_n++;
+	/* the capture's own timeline (driver sequence, capture time, dequeue
+	 * time): what a client's gap is measured against (tests/vm/day.sh) */
+	log_debug("%s: frame seq %llu ts %lld.%06lld at %.6f", cam->id,
+		  (unsigned long long)f->seq, (long long)(f->ts_real_us / 1000000),
+		  (long long)(f->ts_real_us % 1000000), (double)real_us() / 1e6);
 	if (cam->on_frame)
 		cam->on_frame(cam->opaque, f);
 	vc_frame_unref(f);

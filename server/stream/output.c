@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "server/stream/hwenc.h"
@@ -203,7 +204,7 @@ struct job {
 	uint64_t gen;             /* hub generation the pipeline belongs to */
 	struct vc_frame *src, *res;
 	int ret;
-	int64_t t0, t_work;
+	int64_t t0, t_start, t_work; /* submitted, started (monotonic us), work time */
 };
 
 static void output_submit(struct output *o, struct vc_frame *f);
@@ -214,8 +215,28 @@ static void job_work(void *arg, unsigned worker)
 	int64_t t = now_us();
 
 	(void)worker; /* pipelines belong to outputs, not to worker threads */
+	j->t_start = t;
 	j->ret = vc_pipeline_run(j->pipe, j->src, &j->res);
 	j->t_work = now_us() - t;
+}
+
+/* When an output was busy with a frame (debug): what a stream client's gaps
+ * are measured against in tests/vm/day.sh. Epoch seconds: submitted,
+ * started, finished on the worker, picked up by the loop (now). */
+static void job_log(const struct job *j, int64_t ts_real_us)
+{
+	struct timespec rt;
+	const struct output *o = j->o;
+	int64_t mono = now_us();
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	double now = (double)rt.tv_sec + (double)rt.tv_nsec / 1e9;
+	log_debug("cam %s: output %ux%u q%u: frame ts %lld.%06lld submitted %.6f started %.6f "
+		  "worked %.6f done %.6f", o->hub->cam ? vc_cam_id(o->hub->cam) : "-",
+		  o->plan.out.width, o->plan.out.height, o->plan.out.quality,
+		  (long long)(ts_real_us / 1000000), (long long)(ts_real_us % 1000000),
+		  now - (double)(mono - j->t0) / 1e6, now - (double)(mono - j->t_start) / 1e6,
+		  now - (double)(mono - j->t_start - j->t_work) / 1e6, now);
 }
 
 static void job_done(void *arg, int status)
@@ -223,6 +244,7 @@ static void job_done(void *arg, int status)
 	struct job *j = arg;
 	struct output *o = j->o;
 	struct vc_streams *s = o->hub->s;
+	int64_t ts = j->src->ts_real_us;
 
 	o->busy = 0;
 	vc_frame_unref(j->src);
@@ -234,6 +256,8 @@ static void job_done(void *arg, int status)
 		double ms = (double)j->t_work / 1000.0;
 
 		o->process_ms = o->process_ms ? o->process_ms * 0.9 + ms * 0.1 : ms;
+		if (vc_log_level >= VC_LOG_DEBUG)
+			job_log(j, ts);
 		output_publish(o, j->res, 0, 0);
 		vc_http_wake(s->http);
 	}
@@ -282,6 +306,7 @@ static void output_submit(struct output *o, struct vc_frame *f)
 	j->pipe = o->pipe;
 	j->gen = o->hub->gen;
 	j->src = vc_frame_ref(f);
+	j->t0 = now_us();
 	if (vc_workers_submit(s->workers, job_work, job_done, j) < 0) {
 		vc_frame_unref(j->src);
 		free(j);

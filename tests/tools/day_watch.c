@@ -3,11 +3,16 @@
  *
  *   day_watch sample PORT PID INTERVAL_MS STOPFILE
  *     every INTERVAL_MS until STOPFILE exists, one line:
- *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS"
- *     (GET /api/status of the first camera; /proc/PID for the rest)
+ *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS FRAMES DROPPED
+ *      BUSY_DROPS RSS_ANON_KB RSS_FILE_KB RSS_SHMEM_KB THREADS HEAP_KB"
+ *     (GET /api/status: the first camera's mode, state, its capture's
+ *     frames and driver-reported drops, the outputs' busy drops summed,
+ *     the heap's bytes in use; /proc/PID for the rest)
  *   day_watch stream PORT PATH SECONDS
- *     GET PATH (an MJPEG stream) for SECONDS; one line per part, the epoch
- *     time (s) its header arrived; then "# parts N bytes B" on stderr.
+ *     GET PATH (an MJPEG stream) for SECONDS; one line per part: the epoch
+ *     time (s) its boundary arrived, its X-Timestamp (capture time) and
+ *     X-Frame-Seq ("-" when absent), 1 if it is a placeholder else 0; then
+ *     "# parts N bytes B" on stderr.
  * Exit 0, or 2 on bad usage. */
 
 #include <arpa/inet.h>
@@ -97,6 +102,8 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 		double t0 = now_mono();
 		char mode[32] = "none", state[32] = "none";
 		unsigned w = 0, h = 0, outputs = 0, clients = 0;
+		unsigned long frames = 0, dropped = 0, busy = 0, heap = 0;
+		long anon = 0, file = 0, shmem = 0, threads = 0;
 		int fd = get(port, "/api/status");
 
 		if (fd >= 0) {
@@ -113,6 +120,18 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 				sscanf(s, "\"state\":\"%31[a-z]", state);
 			outputs = count(buf, "\"plan\":");
 			clients = count(buf, "\"peer\":");
+			const char *hp2 = strstr(buf, "\"heap\":{\"in_use\":");
+			if (hp2)
+				sscanf(hp2, "\"heap\":{\"in_use\":%lu", &heap);
+			const char *sp = strstr(buf, "\"stats\":{");
+			if (sp)
+				sscanf(sp, "\"stats\":{\"frames\":%lu,\"dropped\":%lu", &frames,
+				       &dropped);
+			for (const char *b = buf; (b = strstr(b, "\"busy_drops\":")); b++) {
+				unsigned long v = 0;
+				if (sscanf(b, "\"busy_drops\":%lu", &v) == 1)
+					busy += v;
+			}
 		}
 		unsigned long ut = 0, st = 0;
 		long rss = 0;
@@ -132,9 +151,13 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 		snprintf(path, sizeof(path), "/proc/%d/status", pid);
 		f = fopen(path, "r");
 		if (f) {
-			while (fgets(line, sizeof(line), f))
-				if (sscanf(line, "VmRSS: %ld", &rss) == 1)
-					break;
+			while (fgets(line, sizeof(line), f)) {
+				sscanf(line, "VmRSS: %ld", &rss);
+				sscanf(line, "RssAnon: %ld", &anon);
+				sscanf(line, "RssFile: %ld", &file);
+				sscanf(line, "RssShmem: %ld", &shmem);
+				sscanf(line, "Threads: %ld", &threads);
+			}
 			fclose(f);
 		}
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
@@ -145,14 +168,70 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 				fds += e->d_name[0] != '.';
 			closedir(d);
 		}
-		printf("%.3f %s %s %lu %ld %u %u %u\n", now_real(), mode, state, ut + st, rss, fds,
-		       outputs, clients);
+		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu\n", now_real(),
+		       mode, state, ut + st, rss, fds, outputs, clients, frames, dropped, busy, anon,
+		       file, shmem, threads, heap / 1024);
 		fflush(stdout);
 		double left = ival_ms / 1000.0 - (now_mono() - t0);
 		if (left > 0)
 			usleep((useconds_t)(left * 1e6));
 	}
 	return 0;
+}
+
+/* One part's header being read: the arrival time of its boundary and its
+ * bytes so far (the header can straddle two reads). */
+struct part_hdr {
+	double t;
+	char b[512];
+	size_t n;
+	int pending;
+};
+
+static const char *hdr_val(const char *h, const char *name, char *out, size_t len)
+{
+	const char *p = strstr(h, name);
+	size_t k = 0;
+
+	if (!p) {
+		snprintf(out, len, "-");
+		return out;
+	}
+	p += strlen(name);
+	while (*p == ' ')
+		p++;
+	while (k + 1 < len && p[k] && p[k] != '\r' && p[k] != '\n') {
+		out[k] = p[k];
+		k++;
+	}
+	out[k] = '\0';
+	return out;
+}
+
+/* Prints the part: "ARRIVAL X-TIMESTAMP X-FRAME-SEQ PLACEHOLDER". */
+static void part_emit(struct part_hdr *h)
+{
+	char ts[32], seq[32];
+
+	h->b[h->n] = '\0';
+	hdr_val(h->b, "X-Timestamp:", ts, sizeof(ts));
+	hdr_val(h->b, "X-Frame-Seq:", seq, sizeof(seq));
+	printf("%.3f %s %s %d\n", h->t, ts, seq, strstr(h->b, "X-Placeholder") != NULL);
+	h->pending = 0;
+}
+
+/* Adds bytes to a pending header; prints the part once the header is whole. */
+static void part_feed(struct part_hdr *h, const char *p, size_t n)
+{
+	if (!h->pending)
+		return;
+	if (n > sizeof(h->b) - 1 - h->n)
+		n = sizeof(h->b) - 1 - h->n;
+	memcpy(h->b + h->n, p, n);
+	h->n += n;
+	h->b[h->n] = '\0';
+	if (strstr(h->b, "\r\n\r\n") || h->n == sizeof(h->b) - 1)
+		part_emit(h);
 }
 
 static int stream(int port, const char *path, int seconds)
@@ -163,6 +242,7 @@ static int stream(int port, const char *path, int seconds)
 	size_t carry = 0;
 	unsigned long long bytes = 0, parts = 0;
 	double end = now_mono() + seconds;
+	struct part_hdr h = { 0 };
 	int fd = get(port, path);
 
 	if (fd < 0) {
@@ -184,13 +264,26 @@ static int stream(int port, const char *path, int seconds)
 		bytes += (unsigned long long)k;
 		size_t n = carry + (size_t)k;
 		double t = now_real();
-		for (char *s = buf; (s = memmem(s, (size_t)(buf + n - s), mark, ml)); s += ml) {
-			printf("%.3f\n", t);
+		char *s = buf, *e = buf + n;
+		char *m = memmem(s, (size_t)(e - s), mark, ml);
+		/* the rest of a header begun in an earlier read: only new bytes */
+		char *upto = m ? m : e;
+		if (upto > buf + carry)
+			part_feed(&h, buf + carry, (size_t)(upto - (buf + carry)));
+		for (; m; m = memmem(s, (size_t)(e - s), mark, ml)) {
+			if (h.pending)
+				part_emit(&h);
+			h = (struct part_hdr){ .t = t, .pending = 1 };
 			parts++;
+			s = m + ml;
+			char *next = memmem(s, (size_t)(e - s), mark, ml);
+			part_feed(&h, s, (size_t)((next ? next : e) - s));
 		}
 		carry = n < ml - 1 ? n : ml - 1;
 		memmove(buf, buf + n - carry, carry);
 	}
+	if (h.pending)
+		part_emit(&h);
 	fflush(stdout);
 	close(fd);
 	fprintf(stderr, "# parts %llu bytes %llu\n", parts, bytes);
