@@ -22,6 +22,8 @@ B=${VCAP_BUILD:-build}
 VCAPD=${VCAPD:-$B/vcapd}
 S=${SOAK_SECONDS:-${DAY_S:-120}}
 PORT=18990
+# replug cycles after the day: how many, seconds each
+RK=${DAY_REPLUGS:-3} RC=16
 
 if [ "${1:-}" = "--guest" ]; then
 	out=$2 S=$3
@@ -37,7 +39,7 @@ if [ "${1:-}" = "--guest" ]; then
 	echo "${VIVID_VM_ACCEL:-?} $F" >"$out/accel"
 	printf '[server]\nlisten = 127.0.0.1:%s\n[camera day]\ndevice = /dev/video0\ncontrol = brightness=128\n' \
 		$PORT >"$out/c.conf"
-	$VCAPD --config "$out/c.conf" >"$out/vcapd.log" 2>&1 &
+	$VCAPD --config "$out/c.conf" --log-level debug >"$out/vcapd.log" 2>&1 &
 	vp=$!
 	for i in $(seq 150); do
 		curl -s -o /dev/null --max-time 2 "$U/api/status" && break
@@ -55,9 +57,11 @@ if [ "${1:-}" = "--guest" ]; then
 	sp=$!
 	ev start
 	t0=$(date +%s)
-	$W stream $PORT "/stream?size=1280x720$F" $((S + 6)) >"$out/A.ts" 2>"$out/A.err" &
+	# A and R stay through the replug cycles after the day (RK of them, RC s each)
+	$W stream $PORT "/stream?size=1280x720$F" $((S + 6 + RK * RC)) >"$out/A.ts" 2>"$out/A.err" &
 	ap=$!
-	(curl -s -N --max-time $((S + 6)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" | wc -c >"$out/R.bytes") &
+	(curl -s -N --max-time $((S + 6 + RK * RC)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" |
+		wc -c >"$out/R.bytes") &
 	rp=$!
 	sizes="320x180 424x240 512x288 640x360 800x450 960x540 1024x576 1280x720"
 	# wall-clock seconds since t0, each action when it is due (the guest
@@ -102,6 +106,18 @@ if [ "${1:-}" = "--guest" ]; then
 		fi
 	done
 	ev end
+	# replug cycles with A and R alone: each a disconnect, RC - 8 s for
+	# vivid to come back and the mode to settle, then 8 s of quiet whose
+	# RSS and fds are compared cycle to cycle (a leak grows with each)
+	for c in $(seq $RK); do
+		t=$(date +%s)
+		ev replug
+		v4l2-ctl -d /dev/video0 -c disconnect=1 2>>"$out/ctl.err"
+		w=$((t + RC - 8 - $(date +%s))); [ $w -gt 0 ] && sleep $w
+		ev quiet
+		w=$((t + RC - $(date +%s))); [ $w -gt 0 ] && sleep $w
+		ev quiet_end
+	done
 	sleep 2
 	touch "$out/stop"
 	wait $sp
@@ -122,8 +138,8 @@ fi
 work=$(mktemp -d "$PWD/build/vm-day.XXXXXX") || exit 2
 # DAY_KEEP=1 keeps the raw data (samples, events, logs) for a look
 [ -n "${DAY_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT INT TERM
-../shared/vm/vivid-vm --timeout $((S + 300)) --vivid "n_devs=1 node_types=0x1" \
-	-- sh "$0" --guest "$work" "$S" >"$work/out" 2>"$work/vm.err"
+../shared/vm/vivid-vm --timeout $((S + RK * RC + 300)) --vivid "n_devs=1 node_types=0x1" \
+	-e DAY_REPLUGS="$RK" -- sh "$0" --guest "$work" "$S" >"$work/out" 2>"$work/vm.err"
 rc=$?
 cat "$work/out"
 if [ $rc != 0 ]; then
@@ -190,17 +206,40 @@ off=$(awk -v d="$t_disc" -v b="${t_back:-0}" -v s0="$t_start" -v e="$t_end" '
 [ "$3" = 0 ] && awk -v w="$1" 'BEGIN { exit !(w <= 2.0) }' && [ "$off" = 0 ]
 res mode_returns $? "after $4 transients the mode was 1280x720 again within $1 s at worst ($2), $3 never; $off samples off 1280x720 outside the disconnect window; $(wc -l <"$work/switches") switches logged: $(cut -d' ' -f2- "$work/switches" | tr '\n' ';' | head -c 600)"
 
-# ---- A: no gap over 1 s except at a logged switch or the disconnect
-gaps=$(awk -v d="$t_disc" -v b="${t_back:-0}" 'NR == FNR { sw[++n] = $1; next }
-	{ if (p && $1 - p > 1.0) {
-		ok = ($1 >= d - 1 && p <= b + 3)
-		for (i = 1; i <= n; i++) if (sw[i] >= p - 1 && sw[i] <= $1 + 1) ok = 1
-		printf "%s%.2fs@%.0f%s", sep, $1 - p, p - d, ok ? "" : "(!)"; sep = ","; if (!ok) bad++
-	  } p = $1; c++ }
-	END { printf " %d %d", bad + 0, c }' "$work/switches" "$work/A.ts")
-bad=$(echo "$gaps" | awk '{ print $(NF - 1) }'); na=$(echo "$gaps" | awk '{ print $NF }')
-[ "$bad" = 0 ] && [ "$na" -gt 0 ]
-res no_gap $? "A got $na frames; gaps over 1 s (s@time from the disconnect, (!) = at no switch or fault): ${gaps% * *}"
+# ---- A: no gap over 1 s that the daemon caused. At fps=2 (TCG) frames
+# are 0.5 s apart, so one frame vivid's late timer thread never produced
+# makes a 1.0 s gap and two 1.5 s, and on a busy host the guest's encode of
+# a 720p frame takes longer than the frame interval (CPU per frame 97 ms in
+# one run, 342 ms in the next; snapshots took up to 6 s): wall time alone
+# blamed the daemon for the emulated guest (gaps of 1.00-1.42 s in 2 of 3
+# runs before this check). Each gap over 1 s is judged against the
+# capture's own timeline and A's output's jobs, both from the debug log
+# (tests/vm/day_gaps.awk says how): the daemon's share is the time it held
+# a frame A was due for while A's output was not working on one (a stalled
+# loop, a switch or an output that dropped frames, a stalled send), and it
+# must stay under the same 1 s. Gaps with no frame to deliver (the
+# camera's) or with the output working (the guest's CPU) are printed with
+# their lengths. Around the planned disconnects (from 1 s before to 3 s
+# after the first streaming sample after each) the device is away: those
+# gaps are printed, not judged.
+grep ' frame seq [0-9]* ts ' "$L" | awk '{ print $(NF - 4), $(NF - 2), $NF }' >"$work/frames"
+grep ': output 1280x720 q80: frame ts ' "$L" | awk '{ print $(NF - 6), $(NF - 2) }' >"$work/jobs"
+wins=$(for d in $t_disc $(evt replug); do
+	b=$(awk -v d="$d" '$1 > d + 0.5 && $3 == "streaming" { print $1; exit }' "$work/samples")
+	echo "$(calc "$d - 1"):$(calc "${b:-$d} + 3")"
+done | tr '\n' ' ')
+rate=0; [ -n "$(cut -d' ' -f2 "$work/accel")" ] && rate=2
+set -- $(awk -v lim=1.0 -v rate=$rate -v s0="$t_start" -v wins="$wins" -f tests/vm/day_gaps.awk \
+	"$work/frames" "$work/jobs" "$work/A.ts")
+# the camera's real frame interval in this guest: dequeue to dequeue while
+# A watched, outside the disconnect
+ivs=$(awk -v s0="$t_start" -v e="$t_end" -v d="$t_disc" '$3 > s0 + 2 && $3 < e {
+	if ($3 > d - 1 && $3 < d + 6) { p = ""; next }
+	if (p != "") print $3 - p; p = $3 }' "$work/frames" | sort -n |
+	awk '{ v[NR] = $1 } END { k = int(NR * 0.99) + 1; if (k > NR) k = NR
+		if (NR) printf "median %.3f s, p99 %.3f s, max %.3f s (%d)", v[int((NR + 1) / 2)], v[k], v[NR], NR; else printf "none" }')
+[ "$1" = 0 ] && [ "$5" -gt 0 ] && [ "$6" -gt $(($5 / 2)) ]
+res no_gap $? "A got $5 parts ($6 matched to captured frames); gaps over 1 s: $1 the daemon's, $2 with the output working (guest CPU), $3 the camera's, $4 at a disconnect; a due frame held with the output idle $7 s at worst (limit 1 s), held at all $8 s; camera intervals $ivs; gap/held/idle s@s since A's start: $9"
 
 # ---- CPU per delivered frame: steady window early vs the end (A and R only
 # streaming; B and the churn between times)
@@ -214,8 +253,25 @@ w2=$(cpu_pf "$(calc "$t_end - 9")" "$(calc "$t_end - 1")")
 awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(a > 0 && b > 0 && b <= a * 1.5) }'
 res cpu_per_frame $? "CPU per frame of A: $w1 ms steady (5-14 s: A and R alone), $w2 ms in the last 8 s, after the day (limit x1.5: guest CPU time under TCG on a shared host)"
 
-# ---- RSS and fds flat: medians of a window at 45-55 % of the run (every
-# kind of client has come and gone once: warm) vs the last 10 %
+# ---- no leak: RSS, heap, fds. Over the day RSS swings with the clients
+# there (each output's pipeline scratch and frames) and with what glibc
+# keeps of freed blocks (budget.c trims only after 8 MiB were freed): one
+# run's RssAnon went 3-18 MiB with A and R plus whoever else, so the medians
+# of two windows (45-55 % of the run vs the last 10 %, +-10 %: the check
+# before this one) differed by +4..+11 MiB by chance, and the replug was
+# blamed. A leak grows with every cycle of what leaks: the churn's outputs
+# are counted below (outputs_freed); the replug is repeated RK times after
+# the day with the same clients (A and R alone), and a quiet window after
+# each is compared, the 2nd replug's (the day's was the 1st: one-off memory
+# such as scratch sized at the first reopen may come then) to the last's.
+# What a leak there would grow: the heap's bytes in use (mallinfo2, in
+# /api/status; RSS also holds freed blocks glibc keeps, a high-water mark
+# that can step up at any new peak of frames alive at once: 24 -> 30 -> 33
+# MiB over 3 quiet windows of one run), file-backed RSS (capture buffers
+# left mapped), fds, threads. The heap may move by frames in flight (a
+# 1280x720 YUYV frame is 1.8 MiB): at most 2 MiB over the cycles; a leaked
+# session (4+ capture buffers, an fd) or a leaked copy or output frame per
+# cycle goes past it. RSS is printed, not judged.
 med() { # FROM TO COLUMN
 	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b { print $c }' "$work/samples" | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
@@ -224,9 +280,18 @@ d=$(calc "$t_end - $t_start")
 a0=$(calc "$t_start + $d * 0.45"); a1=$(calc "$t_start + $d * 0.55")
 b0=$(calc "$t_end - $d * 0.10")
 r1=$(med "$a0" "$a1" 5); r2=$(med "$b0" "$t_end" 5)
-f1=$(med "$a0" "$a1" 6); f2=$(med "$b0" "$t_end" 6)
-awk -v a="$r1" -v b="$r2" -v x="$f1" -v y="$f2" 'BEGIN { exit !(a > 0 && b <= a * 1.1 && b >= a * 0.9 && y <= x * 1.1 + 1 && y >= x * 0.9 - 1) }'
-res rss_fds_flat $? "RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB, open fds $f1 -> $f2 (medians at 45-55 % of the run and in the last 10 %; +-10 %)"
+qs=$(evt quiet); qe=$(evt quiet_end)
+i=0
+for q in $qs; do # RSS HEAP RSS_FILE FDS THREADS per window
+	i=$((i + 1)); e=$(echo $qe | cut -d' ' -f$i)
+	echo "$(med "$q" "$e" 5) $(med "$q" "$e" 16) $(med "$q" "$e" 13) $(med "$q" "$e" 6) $(med "$q" "$e" 15)"
+done >"$work/cycles"
+nq=$(grep -c . "$work/cycles")
+set -- $(head -1 "$work/cycles"); q1r=$1 q1h=$2 q1m=$3 q1f=$4 q1t=$5
+set -- $(tail -1 "$work/cycles"); qnr=$1 qnh=$2 qnm=$3 qnf=$4 qnt=$5
+[ "$nq" = "$RK" ] && [ "$nq" -ge 2 ] && [ "$q1h" -gt 0 ] && [ $((qnh - q1h)) -le 2048 ] &&
+	[ "$qnm" -le $((q1m + 1024)) ] && [ "$qnf" -le "$q1f" ] && [ "$qnt" -le "$q1t" ]
+res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone): heap in use $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS $q1r -> $qnr KiB (printed); per window RSS/heap/file/fds/threads: $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
 
 # ---- outputs without clients freed: at any moment at most one output per
 # kind of client that can be there at once (A, R, B, a churn stream and a
@@ -238,7 +303,7 @@ oa=$(awk '{ if ($7 > m) m = $7 } END { print m + 0 }' "$work/samples")
 res outputs_freed $? "at most $om outputs in the last 10 % of the run, $oa at any time"
 
 # ---- every client served to the end
-lastA=$(tail -1 "$work/A.ts"); rb=$(cat "$work/R.bytes" 2>/dev/null)
+lastA=$(tail -1 "$work/A.ts" | cut -d' ' -f1); rb=$(cat "$work/R.bytes" 2>/dev/null)
 rw=$(tr -d '\r' <"$work/R.h" | sed -n 's/^X-Width: //p'); rh=$(tr -d '\r' <"$work/R.h" | sed -n 's/^X-Height: //p')
 rmin=$(( (S - 20) * 320 * 180 * 2 )) # half of 2 fps
 bmin=999; for f in "$work"/B*.ts; do n=$(wc -l <"$f"); [ "$n" -lt "$bmin" ] && bmin=$n; done

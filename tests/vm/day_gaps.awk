@@ -1,0 +1,79 @@
+# Gaps a stream client saw, told apart by who caused them (tests/vm/day.sh).
+# Input files, in this order:
+#   1. the capture's timeline: "SEQ TS AT" per frame the daemon dequeued
+#      (its debug log: driver sequence, capture timestamp, dequeue time;
+#      epoch seconds)
+#   2. the client's output's jobs: "SUBMITTED FINISHED" per frame it
+#      converted/encoded (the debug log: submitted to the workers, finished
+#      on a worker; epoch s), in submission order
+#   3. the client's parts: "ARRIVAL TS SEQ PLACEHOLDER" (day_watch stream)
+# Variables: lim (s: the longest gap a viewer may see), rate (the client's
+# fps= limit, 0 for none), s0 (epoch s: the client's start), wins ("FROM:TO
+# ..." in epoch s: the windows around the planned disconnects, where the
+# device is away and gaps are reported, not judged).
+# A gap over lim is the daemon's when it held a frame the client was due
+# for longer than lim without working on it. Held: from the moment the
+# first frame newer than the client's last one could have been dequeued
+# (its capture timestamp plus the smallest dequeue-minus-timestamp offset
+# seen: vivid's timestamps are ideal times, ~0.9 frame interval from its
+# fill) or the client's rate limit let it take one, whichever is later, to
+# the arrival of the next part. Working: the output had a frame queued for
+# or running on a worker (an encode on the guest's CPU; under TCG on a busy
+# host it takes longer than the frame interval, and frames that come
+# meanwhile wait). A loop that did not dequeue or pick up a finished frame,
+# an output or switch that dropped frames it had, a send that stalled: held
+# and not working, the daemon's. A gap with no frame to deliver is the
+# camera's (under TCG vivid's timer thread runs late and skips sequence
+# numbers): printed, not the daemon's fault.
+# Prints one line: "DAEMON_GAPS BUSY_GAPS CAMERA_GAPS WINDOW_GAPS PARTS
+# MATCHED WORST_IDLE_HELD WORST_HELD DETAIL", DETAIL the gaps over lim as
+# "gap/held/idle s@s-since-s0:kind", kind d (the daemon's: held idle over
+# lim), b (held over lim, but working: the guest's CPU), c (the camera's),
+# w (in a window).
+BEGIN { nw = split(wins, wl, " "); for (i = 1; i <= nw; i++) { split(wl[i], x, ":"); wf[i] = x[1]; wt[i] = x[2] } }
+FILENAME == ARGV[1] {
+	n++; at[n] = $3; cts[n] = $2; idx[$2] = n
+	if ($3 >= s0 && (base == "" || $3 - $2 < base)) base = $3 - $2
+	next
+}
+FILENAME == ARGV[2] { nj++; js[nj] = $1; je[nj] = $2; next }
+function busy_in(f, t,   i, b, x, y, last) { # seconds of [f, t] some job covered
+	b = 0; last = f
+	for (i = 1; i <= nj; i++) {
+		if (je[i] <= last || js[i] >= t) continue
+		x = js[i] > last ? js[i] : last; y = je[i] < t ? je[i] : t
+		if (y > x) { b += y - x; last = y }
+	}
+	return b
+}
+function due_at(pk, pr,   e, r) { # when the client could have had a newer frame
+	e = cts[pk + 1] + base; if (at[pk + 1] < e) e = at[pk + 1]
+	r = pr + (rate > 0 ? 0.9 / rate : 0)
+	return e > r ? e : r
+}
+{
+	parts++
+	a = $1
+	real = ($4 == 0 && ($2 in idx))
+	matched += real
+	inw = 0
+	for (i = 1; i <= nw; i++) if (a >= wf[i] && (pa == "" ? a : pa) <= wt[i]) inw = 1
+	held = idle = 0
+	if (real && pk && idx[$2] > pk) {
+		d0 = due_at(pk, pr)
+		held = a - d0
+		idle = held > 0 ? held - busy_in(d0, a) : 0
+	}
+	if (!inw && held > worsth) worsth = held
+	if (!inw && idle > worst) worst = idle
+	if (pa != "" && a - pa > lim) {
+		kind = inw ? "w" : idle > lim ? "d" : held > lim ? "b" : "c"
+		nk[kind]++
+		det = det sprintf("%s%.2f/%.2f/%.2f@%.0f:%s", sep, a - pa, held, idle, pa - s0, kind)
+		sep = ","
+	}
+	pa = a
+	if (real) { pk = idx[$2]; pr = a }
+}
+END { printf "%d %d %d %d %d %d %.2f %.2f %s\n", nk["d"], nk["b"], nk["c"], nk["w"], parts, matched,
+	worst, worsth, det == "" ? "none" : det }
