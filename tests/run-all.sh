@@ -52,7 +52,10 @@ for s in $suites; do
 		for t in tests/vm/boot_*.sh; do
 			[ -f "$t" ] || continue
 			run_one "$t" 1500 sh "$t"
-		done ;;
+		done
+		# the day in the life, one boot too: 90 s of day + 3 replug cycles
+		# (~2.5-3.5 min under TCG); `make day` / `make soak` run it longer
+		run_one tests/vm/day.sh 900 env DAY_S=90 sh tests/vm/day.sh ;;
 	cross) # Raspberry Pi builds (make test-cross): unit tests under qemu-user
 		for a in arm64 armhf; do
 			if ! ls build/cross-$a/tests/test_* >/dev/null 2>&1; then

@@ -4,10 +4,12 @@
  *   day_watch sample PORT PID INTERVAL_MS STOPFILE
  *     every INTERVAL_MS until STOPFILE exists, one line:
  *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS FRAMES DROPPED
- *      BUSY_DROPS RSS_ANON_KB RSS_FILE_KB RSS_SHMEM_KB THREADS HEAP_KB"
+ *      BUSY_DROPS RSS_ANON_KB RSS_FILE_KB RSS_SHMEM_KB THREADS HEAP_KB
+ *      HEAP_FREE_KEPT_KB ANON_HUGE_KB COPIES_KB"
  *     (GET /api/status: the first camera's mode, state, its capture's
  *     frames and driver-reported drops, the outputs' busy drops summed,
- *     the heap's bytes in use; /proc/PID for the rest)
+ *     the heap's bytes in use and freed but kept, the bytes of capture
+ *     copies (memory.copies); /proc/PID for the rest)
  *   day_watch stream PORT PATH SECONDS
  *     GET PATH (an MJPEG stream) for SECONDS; one line per part: the epoch
  *     time (s) its boundary arrived, its X-Timestamp (capture time) and
@@ -102,7 +104,8 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 		double t0 = now_mono();
 		char mode[32] = "none", state[32] = "none";
 		unsigned w = 0, h = 0, outputs = 0, clients = 0;
-		unsigned long frames = 0, dropped = 0, busy = 0, heap = 0;
+		unsigned long frames = 0, dropped = 0, busy = 0, heap = 0, kept = 0, copies = 0;
+		long huge = 0;
 		long anon = 0, file = 0, shmem = 0, threads = 0;
 		int fd = get(port, "/api/status");
 
@@ -122,7 +125,11 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 			clients = count(buf, "\"peer\":");
 			const char *hp2 = strstr(buf, "\"heap\":{\"in_use\":");
 			if (hp2)
-				sscanf(hp2, "\"heap\":{\"in_use\":%lu", &heap);
+				sscanf(hp2, "\"heap\":{\"in_use\":%lu,\"free_kept\":%lu", &heap, &kept);
+			const char *mp = strstr(buf, "\"memory\":{");
+			const char *cp = mp ? strstr(mp, "\"copies\":") : NULL;
+			if (cp)
+				sscanf(cp, "\"copies\":%lu", &copies);
 			const char *sp = strstr(buf, "\"stats\":{");
 			if (sp)
 				sscanf(sp, "\"stats\":{\"frames\":%lu,\"dropped\":%lu", &frames,
@@ -160,6 +167,15 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 			}
 			fclose(f);
 		}
+		/* transparent huge pages: khugepaged can back a heap's freed
+		 * pages with one, RSS then grows by 2 MiB with no allocation */
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+		f = fopen(path, "r");
+		if (f) {
+			while (fgets(line, sizeof(line), f))
+				sscanf(line, "AnonHugePages: %ld", &huge);
+			fclose(f);
+		}
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 		DIR *d = opendir(path);
 		if (d) {
@@ -168,9 +184,10 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 				fds += e->d_name[0] != '.';
 			closedir(d);
 		}
-		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu\n", now_real(),
-		       mode, state, ut + st, rss, fds, outputs, clients, frames, dropped, busy, anon,
-		       file, shmem, threads, heap / 1024);
+		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu %lu %ld %lu\n",
+		       now_real(), mode, state, ut + st, rss, fds, outputs, clients, frames, dropped,
+		       busy, anon, file, shmem, threads, heap / 1024, kept / 1024, huge,
+		       copies / 1024);
 		fflush(stdout);
 		double left = ival_ms / 1000.0 - (now_mono() - t0);
 		if (left > 0)

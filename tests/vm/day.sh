@@ -67,15 +67,17 @@ if [ "${1:-}" = "--guest" ]; then
 	# wall-clock seconds since t0, each action when it is due (the guest
 	# is slow: a loop turn can take more than a second, no counting of
 	# sleeps and no exact seconds); the first 15 s and the last 10 s: A and
-	# R alone (CPU's steady state)
+	# R alone (CPU's steady state), so each kind starts only if it is over
+	# by then (B: 6 s, a churn stream 1.5 s, a snapshot up to a few s on a
+	# busy guest; then its output lingers 2 s)
 	b=0 last=-1 hup= disc= nb=25 ns=23 nc=21
 	while :; do
 		t=$(( $(date +%s) - t0 ))
 		[ $t -ge "$S" ] && break
 		if [ $t = $last ]; then sleep 0.2; continue; fi
 		last=$t
-		busy=$([ $t -ge 15 ] && [ $t -le $((S - 10)) ] && echo 1)
-		if [ $t -ge $nb ] && [ -n "$busy" ]; then
+		busy=$([ $t -ge 15 ] && [ $t -le $((S - 14)) ] && echo 1)
+		if [ $t -ge $nb ] && [ -n "$busy" ] && [ $t -le $((S - 18)) ]; then
 			nb=$((nb + 20))
 			b=$((b + 1))
 			(ev b_join; $W stream $PORT "/stream?size=640x360$F" 6 >"$out/B$b.ts" 2>/dev/null; ev b_leave) &
@@ -135,12 +137,17 @@ if [ ! -x "$VCAPD" ] || [ ! -x "$B/tools/day_watch" ]; then
 	echo "day.build: FAIL $VCAPD or $B/tools/day_watch not built (make all)"
 	exit 1
 fi
-work=$(mktemp -d "$PWD/build/vm-day.XXXXXX") || exit 2
-# DAY_KEEP=1 keeps the raw data (samples, events, logs) for a look
-[ -n "${DAY_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT INT TERM
-../shared/vm/vivid-vm --timeout $((S + RK * RC + 300)) --vivid "n_devs=1 node_types=0x1" \
-	-e DAY_REPLUGS="$RK" -- sh "$0" --guest "$work" "$S" >"$work/out" 2>"$work/vm.err"
-rc=$?
+# DAY_KEEP=1 keeps the raw data (samples, events, logs) for a look;
+# DAY_REJUDGE=DIR judges such kept data again without a boot
+if [ -n "${DAY_REJUDGE:-}" ]; then
+	work=$DAY_REJUDGE rc=0
+else
+	work=$(mktemp -d "$PWD/build/vm-day.XXXXXX") || exit 2
+	[ -n "${DAY_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT INT TERM
+	../shared/vm/vivid-vm --timeout $((S + RK * RC + 300)) --vivid "n_devs=1 node_types=0x1" \
+		-e DAY_REPLUGS="$RK" -- sh "$0" --guest "$work" "$S" >"$work/out" 2>"$work/vm.err"
+	rc=$?
+fi
 cat "$work/out"
 if [ $rc != 0 ]; then
 	echo "day.vm: FAIL vivid-vm exit $rc: $(tail -3 "$work/vm.err" | tr '\n' ' ')"
@@ -248,10 +255,30 @@ cpu_pf() { # FROM TO (epoch): ms of CPU per frame of A
 		$1 >= a && c0 == "" { c0 = $4; t0 = $1 } $1 <= b { c1 = $4 }
 		END { printf "%.1f", f ? (c1 - c0) * 10 / f : -1 }' "$work/A.ts" "$work/samples"
 }
+# Under TCG the guest's CPU time of a frame moves with the host's load (a
+# descheduled vCPU's time is charged to whatever ran in the guest): x1.5
+# failed 2 of 5 runs on this loaded host with the same work (97 -> 158,
+# 126 -> 245 ms). So under TCG the work itself must return: the outputs
+# that ran jobs (converts/encodes, from the debug log) and the jobs per
+# frame of A, which an output left encoding after its clients, a costlier
+# plan kept or a second encode of A's picture would raise (an extra output
+# at A's rate is +1 job per frame on a steady 2); CPU time is printed, and
+# asserted (x1.5) under KVM.
+work_pf() { # FROM TO (epoch): "JOBS_PER_FRAME_OF_A OUTPUTS_WITH_JOBS"
+	awk -v a="$1" -v b="$2" 'FILENAME == ARGV[1] { if ($1 >= a && $1 <= b) f++; next }
+		/ output [0-9]*x[0-9]* q[0-9]*: frame ts / && $(NF - 6) >= a && $(NF - 6) <= b {
+			j++; for (i = 1; i < NF; i++) if ($i == "output") o[$(i + 1) $(i + 2)] = 1 }
+		END { n = 0; for (k in o) n++; printf "%.2f %d", f ? j / f : -1, n }' "$work/A.ts" "$L"
+}
 w1=$(cpu_pf "$(calc "$t_start + 5")" "$(calc "$t_start + 14")")
 w2=$(cpu_pf "$(calc "$t_end - 9")" "$(calc "$t_end - 1")")
-awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(a > 0 && b > 0 && b <= a * 1.5) }'
-res cpu_per_frame $? "CPU per frame of A: $w1 ms steady (5-14 s: A and R alone), $w2 ms in the last 8 s, after the day (limit x1.5: guest CPU time under TCG on a shared host)"
+set -- $(work_pf "$(calc "$t_start + 5")" "$(calc "$t_start + 14")") $(work_pf "$(calc "$t_end - 9")" "$(calc "$t_end - 1")")
+if [ "$accel" = kvm ]; then
+	awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(a > 0 && b > 0 && b <= a * 1.5) }'
+else
+	awk -v a="$1" -v b="$3" -v x="$2" -v y="$4" 'BEGIN { exit !(a > 0 && b > 0 && b <= a + 0.5 && y <= x) }'
+fi
+res cpu_per_frame $? "A and R alone, 5-14 s (steady) vs the last 8 s after the day: jobs per frame of A $1 -> $3 (limit +0.5 under TCG), outputs with jobs $2 -> $4 (no more); CPU per frame of A $w1 -> $w2 ms (limit x1.5 under KVM; guest $accel)"
 
 # ---- no leak: RSS, heap, fds. Over the day RSS swings with the clients
 # there (each output's pipeline scratch and frames) and with what glibc
@@ -265,13 +292,16 @@ res cpu_per_frame $? "CPU per frame of A: $w1 ms steady (5-14 s: A and R alone),
 # each is compared, the 2nd replug's (the day's was the 1st: one-off memory
 # such as scratch sized at the first reopen may come then) to the last's.
 # What a leak there would grow: the heap's bytes in use (mallinfo2, in
-# /api/status; RSS also holds freed blocks glibc keeps, a high-water mark
-# that can step up at any new peak of frames alive at once: 24 -> 30 -> 33
-# MiB over 3 quiet windows of one run), file-backed RSS (capture buffers
-# left mapped), fds, threads. The heap may move by frames in flight (a
-# 1280x720 YUYV frame is 1.8 MiB): at most 2 MiB over the cycles; a leaked
-# session (4+ capture buffers, an fd) or a leaked copy or output frame per
-# cycle goes past it. RSS is printed, not judged.
+# /api/status; RSS also holds freed blocks glibc keeps and, in the guest,
+# whatever khugepaged backs with 2 MiB pages: it rose in 2 MiB steps
+# 35.8 -> 37.8 -> 41.4 MiB over 3 quiet windows of one run with the bytes
+# in use flat at 6.46-6.48 MiB), file-backed RSS (capture buffers left
+# mapped), fds, threads. Each is the floor of its window (fds: the median,
+# as connections come and go); the heap's may still move by a frame left in
+# flight (a 1280x720 frame is 1.8 MiB): at most 2 MiB over the cycles; a
+# leaked session (4+ capture buffers, an fd) or a leaked output frame per
+# cycle goes past it. RSS is printed with the heap's freed-but-kept bytes,
+# the anonymous huge pages and the pooled copies.
 med() { # FROM TO COLUMN
 	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b { print $c }' "$work/samples" | sort -n |
 		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
@@ -281,17 +311,29 @@ a0=$(calc "$t_start + $d * 0.45"); a1=$(calc "$t_start + $d * 0.55")
 b0=$(calc "$t_end - $d * 0.10")
 r1=$(med "$a0" "$a1" 5); r2=$(med "$b0" "$t_end" 5)
 qs=$(evt quiet); qe=$(evt quiet_end)
+# column 20: the heap in use less the capture copies the camera's pool
+# keeps (common/pool.c: up to 4 frames, 7 MiB at 1280x720, kept or not by
+# chance: one run's window held 3 of them, +5.4 MiB, and the next none)
+awk '{ for (i = NF + 1; i <= 19; i++) $i = 0; print $0, $16 - $19 }' "$work/samples" >"$work/samples.x"
+lo() { # FROM TO COLUMN: the window's floor (frames in flight and
+	# connections come and go; what leaked stays)
+	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b && (m == "" || $c < m) { m = $c } END { print m + 0 }' "$work/samples.x"
+}
+mx() { # FROM TO COLUMN: the window's median, of samples.x
+	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b { print $c }' "$work/samples.x" | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
+}
 i=0
-for q in $qs; do # RSS HEAP RSS_FILE FDS THREADS per window
+for q in $qs; do # RSS HEAP RSS_FILE FDS THREADS HEAP_FREE_KEPT ANON_HUGE per window
 	i=$((i + 1)); e=$(echo $qe | cut -d' ' -f$i)
-	echo "$(med "$q" "$e" 5) $(med "$q" "$e" 16) $(med "$q" "$e" 13) $(med "$q" "$e" 6) $(med "$q" "$e" 15)"
+	echo "$(mx "$q" "$e" 5) $(lo "$q" "$e" 20) $(lo "$q" "$e" 13) $(mx "$q" "$e" 6) $(lo "$q" "$e" 15) $(mx "$q" "$e" 17) $(mx "$q" "$e" 18) $(mx "$q" "$e" 19)"
 done >"$work/cycles"
 nq=$(grep -c . "$work/cycles")
 set -- $(head -1 "$work/cycles"); q1r=$1 q1h=$2 q1m=$3 q1f=$4 q1t=$5
 set -- $(tail -1 "$work/cycles"); qnr=$1 qnh=$2 qnm=$3 qnf=$4 qnt=$5
 [ "$nq" = "$RK" ] && [ "$nq" -ge 2 ] && [ "$q1h" -gt 0 ] && [ $((qnh - q1h)) -le 2048 ] &&
 	[ "$qnm" -le $((q1m + 1024)) ] && [ "$qnf" -le "$q1f" ] && [ "$qnt" -le "$q1t" ]
-res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone): heap in use $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS $q1r -> $qnr KiB (printed); per window RSS/heap/file/fds/threads: $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
+res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone; floors of each quiet window, fds its median): heap in use less pooled copies $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS (median) $q1r -> $qnr KiB (printed); per window RSS/heap-less-copies/file/fds/threads/heap-free-kept/anon-huge-pages/copies: $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
 
 # ---- outputs without clients freed: at any moment at most one output per
 # kind of client that can be there at once (A, R, B, a churn stream and a
