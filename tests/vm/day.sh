@@ -60,6 +60,13 @@ if [ "${1:-}" = "--guest" ]; then
 	# A and R stay through the replug cycles after the day (RK of them, RC s each)
 	$W stream $PORT "/stream?size=1280x720$F" $((S + 6 + RK * RC)) >"$out/A.ts" 2>"$out/A.err" &
 	ap=$!
+	# R once the camera streams for A: a raw stream that comes first gets
+	# the camera at 320x180 at once, and A then waits out the policy's 2 s
+	# between switches (one loaded run saw the mode off 1280x720 3 s in)
+	for i in $(seq 75); do
+		tail -1 "$out/samples" 2>/dev/null | grep -q ' 1280x720 streaming ' && break
+		sleep 0.2
+	done
 	(curl -s -N --max-time $((S + 6 + RK * RC)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" |
 		wc -c >"$out/R.bytes") &
 	rp=$!
@@ -224,9 +231,10 @@ res mode_returns $? "after $4 transients the mode was 1280x720 again within $1 s
 # (tests/vm/day_gaps.awk says how): the daemon's share is the time it held
 # a frame A was due for while A's output was not working on one (a stalled
 # loop, a switch or an output that dropped frames, a stalled send), and it
-# must stay under the same 1 s. Gaps with no frame to deliver (the
-# camera's) or with the output working (the guest's CPU) are printed with
-# their lengths. Around the planned disconnects (from 1 s before to 3 s
+# must stay under the same 1 s. Gaps whose due frame was held 1 s or less
+# (the camera's interval, A's 0.45 s fps limit and the encode add up to
+# 1.0-1.35 s on a loaded host) or held with the output working (the
+# guest's CPU) are printed with their lengths. Around the planned disconnects (from 1 s before to 3 s
 # after the first streaming sample after each) the device is away: those
 # gaps are printed, not judged.
 grep ' frame seq [0-9]* ts ' "$L" | awk '{ print $(NF - 4), $(NF - 2), $NF }' >"$work/frames"
@@ -246,7 +254,7 @@ ivs=$(awk -v s0="$t_start" -v e="$t_end" -v d="$t_disc" '$3 > s0 + 2 && $3 < e {
 	awk '{ v[NR] = $1 } END { k = int(NR * 0.99) + 1; if (k > NR) k = NR
 		if (NR) printf "median %.3f s, p99 %.3f s, max %.3f s (%d)", v[int((NR + 1) / 2)], v[k], v[NR], NR; else printf "none" }')
 [ "$1" = 0 ] && [ "$5" -gt 0 ] && [ "$6" -gt $(($5 / 2)) ]
-res no_gap $? "A got $5 parts ($6 matched to captured frames); gaps over 1 s: $1 the daemon's, $2 with the output working (guest CPU), $3 the camera's, $4 at a disconnect; a due frame held with the output idle $7 s at worst (limit 1 s), held at all $8 s; camera intervals $ivs; gap/held/idle s@s since A's start: $9"
+res no_gap $? "A got $5 parts ($6 matched to captured frames); gaps over 1 s: $1 the daemon's, $2 with the output working (guest CPU), $3 with no due frame held over 1 s (the camera's interval, A's fps limit, the encode), $4 at a disconnect; a due frame held with the output idle $7 s at worst (limit 1 s), held at all $8 s; camera intervals $ivs; gap/held/idle s@s since A's start: $9"
 
 # ---- CPU per delivered frame: steady window early vs the end (A and R only
 # streaming; B and the churn between times)

@@ -22,14 +22,15 @@
 # host it takes longer than the frame interval, and frames that come
 # meanwhile wait). A loop that did not dequeue or pick up a finished frame,
 # an output or switch that dropped frames it had, a send that stalled: held
-# and not working, the daemon's. A gap with no frame to deliver is the
-# camera's (under TCG vivid's timer thread runs late and skips sequence
-# numbers): printed, not the daemon's fault.
+# and not working, the daemon's. A gap whose due frame was held lim or
+# less is the frame interval, the client's rate limit and the encode; one
+# with no frame to deliver is the camera's (under TCG vivid's timer thread
+# runs late and skips sequence numbers): printed, not the daemon's fault.
 # Prints one line: "DAEMON_GAPS BUSY_GAPS CAMERA_GAPS WINDOW_GAPS PARTS
 # MATCHED WORST_IDLE_HELD WORST_HELD DETAIL", DETAIL the gaps over lim as
 # "gap/held/idle s@s-since-s0:kind", kind d (the daemon's: held idle over
-# lim), b (held over lim, but working: the guest's CPU), c (the camera's),
-# w (in a window).
+# lim), b (held over lim, but working: the guest's CPU), c (held lim or
+# less: the camera's interval, the rate limit, the encode), w (in a window).
 BEGIN { nw = split(wins, wl, " "); for (i = 1; i <= nw; i++) { split(wl[i], x, ":"); wf[i] = x[1]; wt[i] = x[2] } }
 FILENAME == ARGV[1] {
 	n++; at[n] = $3; cts[n] = $2; idx[$2] = n
