@@ -1,10 +1,11 @@
 #!/bin/sh
 # The day test's gap judge (tests/vm/day_gaps.awk) on made-up timelines: a
 # 2 fps camera whose timestamps run 0.45 s ahead of the dequeue (as vivid's
-# do), an output encoding each frame in 0.1 s, a viewer at fps=2. Two
-# seconds (frames 40-43) go wrong in one way per case; the judge must blame
-# the daemon for frames it dropped or dequeued late, and not for frames the
-# camera never made or for an encode the guest's CPU took long over. No
+# do), an output encoding each frame in 0.1 s, a viewer at fps=2, a guest
+# half busy. Two seconds (frames 40-43) go wrong in one way per case; the
+# judge must blame the daemon for frames it dropped or dequeued late, and
+# not for frames the camera never made, for an encode the guest's CPU took
+# long over, or for a late dequeue while the guest's CPUs were saturated. No
 # daemon, no VM: a check of the check, so it cannot quietly stop failing.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_day_gaps
@@ -12,11 +13,12 @@ T=qa_day_gaps
 t0=1796000000
 # make CASE: writes $TMP/CASE.{frames,jobs,parts}
 make_case() {
-	awk -v c="$1" -v t0=$t0 -v F="$TMP/$1.frames" -v J="$TMP/$1.jobs" -v P="$TMP/$1.parts" 'BEGIN {
+	awk -v c="$1" -v t0=$t0 -v F="$TMP/$1.frames" -v J="$TMP/$1.jobs" -v P="$TMP/$1.parts" \
+		-v S="$TMP/$1.samples" 'BEGIN {
 		for (i = 0; i < 120; i++) {
 			ts = t0 + 0.5 * i; at = ts - 0.44; bad = i >= 40 && i <= 43
 			if (c == "camera" && bad) continue
-			if (c == "stall" && bad) at = t0 + 0.5 * 44 - 0.44
+			if ((c == "stall" || c == "starved") && bad) at = t0 + 0.5 * 44 - 0.44
 			printf "%d %.6f %.6f\n", i, ts, at >F
 			if (bad && c != "normal" && c != "window") {
 				if (c == "busy" && i == 40)
@@ -26,13 +28,17 @@ make_case() {
 			printf "%.6f %.6f\n", at + 0.005, at + 0.1 >J
 			printf "%.3f %.6f %d 0\n", at + 0.11, ts, i >P
 		}
+		for (s = 0; s <= 60; s++) { # the guest 50 % busy, saturated 19-23 s when starved
+			idle += (c == "starved" && s > 19 && s <= 23) ? 5 : 100
+			printf "%d%s %d %d\n", t0 + s, substr(" x x x x x x x x x x x x x x x x x x", 1, 36), idle, 200 * s >S
+		}
 	}'
 }
 judge() { # CASE [WINDOWS]: "DAEMON BUSY CAMERA WINDOW PARTS MATCHED IDLE HELD DETAIL"
 	awk -v lim=1.0 -v rate=2 -v s0=$t0 -v wins="${2:-}" -f tests/vm/day_gaps.awk \
-		"$TMP/$1.frames" "$TMP/$1.jobs" "$TMP/$1.parts"
+		"$TMP/$1.frames" "$TMP/$1.jobs" "$TMP/$1.samples" "$TMP/$1.parts"
 }
-for c in normal camera busy dropped stall window; do make_case $c; done
+for c in normal camera busy dropped stall starved window; do make_case $c; done
 # "window": frames dropped as in "dropped" but inside a planned disconnect
 awk -v t0=$t0 '!($1 > t0 + 19 && $1 < t0 + 22)' "$TMP/window.parts" >"$TMP/w" && mv "$TMP/w" "$TMP/window.parts"
 awk -v t0=$t0 '!($1 > t0 + 19 && $1 < t0 + 22)' "$TMP/window.jobs" >"$TMP/w" && mv "$TMP/w" "$TMP/window.jobs"
@@ -47,5 +53,7 @@ set -- $(judge dropped); [ "$1" = 1 ]
 check dropped_frames_blamed $? "$*"
 set -- $(judge stall); [ "$1" = 1 ]
 check late_dequeue_blamed $? "$*"
+set -- $(judge starved); [ "$1" = 0 ] && [ "$2" = 1 ]
+check starved_loop_not_blamed $? "$*"
 set -- $(judge window "$win"); [ "$1" = 0 ] && [ "$4" = 1 ]
 check window_not_judged $? "$*"

@@ -5,11 +5,12 @@
  *     every INTERVAL_MS until STOPFILE exists, one line:
  *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS FRAMES DROPPED
  *      BUSY_DROPS RSS_ANON_KB RSS_FILE_KB RSS_SHMEM_KB THREADS HEAP_KB
- *      HEAP_FREE_KEPT_KB ANON_HUGE_KB COPIES_KB"
+ *      HEAP_FREE_KEPT_KB ANON_HUGE_KB COPIES_KB CPU_IDLE CPU_ALL"
  *     (GET /api/status: the first camera's mode, state, its capture's
  *     frames and driver-reported drops, the outputs' busy drops summed,
  *     the heap's bytes in use and freed but kept, the bytes of capture
- *     copies (memory.copies); /proc/PID for the rest)
+ *     copies (memory.copies); /proc/PID for the rest; the last two the
+ *     machine's idle+iowait and all jiffies from /proc/stat)
  *   day_watch stream PORT PATH SECONDS
  *     GET PATH (an MJPEG stream) for SECONDS; one line per part: the epoch
  *     time (s) its boundary arrived, its X-Timestamp (capture time) and
@@ -176,6 +177,19 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 				sscanf(line, "AnonHugePages: %ld", &huge);
 			fclose(f);
 		}
+		/* the guest's CPUs: idle (+iowait) and all jiffies, to tell a
+		 * starved loop from a stalled one */
+		unsigned long long cu[8] = { 0 }, idle = 0, total = 0;
+		f = fopen("/proc/stat", "r");
+		if (f) {
+			if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &cu[0], &cu[1],
+				   &cu[2], &cu[3], &cu[4], &cu[5], &cu[6], &cu[7]) == 8) {
+				idle = cu[3] + cu[4];
+				for (int k = 0; k < 8; k++)
+					total += cu[k];
+			}
+			fclose(f);
+		}
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 		DIR *d = opendir(path);
 		if (d) {
@@ -184,10 +198,11 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 				fds += e->d_name[0] != '.';
 			closedir(d);
 		}
-		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu %lu %ld %lu\n",
+		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu %lu %ld %lu %llu "
+		       "%llu\n",
 		       now_real(), mode, state, ut + st, rss, fds, outputs, clients, frames, dropped,
 		       busy, anon, file, shmem, threads, heap / 1024, kept / 1024, huge,
-		       copies / 1024);
+		       copies / 1024, idle, total);
 		fflush(stdout);
 		double left = ival_ms / 1000.0 - (now_mono() - t0);
 		if (left > 0)

@@ -6,7 +6,9 @@
 #   2. the client's output's jobs: "SUBMITTED FINISHED" per frame it
 #      converted/encoded (the debug log: submitted to the workers, finished
 #      on a worker; epoch s), in submission order
-#   3. the client's parts: "ARRIVAL TS SEQ PLACEHOLDER" (day_watch stream)
+#   3. day_watch's samples: column 1 the epoch time, 20 and 21 the guest's
+#      idle and all CPU jiffies
+#   4. the client's parts: "ARRIVAL TS SEQ PLACEHOLDER" (day_watch stream)
 # Variables: lim (s: the longest gap a viewer may see), rate (the client's
 # fps= limit, 0 for none), s0 (epoch s: the client's start), wins ("FROM:TO
 # ..." in epoch s: the windows around the planned disconnects, where the
@@ -20,7 +22,10 @@
 # the arrival of the next part. Working: the output had a frame queued for
 # or running on a worker (an encode on the guest's CPU; under TCG on a busy
 # host it takes longer than the frame interval, and frames that come
-# meanwhile wait). A loop that did not dequeue or pick up a finished frame,
+# meanwhile wait), or the guest's CPUs were 90 % busy or more between two
+# samples (the loop thread then waits for a CPU: one loaded run's loop
+# picked up finished jobs 0.75 s late while curl started, which takes
+# seconds of CPU under TCG). A loop that did not dequeue or pick up a finished frame,
 # an output or switch that dropped frames it had, a send that stalled: held
 # and not working, the daemon's. A gap whose due frame was held lim or
 # less is the frame interval, the client's rate limit and the encode; one
@@ -29,7 +34,7 @@
 # Prints one line: "DAEMON_GAPS BUSY_GAPS CAMERA_GAPS WINDOW_GAPS PARTS
 # MATCHED WORST_IDLE_HELD WORST_HELD DETAIL", DETAIL the gaps over lim as
 # "gap/held/idle s@s-since-s0:kind", kind d (the daemon's: held idle over
-# lim), b (held over lim, but working: the guest's CPU), c (held lim or
+# lim), b (held over lim, but working or the guest saturated: its CPU), c (held lim or
 # less: the camera's interval, the rate limit, the encode), w (in a window).
 BEGIN { nw = split(wins, wl, " "); for (i = 1; i <= nw; i++) { split(wl[i], x, ":"); wf[i] = x[1]; wt[i] = x[2] } }
 FILENAME == ARGV[1] {
@@ -38,12 +43,17 @@ FILENAME == ARGV[1] {
 	next
 }
 FILENAME == ARGV[2] { nj++; js[nj] = $1; je[nj] = $2; next }
-function busy_in(f, t,   i, b, x, y, last) { # seconds of [f, t] some job covered
-	b = 0; last = f
-	for (i = 1; i <= nj; i++) {
-		if (je[i] <= last || js[i] >= t) continue
-		x = js[i] > last ? js[i] : last; y = je[i] < t ? je[i] : t
-		if (y > x) { b += y - x; last = y }
+FILENAME == ARGV[3] { # the guest saturated between two samples
+	if (pt != "" && $21 > ptot && 1 - ($20 - pidle) / ($21 - ptot) >= 0.9) { ns++; ss[ns] = pt; se[ns] = $1 }
+	pt = $1; pidle = $20; ptot = $21
+	next
+}
+function busy_in(f, t,   x, i, k, b) { # seconds of [f, t] a job or a saturated guest covered
+	b = 0; i = 1; k = 1
+	for (x = f; x < t; x += 0.01) {
+		while (i <= nj && je[i] < x) i++
+		while (k <= ns && se[k] < x) k++
+		if ((i <= nj && js[i] <= x) || (k <= ns && ss[k] <= x)) b += 0.01
 	}
 	return b
 }
@@ -52,7 +62,7 @@ function due_at(pk, pr,   e, r) { # when the client could have had a newer frame
 	r = pr + (rate > 0 ? 0.9 / rate : 0)
 	return e > r ? e : r
 }
-{
+FILENAME == ARGV[4] {
 	parts++
 	a = $1
 	real = ($4 == 0 && ($2 in idx))
