@@ -14,8 +14,9 @@
  *   day_watch stream PORT PATH SECONDS
  *     GET PATH (an MJPEG stream) for SECONDS; one line per part: the epoch
  *     time (s) its boundary arrived, its X-Timestamp (capture time) and
- *     X-Frame-Seq ("-" when absent), 1 if it is a placeholder else 0; then
- *     "# parts N bytes B" on stderr.
+ *     X-Frame-Seq ("-" when absent), 1 if it is a placeholder else 0
+ *     (written at once: the probe may be stopped by a signal); then "#
+ *     parts N bytes B" on stderr.
  * Exit 0, or 2 on bad usage. */
 
 #include <arpa/inet.h>
@@ -249,6 +250,7 @@ static void part_emit(struct part_hdr *h)
 	hdr_val(h->b, "X-Timestamp:", ts, sizeof(ts));
 	hdr_val(h->b, "X-Frame-Seq:", seq, sizeof(seq));
 	printf("%.3f %s %s %d\n", h->t, ts, seq, strstr(h->b, "X-Placeholder") != NULL);
+	fflush(stdout); /* each part on record even if the probe is killed */
 	h->pending = 0;
 }
 

@@ -57,8 +57,10 @@ if [ "${1:-}" = "--guest" ]; then
 	sp=$!
 	ev start
 	t0=$(date +%s)
-	# A and R stay through the replug cycles after the day (RK of them, RC s each)
-	$W stream $PORT "/stream?size=1280x720$F" $((S + 6 + RK * RC)) >"$out/A.ts" 2>"$out/A.err" &
+	# A and R stay through the replug cycles after the day (RK of them, RC s
+	# each) and are stopped at the end: the day's length depends on how
+	# long its transient clients take (see below), so no fixed duration
+	$W stream $PORT "/stream?size=1280x720$F" $((S + RK * RC + 300)) >"$out/A.ts" 2>"$out/A.err" &
 	ap=$!
 	# R once the camera streams for A: a raw stream that comes first gets
 	# the camera at 320x180 at once, and A then waits out the policy's 2 s
@@ -67,8 +69,8 @@ if [ "${1:-}" = "--guest" ]; then
 		tail -1 "$out/samples" 2>/dev/null | grep -q ' 1280x720 streaming ' && break
 		sleep 0.2
 	done
-	(curl -s -N --max-time $((S + 6 + RK * RC)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" |
-		wc -c >"$out/R.bytes") &
+	(curl -s -N --max-time $((S + RK * RC + 300)) -D "$out/R.h" "$U/raw/stream?size=320x180&fps=2" &
+		echo $! >"$out/R.pid"; wait) | wc -c >"$out/R.bytes" &
 	rp=$!
 	sizes="320x180 424x240 512x288 640x360 800x450 960x540 1024x576 1280x720"
 	# wall-clock seconds since t0, each action when it is due (the guest
@@ -140,8 +142,8 @@ if [ "${1:-}" = "--guest" ]; then
 	touch "$out/stop"
 	wait $sp
 	curl -s --max-time 5 "$U/api/status" >"$out/end.json"
+	kill $ap "$(cat "$out/R.pid")" 2>/dev/null
 	wait $ap
-	kill $rp 2>/dev/null
 	wait $rp 2>/dev/null
 	kill -TERM $vp
 	wait $vp
