@@ -346,14 +346,17 @@ mx() { # FROM TO COLUMN: the window's median, of samples.x
 i=0
 for q in $qs; do # RSS HEAP RSS_FILE FDS THREADS HEAP_FREE_KEPT ANON_HUGE per window
 	i=$((i + 1)); e=$(echo $qe | cut -d' ' -f$i)
-	echo "$(mx "$q" "$e" 5) $(lo "$q" "$e" 22) $(lo "$q" "$e" 13) $(mx "$q" "$e" 6) $(lo "$q" "$e" 15) $(mx "$q" "$e" 17) $(mx "$q" "$e" 18) $(mx "$q" "$e" 19)"
+	echo "$(mx "$q" "$e" 5) $(lo "$q" "$e" 22) $(lo "$q" "$e" 13) $(mx "$q" "$e" 6) $(lo "$q" "$e" 15) $(mx "$q" "$e" 17) $(mx "$q" "$e" 18) $(mx "$q" "$e" 19) $(lo "$q" "$e" 8)"
 done >"$work/cycles"
 nq=$(grep -c . "$work/cycles")
 set -- $(head -1 "$work/cycles"); q1r=$1 q1h=$2 q1m=$3 q1f=$4 q1t=$5
 set -- $(tail -1 "$work/cycles"); qnr=$1 qnh=$2 qnm=$3 qnf=$4 qnt=$5
-[ "$nq" = "$RK" ] && [ "$nq" -ge 2 ] && [ "$q1h" -gt 0 ] && [ $((qnh - q1h)) -le 2048 ] &&
+# each window must have had A and R streaming (a window without them
+# measures an idle camera: no check at all)
+[ "$(awk '$9 < 2' "$work/cycles" | wc -l)" = 0 ] &&
+	[ "$nq" = "$RK" ] && [ "$nq" -ge 2 ] && [ "$q1h" -gt 0 ] && [ $((qnh - q1h)) -le 2048 ] &&
 	[ "$qnm" -le $((q1m + 1024)) ] && [ "$qnf" -le "$q1f" ] && [ "$qnt" -le "$q1t" ]
-res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone; floors of each quiet window, fds its median): heap in use less pooled copies $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS (median) $q1r -> $qnr KiB (printed); per window RSS/heap-less-copies/file/fds/threads/heap-free-kept/anon-huge-pages/copies: $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
+res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone; floors of each quiet window, fds its median): heap in use less pooled copies $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS (median) $q1r -> $qnr KiB (printed); per window RSS/heap-less-copies/file/fds/threads/heap-free-kept/anon-huge-pages/copies/clients (at least 2): $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
 
 # ---- outputs without clients freed: at any moment at most one output per
 # kind of client that can be there at once (A, R, B, a churn stream and a
