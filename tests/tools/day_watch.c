@@ -5,12 +5,13 @@
  *     every INTERVAL_MS until STOPFILE exists, one line:
  *     "EPOCH MODE STATE CPU_TICKS RSS_KB FDS OUTPUTS CLIENTS FRAMES DROPPED
  *      BUSY_DROPS RSS_ANON_KB RSS_FILE_KB RSS_SHMEM_KB THREADS HEAP_KB
- *      HEAP_FREE_KEPT_KB ANON_HUGE_KB COPIES_KB CPU_IDLE CPU_ALL"
+ *      HEAP_FREE_KEPT_KB ANON_HUGE_KB COPIES_KB CPU_IDLE CPU_ALL FIXED_FDS"
  *     (GET /api/status: the first camera's mode, state, its capture's
  *     frames and driver-reported drops, the outputs' busy drops summed,
  *     the heap's bytes in use and freed but kept, the bytes of capture
  *     copies (memory.copies); /proc/PID for the rest; the last two the
- *     machine's idle+iowait and all jiffies from /proc/stat)
+ *     machine's idle+iowait and all jiffies from /proc/stat, then the fds
+ *     that are neither sockets nor memfds)
  *   day_watch stream PORT PATH SECONDS
  *     GET PATH (an MJPEG stream) for SECONDS; one line per part: the epoch
  *     time (s) its boundary arrived, its X-Timestamp (capture time) and
@@ -21,6 +22,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -193,17 +195,27 @@ static int sample(int port, int pid, int ival_ms, const char *stop)
 		}
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 		DIR *d = opendir(path);
+		unsigned fixed = 0; /* fds other than sockets and memfds */
 		if (d) {
 			struct dirent *e;
-			while ((e = readdir(d)))
-				fds += e->d_name[0] != '.';
+			while ((e = readdir(d))) {
+				char tgt[128];
+				if (e->d_name[0] == '.')
+					continue;
+				fds++;
+				ssize_t k = readlinkat(dirfd(d), e->d_name, tgt, sizeof(tgt) - 1);
+				tgt[k > 0 ? k : 0] = '\0';
+				/* connections and stream parts (a memfd per frame)
+				 * come and go; the rest is the daemon's own */
+				fixed += k > 0 && strncmp(tgt, "socket:", 7) && strncmp(tgt, "/memfd:", 7);
+			}
 			closedir(d);
 		}
 		printf("%.3f %s %s %lu %ld %u %u %u %lu %lu %lu %ld %ld %ld %ld %lu %lu %ld %lu %llu "
-		       "%llu\n",
+		       "%llu %u\n",
 		       now_real(), mode, state, ut + st, rss, fds, outputs, clients, frames, dropped,
 		       busy, anon, file, shmem, threads, heap / 1024, kept / 1024, huge,
-		       copies / 1024, idle, total);
+		       copies / 1024, idle, total, fixed);
 		fflush(stdout);
 		double left = ival_ms / 1000.0 - (now_mono() - t0);
 		if (left > 0)

@@ -316,8 +316,9 @@ res cpu_per_frame $? "A and R alone, 5-14 s (steady) vs the last 8 s after the d
 # whatever khugepaged backs with 2 MiB pages: it rose in 2 MiB steps
 # 35.8 -> 37.8 -> 41.4 MiB over 3 quiet windows of one run with the bytes
 # in use flat at 6.46-6.48 MiB), file-backed RSS (capture buffers left
-# mapped), fds, threads. Each is the floor of its window (fds: the median,
-# as connections come and go); the heap's may still move by a frame left in
+# mapped), fds other than sockets and memfds (connections and a stream
+# part's memfd per frame come and go: all fds moved 20 <-> 21 within one
+# quiet window), threads. Each is the floor of its window; the heap's may still move by a frame left in
 # flight (a 1280x720 frame is 1.8 MiB): at most 2 MiB over the cycles; a
 # leaked session (4+ capture buffers, an fd) or a leaked output frame per
 # cycle goes past it. RSS is printed with the heap's freed-but-kept bytes,
@@ -331,10 +332,10 @@ a0=$(calc "$t_start + $d * 0.45"); a1=$(calc "$t_start + $d * 0.55")
 b0=$(calc "$t_end - $d * 0.10")
 r1=$(med "$a0" "$a1" 5); r2=$(med "$b0" "$t_end" 5)
 qs=$(evt quiet); qe=$(evt quiet_end)
-# column 22: the heap in use less the capture copies the camera's pool
+# column 23: the heap in use less the capture copies the camera's pool
 # keeps (common/pool.c: up to 4 frames, 7 MiB at 1280x720, kept or not by
 # chance: one run's window held 3 of them, +5.4 MiB, and the next none)
-awk '{ for (i = NF + 1; i <= 21; i++) $i = 0; print $0, $16 - $19 }' "$work/samples" >"$work/samples.x"
+awk '{ for (i = NF + 1; i <= 22; i++) $i = 0; print $0, $16 - $19 }' "$work/samples" >"$work/samples.x"
 lo() { # FROM TO COLUMN: the window's floor (frames in flight and
 	# connections come and go; what leaked stays)
 	awk -v a="$1" -v b="$2" -v c="$3" '$1 >= a && $1 <= b && (m == "" || $c < m) { m = $c } END { print m + 0 }' "$work/samples.x"
@@ -346,7 +347,7 @@ mx() { # FROM TO COLUMN: the window's median, of samples.x
 i=0
 for q in $qs; do # RSS HEAP RSS_FILE FDS THREADS HEAP_FREE_KEPT ANON_HUGE per window
 	i=$((i + 1)); e=$(echo $qe | cut -d' ' -f$i)
-	echo "$(mx "$q" "$e" 5) $(lo "$q" "$e" 22) $(lo "$q" "$e" 13) $(mx "$q" "$e" 6) $(lo "$q" "$e" 15) $(mx "$q" "$e" 17) $(mx "$q" "$e" 18) $(mx "$q" "$e" 19) $(lo "$q" "$e" 8)"
+	echo "$(mx "$q" "$e" 5) $(lo "$q" "$e" 23) $(lo "$q" "$e" 13) $(lo "$q" "$e" 22) $(lo "$q" "$e" 15) $(mx "$q" "$e" 17) $(mx "$q" "$e" 18) $(mx "$q" "$e" 19) $(lo "$q" "$e" 8) $(mx "$q" "$e" 6)"
 done >"$work/cycles"
 nq=$(grep -c . "$work/cycles")
 set -- $(head -1 "$work/cycles"); q1r=$1 q1h=$2 q1m=$3 q1f=$4 q1t=$5
@@ -356,7 +357,7 @@ set -- $(tail -1 "$work/cycles"); qnr=$1 qnh=$2 qnm=$3 qnf=$4 qnt=$5
 [ "$(awk '$9 < 2' "$work/cycles" | wc -l)" = 0 ] &&
 	[ "$nq" = "$RK" ] && [ "$nq" -ge 2 ] && [ "$q1h" -gt 0 ] && [ $((qnh - q1h)) -le 2048 ] &&
 	[ "$qnm" -le $((q1m + 1024)) ] && [ "$qnf" -le "$q1f" ] && [ "$qnt" -le "$q1t" ]
-res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone; floors of each quiet window, fds its median): heap in use less pooled copies $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS (median) $q1r -> $qnr KiB (printed); per window RSS/heap-less-copies/file/fds/threads/heap-free-kept/anon-huge-pages/copies/clients (at least 2): $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
+res rss_fds_flat $? "after replugs 2..$((nq + 1)) (A and R alone; floors of each quiet window): heap in use less pooled copies $q1h -> $qnh KiB (limit +2048), file-backed RSS $q1m -> $qnm KiB (limit +1024), fds other than sockets and memfds $q1f -> $qnf, threads $q1t -> $qnt (no growth); RSS (median) $q1r -> $qnr KiB (printed); per window RSS/heap-less-copies/file/fixed-fds/threads/heap-free-kept/anon-huge-pages/copies/clients (at least 2)/all-fds (median): $(tr '\n' ';' <"$work/cycles"); over the day RSS $((r1 / 1024)) -> $((r2 / 1024)) MiB (medians at 45-55 % and in the last 10 %, printed)"
 
 # ---- outputs without clients freed: at any moment at most one output per
 # kind of client that can be there at once (A, R, B, a churn stream and a
