@@ -1,7 +1,9 @@
 // vcapd web page: one card per camera from /api/cams (titled by the V4L2
 // card name); pickers checked with /api/try before switching; the view's
 // URLs to copy into other programs; controls from /api/cams/<id>/controls;
-// stats from /api/status every 2 s. Plain script, no build step.
+// stats from /api/status every 2 s; H.264 in a <video> where the browser
+// and the daemon can (MJPEG otherwise, or when it fails); the measured
+// latency. Plain script, no build step.
 'use strict';
 
 const QUALITIES = [30, 50, 70, 80, 90, 95];
@@ -17,6 +19,12 @@ const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER64: 5, CLASS: 
 	BITMASK: 8, INTEGER_MENU: 9 };
 const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_VOLATILE = 0x80,
 	FLAG_WRITE_ONLY = 0x40, FLAG_HAS_PAYLOAD = 0x100;
+
+// H.264 as the daemon's software encoder writes it (Constrained Baseline 3.1)
+const AVC = 'video/mp4; codecs="avc1.42E01F"';
+const CAN_H264 = (window.MediaSource && MediaSource.isTypeSupported(AVC)) ||
+	document.createElement('video').canPlayType(AVC) !== '';
+const STALL_MS = 5000; // no new picture in the <video> for this long: MJPEG instead
 
 const cards = new Map(); // cam id -> card state
 // A ?token= in the page's own URL (a shared link for a kiosk or a dashboard
@@ -72,6 +80,10 @@ function setTitle(card, cam) {
 
 function isJpeg(name) {
 	return /^(mjpe?g|jpe?g)$/i.test(name);
+}
+
+function isH264(name) {
+	return /^h\.?264$/i.test(name);
 }
 
 // Sizes and frame rates of the device's current format (or the first).
@@ -149,17 +161,61 @@ function toggleFullscreen(card) {
 function setView(card) {
 	const p = params(card);
 	const fmt = card.form.format.value;
-	card.snap.href = (isJpeg(fmt) ? '/snapshot?' : '/raw?' + 'format=' + encodeURIComponent(fmt) + '&') + p;
-	card.snap.download = 'cam' + card.id + (isJpeg(fmt) ? '.jpg' : '.' + fmt.toLowerCase());
-	card.snap.textContent = isJpeg(fmt) ? 'Snapshot' : 'Raw frame';
+	const jpeg = isJpeg(fmt) || isH264(fmt); // an H.264 view's snapshot is a JPEG
+	card.snap.href = (jpeg ? '/snapshot?' : '/raw?' + 'format=' + encodeURIComponent(fmt) + '&') + p;
+	card.snap.download = 'cam' + card.id + (jpeg ? '.jpg' : '.' + fmt.toLowerCase());
+	card.snap.textContent = jpeg ? 'Snapshot' : 'Raw frame';
 	card.viewParams = p.toString();
+	card.useVideo = isH264(fmt) && card.h264;
+	card.t0 = 0;
 	shareUrls(card);
+	startLive(card);
+}
+
+function stopVideo(card) {
+	const v = card.video;
+	clearInterval(card.stallTimer);
+	v.onerror = v.ontimeupdate = null;
+	if (v.hasAttribute('src')) {
+		v.removeAttribute('src');
+		v.load(); // closes the stream
+	}
+	v.hidden = true;
+}
+
+// H.264 view: fragmented MP4 in a muted <video>. An error (the daemon
+// refused it, the browser cannot decode it) or a stall falls back to MJPEG.
+function startVideo(card) {
+	const v = card.video, img = card.img;
+	img.onload = img.onerror = null;
+	img.removeAttribute('src');
+	img.hidden = true;
+	v.hidden = false;
+	let last = Date.now();
+	v.ontimeupdate = () => { last = Date.now(); };
+	v.onerror = () => fallback(card, 'error ' + (v.error ? v.error.code : '?'));
+	card.stallTimer = setInterval(() => {
+		if (Date.now() - last > STALL_MS)
+			fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
+	}, 1000);
+	v.src = '/stream.mp4?' + card.viewParams;
+	v.play().catch(() => {}); // a refused autoplay shows up as a stall
+}
+
+function fallback(card, why) {
+	card.useVideo = false;
+	card.answer.textContent = 'H.264 did not play (' + why + '): MJPEG instead';
+	card.answer.classList.add('error');
 	startLive(card);
 }
 
 function startLive(card) {
 	clearTimeout(card.pollTimer);
+	stopVideo(card);
+	if (card.useVideo)
+		return startVideo(card);
 	const img = card.img;
+	img.hidden = false;
 	if (card.polling) {
 		const next = () => {
 			img.onload = () => { card.pollTimer = setTimeout(next, 200); };
@@ -202,7 +258,9 @@ async function apply(card) {
 			a.device_mode.height;
 		if (a.plan.adjusted && a.plan.adjusted.length)
 			text += ', adjusted: ' + a.plan.adjusted.join(', ');
-		if (a.endpoint !== '/stream')
+		if (a.endpoint === '/stream.h264')
+			text += card.h264 ? ' (live view: H.264 video)' : ' (this browser cannot play it: MJPEG)';
+		else if (a.endpoint !== '/stream')
 			text += ' (raw: the live view stays MJPEG)';
 		card.answer.textContent = text;
 		setView(card);
@@ -311,7 +369,8 @@ function addCard(cam) {
 	const card = {
 		id: cam.id, node, form: node.querySelector('form'), img: node.querySelector('img.live'),
 		snap: node.querySelector('a.snap'), answer: node.querySelector('.answer'),
-		view: node.querySelector('.view'), urlStream: node.querySelector('.url-stream'),
+		view: node.querySelector('.view'), video: node.querySelector('video.live-video'),
+		latency: node.querySelector('.latency'), urlStream: node.querySelector('.url-stream'),
 		urlSnapshot: node.querySelector('.url-snapshot'),
 		stats: node.querySelector('.stats'), controls: node.querySelector('.controls'),
 		polling: POLL_ONLY, pollTimer: 0, viewParams: ''
@@ -325,7 +384,7 @@ function addCard(cam) {
 	const fs = node.querySelector('button.fullscreen');
 	fs.hidden = !document.fullscreenEnabled; // iOS, or a frame that does not allow it
 	fs.onclick = () => toggleFullscreen(card);
-	card.img.ondblclick = () => toggleFullscreen(card);
+	card.img.ondblclick = card.video.ondblclick = () => toggleFullscreen(card);
 	for (const b of node.querySelectorAll('.urls button.copy'))
 		b.onclick = () => copyText(b.previousElementSibling, b);
 	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
@@ -333,6 +392,27 @@ function addCard(cam) {
 	document.getElementById('cams').append(node);
 	setView(card);
 	loadControls(card);
+	probeH264(card);
+}
+
+// H.264 is offered when this browser plays it and the daemon can serve it
+// for this camera (from an H.264 camera or an encoder).
+async function probeH264(card) {
+	if (!CAN_H264)
+		return;
+	try {
+		await getJSON('/api/try?' + new URLSearchParams({ cam: card.id, format: 'h264' }));
+		card.h264 = true;
+		addH264Option(card);
+	} catch (e) {
+		card.h264 = false; // not for this camera (yet): MJPEG only
+	}
+}
+
+function addH264Option(card) {
+	const sel = card.form.format;
+	if (card.h264 && ![...sel.options].some(o => o.value === 'H264'))
+		sel.add(new Option('H.264 (live video)', 'H264'), 1);
 }
 
 // Format/size/fps choices from the camera's list. A camera that is absent
@@ -340,14 +420,20 @@ function addCard(cam) {
 function fillPickers(card, cam) {
 	const names = ['MJPEG'];
 	for (const f of cam.formats)
-		if (!names.includes(f.fourcc_name) && !isJpeg(f.fourcc_name))
+		if (!names.includes(f.fourcc_name) && !isJpeg(f.fourcc_name) && !isH264(f.fourcc_name))
 			names.push(f.fourcc_name);
+	const cur = card.form.format.value || 'MJPEG';
 	fillSelect(card.form.format, names.map(n => [n, n + (isJpeg(n) ? ' (live)' : ' (raw)')]), 'MJPEG');
+	addH264Option(card);
+	if ([...card.form.format.options].some(o => o.value === cur))
+		card.form.format.value = cur;
 	const mi = modeInfo(cam);
 	fillSelect(card.form.size, [['', cam.mode ? 'device (' + cam.mode.width + 'x' + cam.mode.height + ')' : 'device'],
 		...mi.sizes.map(([w, h]) => [w + 'x' + h, w + 'x' + h])], '');
 	fillSelect(card.form.fps, [['', 'device'], ...mi.fps.map(f => [f, f])], '');
 	card.needsInfo = !cam.formats.length;
+	if (card.needsInfo === false && card.h264 === false)
+		probeH264(card); // the camera came: ask again
 }
 
 function loadControls(card) {
@@ -363,6 +449,39 @@ async function refreshInfo(card) {
 	setTitle(card, cam);
 	fillPickers(card, cam);
 	loadControls(card);
+}
+
+// Latency, capture to this browser: the server stamps frames with its wall
+// clock, the browser reads its own, so the figure is only as good as the two
+// clocks agree (same machine, or NTP). H.264: the shown frame's capture time
+// is the MP4 timeline's origin (mp4_t0_ms of the output in /api/status)
+// plus the video's currentTime. MJPEG: an <img> cannot read the parts'
+// X-Timestamp, so a snapshot of the same output (waiting for its next
+// frame) is fetched and its X-Timestamp compared on arrival.
+async function measureLatency(card, cam) {
+	let text = '';
+	if (card.useVideo) {
+		const v = card.video;
+		const o = (cam.outputs || []).find(x => x.mp4_t0_ms && x.plan.output.fourcc === 'H264' &&
+			x.plan.output.width === v.videoWidth && x.plan.output.height === v.videoHeight &&
+			!x.plan.output.bitrate && !x.plan.output.gop);
+		if (!o || v.readyState < 2)
+			return;
+		const ms = Date.now() - (o.mp4_t0_ms + v.currentTime * 1000);
+		const n = v.buffered.length;
+		const buf = n ? (v.buffered.end(n - 1) - v.currentTime) * 1000 : 0;
+		text = 'H.264 latency ≈ ' + Math.round(ms) + ' ms (capture → shown, ' + Math.round(buf) +
+			' ms of it buffered in the player)';
+	} else if (card.viewParams) {
+		const r = await fetch('/snapshot?' + card.viewParams + '&max_age_ms=0&lat=' + Date.now());
+		await r.arrayBuffer();
+		const ts = parseFloat(r.headers.get('X-Timestamp'));
+		if (!r.ok || !(ts > 0))
+			return;
+		text = 'MJPEG latency ≈ ' + Math.round(Date.now() - ts * 1000) +
+			' ms (capture → this browser, a snapshot of the same stream)';
+	}
+	card.latency.textContent = text;
 }
 
 function fmtBytes(n) {
@@ -388,6 +507,8 @@ async function pollStatus() {
 				', ' + plural((c.clients || []).length, 'client') + ', sent ' + fmtBytes(bytes) +
 				(card.polling ? ' (snapshot polling)' : '');
 			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
+			if (!document.hidden)
+				measureLatency(card, c).catch(() => {}); // the last figure stays
 			if (card.needsInfo && c.mode)
 				refreshInfo(card).catch(() => {});
 		}
@@ -402,6 +523,7 @@ document.addEventListener('visibilitychange', () => {
 	for (const card of cards.values()) {
 		if (document.hidden) {
 			clearTimeout(card.pollTimer);
+			stopVideo(card);
 			card.img.onload = card.img.onerror = null;
 			card.img.removeAttribute('src');
 		} else {

@@ -210,6 +210,8 @@ static void json_output_cb(void *opaque, const struct vc_output_info *oi)
 	vc_json_kfixed(j, "process_ms", oi->process_ms, 3);
 	vc_json_kfixed(j, "fps", oi->fps, 2);
 	vc_json_kstr(j, "encoder", oi->encoder ? oi->encoder : "cpu");
+	if (oi->mp4_t0_real_us) /* the web page's H.264 latency: see README */
+		vc_json_kfixed(j, "mp4_t0_ms", oi->mp4_t0_real_us / 1000.0, 3);
 	vc_json_obj_end(j);
 }
 

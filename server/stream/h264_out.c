@@ -22,6 +22,7 @@ struct h264_out {
 	size_t init_len;
 	uint32_t init_gen;    /* bumped with each new init segment */
 	int64_t t0_us;        /* capture time of the first frame: MP4 time 0 */
+	int64_t t0_real_us;   /* the same moment on CLOCK_REALTIME (for latency) */
 	int64_t prev_ts_us;   /* the frame before latest */
 	uint32_t dur;         /* latest's duration estimate, 90 kHz ticks */
 	int64_t sched_us;     /* pacing: when the next frame is due */
@@ -40,6 +41,11 @@ static struct h264_out *state(struct output *o)
 	if (!o->h264)
 		o->h264 = calloc(1, sizeof(*o->h264));
 	return o->h264;
+}
+
+int64_t h264_out_t0_real_us(const struct output *o)
+{
+	return o->h264 ? o->h264->t0_real_us : 0;
 }
 
 int h264_out_due(struct output *o, const struct vc_frame *f)
@@ -100,8 +106,10 @@ void h264_out_published(struct output *o)
 
 	if (!h || !f)
 		return;
-	if (!h->t0_us)
+	if (!h->t0_us) {
 		h->t0_us = f->ts_us;
+		h->t0_real_us = f->ts_real_us;
+	}
 	h->dur = o->plan.out.fps ? VC_MP4_TIMESCALE / o->plan.out.fps : VC_MP4_TIMESCALE / 30;
 	if (h->prev_ts_us && f->ts_us > h->prev_ts_us)
 		h->dur = (uint32_t)((f->ts_us - h->prev_ts_us) * 9 / 100);

@@ -57,6 +57,10 @@ int h264_out_may_take(const struct client *c, const struct output *o);
  * init_gen. */
 struct vc_part *h264_out_mp4_part(struct output *o, struct client *c);
 
+/* Wall-clock time (CLOCK_REALTIME, us) of MP4 decode time 0: a player's
+ * currentTime plus this is the shown frame's capture time. 0 = none yet. */
+int64_t h264_out_t0_real_us(const struct output *o);
+
 void h264_out_free(struct output *o);
 
 #endif

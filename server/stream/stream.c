@@ -8,6 +8,7 @@
 #include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
 #include "server/stream/budget.h"
+#include "server/stream/h264_out.h"
 #include "server/stream/hwenc.h"
 
 #include <errno.h>
@@ -379,6 +380,7 @@ void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_c
 			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
 			.produced = o->latest_n, .busy_drops = o->busy_drops,
 			.process_ms = o->process_ms, .fps = o->fps, .encoder = hwenc_path(o),
+			.mp4_t0_real_us = h264_out_t0_real_us(o),
 		};
 		cb(opaque, &oi);
 	}

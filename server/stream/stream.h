@@ -94,6 +94,7 @@ struct vc_output_info {
 	double process_ms;      /* average convert/encode time per frame (0 for passthrough) */
 	double fps;             /* produced frames per second, recent */
 	const char *encoder;    /* hardware encoder device, NULL = CPU (or no encode) */
+	int64_t mp4_t0_real_us; /* H.264: wall-clock time of MP4 time 0 (0 = none) */
 };
 
 struct vc_client_info {

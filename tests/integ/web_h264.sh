@@ -7,6 +7,11 @@
 # first fragment's decode time is seconds in). The page reports by fetching
 # /report/<result>, which the daemon's debug log records (a live stream
 # never lets --dump-dom's virtual time run out). The daemon picks its port.
+# Then the web page (web/, issue 17): H.264 offered in the format picker
+# (the daemon can encode, this Chromium plays avc1), picked it plays in the
+# card's <video> (not blank, moving), the latency figures (MJPEG, then
+# H.264) are numbers, and over TLS (where /stream.mp4 answers 501) the
+# page falls back to the MJPEG stream.
 cd "$(dirname "$0")/../.." || exit 2
 T=web_h264
 . tests/integ/lib/common.sh
@@ -101,3 +106,147 @@ check moves "$([ "$(val diff)" -gt 50 ] 2>/dev/null &&
 kill "$hold" 2>/dev/null
 stop_vcapd
 check clean_exit "$?" "exit status"
+
+# --- the web page -------------------------------------------------------------
+cp web/* tests/integ/lib/drive.js "$W/"
+# pick.html?FORMAT: index.html in a frame; what the page shows before and
+# after FORMAT is picked, reported to /report/. Real time (no virtual time):
+# the page's latency and stall timers run as they would for a viewer.
+cat >"$W/pick.html" <<'EOH'
+<!doctype html>
+<html><body style="margin:0">
+<iframe id="f" src="index.html" width="1000" height="1400"></iframe>
+<script src="drive.js"></script>
+<script>
+'use strict';
+const doc = () => document.getElementById('f').contentDocument;
+const num = t => (/latency ≈ (-?[0-9]+) ms/.exec(t) || [])[1];
+async function run() {
+	const card = await until(() => doc() && doc().querySelector('[data-cam="0"]'), 5000);
+	const sel = card.querySelector('select[name=format]');
+	const opt = await until(() => [...sel.options].find(o => o.value === 'H264'), 5000);
+	lines.push('option ' + (opt ? opt.textContent : 'none'));
+	const lat = card.querySelector('.latency');
+	await until(() => /^MJPEG latency/.test(lat.textContent), 6000);
+	lines.push('mjpeg_latency ' + num(lat.textContent) + ' ' + lat.textContent);
+	if (!opt)
+		return;
+	sel.value = 'H264';
+	card.querySelector('select[name=size]').value = '320x240';
+	card.querySelector('button[type=submit]').click();
+	const v = card.querySelector('video.live-video'), img = card.querySelector('img.live');
+	const ans = () => card.querySelector('.answer').textContent;
+	const fell = () => /MJPEG instead/.test(ans());
+	await until(() => (!v.hidden && v.readyState >= 2 && v.currentTime > 0) || fell(), 10000);
+	if (fell()) {
+		await until(() => img.naturalWidth > 0, 5000);
+		lines.push('fallback ' + ans() + ' img ' + img.naturalWidth + 'x' + img.naturalHeight + ' ' +
+			img.getAttribute('src') + ' video ' + (v.hidden ? 'hidden' : 'shown'));
+		lines.push('moves ' + await pictureMoves(img, 0, 3000));
+		return;
+	}
+	const r = v.getBoundingClientRect();
+	lines.push('video ' + v.videoWidth + 'x' + v.videoHeight + ' rect ' + Math.round(r.width) + 'x' +
+		Math.round(r.height) + ' img ' + (img.hidden ? 'hidden' : 'shown') + ' ' + v.getAttribute('src'));
+	const grabv = () => {
+		const c = document.createElement('canvas');
+		c.width = 160;
+		c.height = 120;
+		c.getContext('2d').drawImage(v, 0, 0, 160, 120);
+		return c.getContext('2d').getImageData(0, 0, 160, 120).data;
+	};
+	const t0 = v.currentTime, a = grabv();
+	await sleep(1500);
+	const b = grabv();
+	let diff = 0, lit = 0;
+	for (let i = 0; i < a.length; i += 4) {
+		diff += Math.abs(a[i] - b[i]) > 16;
+		lit += b[i] > 30;
+	}
+	lines.push('diff ' + diff + ' lit ' + lit + ' advanced ' + (v.currentTime - t0).toFixed(2));
+	await until(() => /^H\.264 latency/.test(lat.textContent), 6000);
+	lines.push('h264_latency ' + num(lat.textContent) + ' ' + lat.textContent);
+	lines.push('answer ' + ans());
+}
+run().catch(e => lines.push('exception ' + e)).finally(() => fetch('/report/' + encodeURIComponent(lines.join(';'))));
+</script></body></html>
+EOH
+# page URL: run the driver in Chromium until it reports (or 40 s)
+drive() {
+	: >"$TMP/chrome2.err"
+	timeout 40 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --ignore-certificate-errors \
+		--autoplay-policy=no-user-gesture-required --user-data-dir="$TMP/prof2" --enable-logging=stderr --v=0 \
+		--remote-debugging-port=0 "$1" 2>"$TMP/chrome2.err" & _c=$!
+	PIDS="$PIDS $_c"
+	for _i in $(seq 400); do
+		grep -aq 'GET /report/' "$VLOG" && break
+		sleep 0.1
+	done
+	kill "$_c" 2>/dev/null
+	r=$(grep -a 'GET /report/' "$VLOG" | head -1 | sed 's/.*GET \/report\///; s/ -> .*//' |
+		python3 -c 'import sys, urllib.parse; print(urllib.parse.unquote(sys.stdin.read().strip()))' 2>/dev/null)
+	[ -n "$VERBOSE" ] && echo "$r" | tr ';' '\n'
+}
+if ! start_vcapd_any --config "$TMP/v.conf" --device test:640x480@30:YUYV --log-level debug; then
+	fail start_page "daemon did not come up"; exit 1
+fi
+# another viewer's H.264 output runs 6 s before the page joins it, so the
+# page's figure holds only if the video's currentTime is on the server's
+# MP4 timeline (a player counting from its own start would be 6 s off)
+curl -s -o /dev/null --max-time 60 "http://127.0.0.1:$VPORT/stream.mp4?size=320x240" & hold=$!
+PIDS="$PIDS $hold"
+sleep 6
+drive "http://127.0.0.1:$VPORT/pick.html"
+kill "$hold" 2>/dev/null
+[ "$(val option)" = "H.264 (live video)" ]
+check page_offers_h264 $? "$r"
+ml=$(val mjpeg_latency | cut -d' ' -f1)
+[ "$ml" -ge 0 ] 2>/dev/null && [ "$ml" -lt 2000 ]
+check page_mjpeg_latency "$?" "$(val mjpeg_latency)"
+echo "$(val video)" | grep -q '^320x240 rect [1-9][0-9]*x[1-9][0-9]* img hidden /stream.mp4?cam=0&size=320x240'
+check page_h264_plays "$?" "$r"
+d=$(val diff | cut -d' ' -f1) l=$(val diff | cut -d' ' -f3) adv=$(val diff | cut -d' ' -f5)
+[ "$l" -gt 1000 ] 2>/dev/null
+check page_h264_not_blank "$?" "$(val diff)"
+[ "$d" -gt 50 ] 2>/dev/null && awk -v a="$adv" 'BEGIN { exit !(a > 0.5) }'
+check page_h264_moves "$?" "$(val diff)"
+hl=$(val h264_latency | cut -d' ' -f1)
+[ "$hl" -ge 0 ] 2>/dev/null && [ "$hl" -lt 4500 ]
+check page_h264_latency "$?" "$(val h264_latency)"
+echo "$(val answer)" | grep -q '^delivered H264 320x240 .*(live view: H.264 video)$'
+check page_h264_answer "$?" "$(val answer)"
+err=$(grep -E 'CONSOLE|Uncaught' "$TMP/chrome2.err" | grep -F 127.0.0.1 | head -3)
+[ -z "$err" ]
+check page_no_console_errors "$?" "$err"
+[ -n "$VERBOSE" ] && echo "latency: MJPEG $ml ms, H.264 $hl ms"
+stop_vcapd
+check clean_exit_page "$?" "exit status"
+
+# Over TLS /stream.mp4 is refused (501): the page tries H.264, falls back
+# to the MJPEG stream, and says so.
+if ! command -v openssl >/dev/null; then
+	skip page_fallback "openssl missing (DEPS_TEST)"; exit 0
+fi
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 1 \
+	-subj /CN=127.0.0.1 >/dev/null 2>&1
+printf '[server]\nweb_root = %s\ntls_cert = %s\ntls_key = %s\n' "$W" "$TMP/cert.pem" "$TMP/key.pem" >"$TMP/tls.conf"
+VLOG=$TMP/tls.log
+"$VCAPD" --listen 127.0.0.1:0 --config "$TMP/tls.conf" --device test:640x480@30:YUYV --log-level debug >"$VLOG" 2>&1 &
+VPID=$!
+PIDS="$PIDS $VPID"
+for _i in $(seq 50); do
+	VPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$VLOG" | head -1)
+	[ -n "$VPORT" ] && curl -sk -o /dev/null "https://127.0.0.1:$VPORT/api/status" && break
+	sleep 0.1
+done
+c=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 3 "https://127.0.0.1:$VPORT/stream.mp4?cam=0")
+drive "https://127.0.0.1:$VPORT/pick.html"
+[ "$c" = 501 ] && echo "$(val fallback)" | grep -q '^H.264 did not play (error [0-9]*): MJPEG instead img 320x240 /stream?cam=0&size=320x240 video hidden$'
+check page_fallback_mjpeg "$?" "/stream.mp4 over TLS: $c; $r"
+nd=$(val moves)
+# shellcheck disable=SC2086
+set -- $nd
+[ $# = 3 ] && [ "$1" -gt $(($3 / 1000)) ]
+check page_fallback_moves "$?" "$nd"
+stop_vcapd
+check clean_exit_tls "$?" "exit status"
