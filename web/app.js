@@ -175,12 +175,16 @@ function setView(card) {
 function stopVideo(card) {
 	const v = card.video;
 	clearInterval(card.stallTimer);
+	if (card.abort)
+		card.abort.abort(); // the MSE fetch
+	card.abort = null;
 	v.onerror = v.ontimeupdate = null;
 	if (v.hasAttribute('src')) {
 		v.removeAttribute('src');
 		v.load(); // closes the stream
 	}
 	v.hidden = true;
+	delete v.dataset.stream;
 }
 
 // H.264 view: fragmented MP4 in a muted <video>. An error (the daemon
@@ -198,8 +202,59 @@ function startVideo(card) {
 		if (Date.now() - last > STALL_MS)
 			fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
 	}, 1000);
-	v.src = '/stream.mp4?' + card.viewParams;
+	const url = '/stream.mp4?' + card.viewParams;
+	v.dataset.stream = url; // what the <video> shows (its src is a blob: with MSE)
+	if (window.MediaSource && MediaSource.isTypeSupported(AVC))
+		playMse(card, url);
+	else
+		v.src = url; // plays, but the player keeps ~1.4 s back (Chromium)
 	v.play().catch(() => {}); // a refused autoplay shows up as a stall
+}
+
+// The stream fetched and its bytes appended to a MediaSource: the page
+// decides how far back it plays (the newest frame, not the player's
+// reserve) and drops what was shown.
+function playMse(card, url) {
+	const v = card.video, ms = new MediaSource(), ctl = new AbortController();
+	card.abort = ctl;
+	v.src = URL.createObjectURL(ms);
+	ms.addEventListener('sourceopen', async () => {
+		URL.revokeObjectURL(v.src);
+		const sb = ms.addSourceBuffer(AVC), queue = [];
+		const pump = () => {
+			if (sb.updating || !queue.length || ms.readyState !== 'open')
+				return;
+			try {
+				sb.appendBuffer(queue.shift());
+			} catch (e) { // full, or the decoder gave up
+				fallback(card, e.name);
+			}
+		};
+		sb.addEventListener('updateend', () => {
+			const b = sb.buffered, n = b.length;
+			if (n && b.end(n - 1) - v.currentTime > 0.5) // behind the live edge: jump
+				v.currentTime = Math.max(b.start(n - 1), b.end(n - 1) - 0.1);
+			else if (n && v.currentTime - b.start(0) > 20)
+				return sb.remove(b.start(0), v.currentTime - 5); // updateend again
+			pump();
+		});
+		try {
+			const r = await fetch(url, { signal: ctl.signal });
+			if (!r.ok)
+				throw new Error(r.status + ' ' + r.statusText);
+			const rd = r.body.getReader();
+			for (;;) {
+				const { value, done } = await rd.read();
+				if (done)
+					throw new Error('stream ended');
+				queue.push(value);
+				pump();
+			}
+		} catch (e) {
+			if (!ctl.signal.aborted)
+				fallback(card, e.message);
+		}
+	}, { once: true });
 }
 
 function fallback(card, why) {
@@ -470,8 +525,8 @@ async function measureLatency(card, cam) {
 		const ms = Date.now() - (o.mp4_t0_ms + v.currentTime * 1000);
 		const n = v.buffered.length;
 		const buf = n ? (v.buffered.end(n - 1) - v.currentTime) * 1000 : 0;
-		text = 'H.264 latency ≈ ' + Math.round(ms) + ' ms (capture → shown, ' + Math.round(buf) +
-			' ms of it buffered in the player)';
+		text = 'H.264 latency ≈ ' + Math.round(ms) + ' ms (capture → shown, the player holds ' +
+			Math.round(buf) + ' ms)';
 	} else if (card.viewParams) {
 		const r = await fetch('/snapshot?' + card.viewParams + '&max_age_ms=0&lat=' + Date.now());
 		await r.arrayBuffer();

@@ -147,7 +147,8 @@ async function run() {
 	}
 	const r = v.getBoundingClientRect();
 	lines.push('video ' + v.videoWidth + 'x' + v.videoHeight + ' rect ' + Math.round(r.width) + 'x' +
-		Math.round(r.height) + ' img ' + (img.hidden ? 'hidden' : 'shown') + ' ' + v.getAttribute('src'));
+		Math.round(r.height) + ' img ' + (img.hidden ? 'hidden' : 'shown') + ' ' + v.dataset.stream +
+		' ' + (/^blob:/.test(v.src) ? 'mse' : 'src'));
 	const grabv = () => {
 		const c = document.createElement('canvas');
 		c.width = 160;
@@ -166,19 +167,23 @@ async function run() {
 	lines.push('diff ' + diff + ' lit ' + lit + ' advanced ' + (v.currentTime - t0).toFixed(2));
 	await until(() => /^H\.264 latency/.test(lat.textContent), 6000);
 	lines.push('h264_latency ' + num(lat.textContent) + ' ' + lat.textContent);
+	// and once the player had time to catch up with the live edge
+	await sleep(8000);
+	lines.push('h264_latency_later ' + num(lat.textContent) + ' ' + lat.textContent +
+		' rate ' + v.playbackRate + ' paused ' + v.paused);
 	lines.push('answer ' + ans());
 }
 run().catch(e => lines.push('exception ' + e)).finally(() => fetch('/report/' + encodeURIComponent(lines.join(';'))));
 </script></body></html>
 EOH
-# page URL: run the driver in Chromium until it reports (or 40 s)
+# page URL: run the driver in Chromium until it reports (or 50 s)
 drive() {
 	: >"$TMP/chrome2.err"
-	timeout 40 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --ignore-certificate-errors \
+	timeout 55 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars --ignore-certificate-errors \
 		--autoplay-policy=no-user-gesture-required --user-data-dir="$TMP/prof2" --enable-logging=stderr --v=0 \
 		--remote-debugging-port=0 "$1" 2>"$TMP/chrome2.err" & _c=$!
 	PIDS="$PIDS $_c"
-	for _i in $(seq 400); do
+	for _i in $(seq 500); do
 		grep -aq 'GET /report/' "$VLOG" && break
 		sleep 0.1
 	done
@@ -192,7 +197,9 @@ if ! start_vcapd_any --config "$TMP/v.conf" --device test:640x480@30:YUYV --log-
 fi
 # another viewer's H.264 output runs 6 s before the page joins it, so the
 # page's figure holds only if the video's currentTime is on the server's
-# MP4 timeline (a player counting from its own start would be 6 s off)
+# MP4 timeline (a player counting from its own start would be 6 s off).
+# Bound 2 s: MSE at the live edge measured 80-130 ms here; Chromium's own
+# <video src> keeps ~1.4 s back.
 curl -s -o /dev/null --max-time 60 "http://127.0.0.1:$VPORT/stream.mp4?size=320x240" & hold=$!
 PIDS="$PIDS $hold"
 sleep 6
@@ -203,7 +210,7 @@ check page_offers_h264 $? "$r"
 ml=$(val mjpeg_latency | cut -d' ' -f1)
 [ "$ml" -ge 0 ] 2>/dev/null && [ "$ml" -lt 2000 ]
 check page_mjpeg_latency "$?" "$(val mjpeg_latency)"
-echo "$(val video)" | grep -q '^320x240 rect [1-9][0-9]*x[1-9][0-9]* img hidden /stream.mp4?cam=0&size=320x240'
+echo "$(val video)" | grep -q '^320x240 rect [1-9][0-9]*x[1-9][0-9]* img hidden /stream.mp4?cam=0&size=320x240 mse$'
 check page_h264_plays "$?" "$r"
 d=$(val diff | cut -d' ' -f1) l=$(val diff | cut -d' ' -f3) adv=$(val diff | cut -d' ' -f5)
 [ "$l" -gt 1000 ] 2>/dev/null
@@ -211,14 +218,17 @@ check page_h264_not_blank "$?" "$(val diff)"
 [ "$d" -gt 50 ] 2>/dev/null && awk -v a="$adv" 'BEGIN { exit !(a > 0.5) }'
 check page_h264_moves "$?" "$(val diff)"
 hl=$(val h264_latency | cut -d' ' -f1)
-[ "$hl" -ge 0 ] 2>/dev/null && [ "$hl" -lt 4500 ]
+[ "$hl" -ge 0 ] 2>/dev/null && [ "$hl" -lt 2000 ]
 check page_h264_latency "$?" "$(val h264_latency)"
 echo "$(val answer)" | grep -q '^delivered H264 320x240 .*(live view: H.264 video)$'
 check page_h264_answer "$?" "$(val answer)"
 err=$(grep -E 'CONSOLE|Uncaught' "$TMP/chrome2.err" | grep -F 127.0.0.1 | head -3)
 [ -z "$err" ]
 check page_no_console_errors "$?" "$err"
-[ -n "$VERBOSE" ] && echo "latency: MJPEG $ml ms, H.264 $hl ms"
+hl2=$(val h264_latency_later | cut -d' ' -f1)
+[ "$hl2" -ge 0 ] 2>/dev/null && [ "$hl2" -lt 2000 ]
+check page_h264_latency_later "$?" "$(val h264_latency_later)"
+[ -n "$VERBOSE" ] && echo "latency: MJPEG $ml ms, H.264 $hl ms at first, $hl2 ms 8 s later"
 stop_vcapd
 check clean_exit_page "$?" "exit status"
 
@@ -241,7 +251,7 @@ for _i in $(seq 50); do
 done
 c=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 3 "https://127.0.0.1:$VPORT/stream.mp4?cam=0")
 drive "https://127.0.0.1:$VPORT/pick.html"
-[ "$c" = 501 ] && echo "$(val fallback)" | grep -q '^H.264 did not play (error [0-9]*): MJPEG instead img 320x240 /stream?cam=0&size=320x240 video hidden$'
+[ "$c" = 501 ] && echo "$(val fallback)" | grep -q '^H.264 did not play (.*501.*): MJPEG instead img 320x240 /stream?cam=0&size=320x240 video hidden$'
 check page_fallback_mjpeg "$?" "/stream.mp4 over TLS: $c; $r"
 nd=$(val moves)
 # shellcheck disable=SC2086
