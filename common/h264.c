@@ -21,6 +21,11 @@ const struct vc_fmt *vc_h264_fmt(void)
 	return &h264;
 }
 
+const struct vc_fmt *vc_capture_fmt(uint32_t fourcc)
+{
+	return fourcc == V4L2_PIX_FMT_H264 ? vc_h264_fmt() : vc_fmt_by_fourcc(fourcc);
+}
+
 /* Offset of the next 00 00 01 at or after pos, or len when there is none. */
 static size_t find_start_code(const uint8_t *b, size_t len, size_t pos)
 {

@@ -25,6 +25,11 @@ struct vc_fmt;
  * asks for it through format=h264 on the stream endpoints only. */
 const struct vc_fmt *vc_h264_fmt(void);
 
+/* The row of a format a camera may deliver: the table's, or vc_h264_fmt()
+ * for V4L2_PIX_FMT_H264 (a camera mode served by passthrough only, since
+ * there is no H.264 decoder); NULL when neither knows it. */
+const struct vc_fmt *vc_capture_fmt(uint32_t fourcc);
+
 /* One NAL unit: its bytes without the start code and without trailing zero
  * bytes (a NAL unit never ends in 0x00; zeros before the next start code
  * belong to the byte stream). */

@@ -229,6 +229,37 @@ static void plan_limits(const struct vc_mode *mode, const struct vc_request *req
 		p->adjusted |= VC_ADJ_FORMAT;
 }
 
+/* H.264 from an H.264 camera: its stream as it comes, so only at the
+ * camera's size (a larger request is clamped, as never upscaled), without
+ * rotation, at the camera's rate (dropping frames would break references),
+ * with no encoder settings (nothing encodes). Anything else cannot be
+ * served from this mode: there is no H.264 decoder. */
+static int plan_h264_pass(const struct vc_mode *mode, const struct vc_request *req,
+			  struct vc_plan *plan)
+{
+	struct vc_plan p;
+	uint32_t w = req->width, h = req->height;
+
+	memset(&p, 0, sizeof(p));
+	if ((w && w < mode->width) || (h && h < mode->height) || req->rotate % 360 ||
+	    req->flip & 3 || !mode->width || !mode->height)
+		return -EINVAL;
+	if (w > mode->width || h > mode->height)
+		p.adjusted |= VC_ADJ_SIZE;
+	p.steps = VC_STEP_PASSTHROUGH;
+	p.decode_denom = 1;
+	p.fps = ival_fps(mode->ival);
+	if (req->fps && p.fps && req->fps != p.fps)
+		p.adjusted |= VC_ADJ_FPS;
+	if (!p.fps)
+		p.fps = req->fps;
+	p.out.fourcc = V4L2_PIX_FMT_H264;
+	p.out.width = mode->width;
+	p.out.height = mode->height;
+	*plan = p;
+	return 0;
+}
+
 /* H.264: the I420 picture the encoder takes, planned like a raw request,
  * then encoded. The rate is part of the output (the encoder's clock). */
 static int plan_h264(const struct vc_mode *mode, const struct vc_request *req,
@@ -237,6 +268,8 @@ static int plan_h264(const struct vc_mode *mode, const struct vc_request *req,
 	struct vc_request r = *req;
 	struct vc_plan p;
 
+	if (mode->fourcc == V4L2_PIX_FMT_H264)
+		return plan_h264_pass(mode, req, plan);
 	r.fourcc = V4L2_PIX_FMT_YUV420;
 	r.quality = 0;
 	if (vc_negotiate_plan(mode, &r, &p) < 0 || p.out.width < 16 || p.out.height < 16)

@@ -80,7 +80,11 @@ struct vc_plan {
 /* Plans one request against the device's current mode (mode->fourcc may be
  * compressed). An H.264 request (fourcc V4L2_PIX_FMT_H264) is planned as
  * I420 of the same size, rotation and rate, then VC_STEP_ENCODE (by the
- * H.264 encoder), out.fourcc V4L2_PIX_FMT_H264, never passthrough. Never upscales: a size larger than the mode's is clamped to it.
+ * H.264 encoder), out.fourcc V4L2_PIX_FMT_H264, when the mode is raw or
+ * JPEG; on an H.264 mode (a camera delivering H.264) it is passthrough at
+ * the mode's size and rate (out.fps, bitrate, gop 0: nothing encodes), and
+ * every other request on such a mode is -EINVAL (no H.264 decoder).
+ * Never upscales: a size larger than the mode's is clamped to it.
  * Returns 0, or -EINVAL for a request that cannot be served at all (unknown
  * fourcc, Bayer as output, ...), with *plan untouched. */
 int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,

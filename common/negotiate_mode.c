@@ -30,6 +30,8 @@
 
 #include <linux/videodev2.h>
 
+#include "common/h264.h"
+
 /* ------------------------------------------------------------ mode choice */
 
 /* Estimated CPU work of a plan, in "pixel touches" (rough weights measured
@@ -195,7 +197,7 @@ static int size_in_fmt(const struct vc_caps_fmt *f, uint32_t w, uint32_t h)
 
 static const struct vc_caps_fmt *mode_fmt(const struct vc_caps *caps, const struct vc_mode *m)
 {
-	if (!m || !vc_fmt_by_fourcc(m->fourcc))
+	if (!m || !vc_capture_fmt(m->fourcc))
 		return NULL;
 	const struct vc_caps_fmt *f = vc_caps_find(caps, m->fourcc);
 	return f && size_in_fmt(f, m->width, m->height) ? f : NULL;
@@ -238,7 +240,7 @@ static void each_candidate(const struct vc_caps *caps, struct cand_ctx *c)
 {
 	for (size_t i = 0; i < caps->n_fmts; i++) {
 		const struct vc_caps_fmt *f = &caps->fmts[i];
-		if (!vc_fmt_by_fourcc(f->fourcc))
+		if (!vc_capture_fmt(f->fourcc)) /* H.264 modes: only H.264 requests plan */
 			continue;
 		for (size_t k = 0; k < f->n_sizes; k++) {
 			struct vc_mode m = { f->fourcc, f->sizes[k].width, f->sizes[k].height,
@@ -266,14 +268,23 @@ static void each_candidate(const struct vc_caps *caps, struct cand_ctx *c)
 	}
 }
 
+/* Whether a format of the caps may be a default: the pixel format table's,
+ * or (h264 set) H.264, which only H.264 clients can use, so it is the
+ * default of a camera that offers nothing else. */
+static int default_usable(const struct vc_caps_fmt *f, int h264)
+{
+	return h264 ? f->fourcc == V4L2_PIX_FMT_H264 : vc_fmt_by_fourcc(f->fourcc) != NULL;
+}
+
 /* Default when nothing else says: the first native format (caps list native
- * first), its largest size up to 1920x1080 (else its smallest), fastest. */
+ * first), its largest size up to 1920x1080 (else its smallest), fastest;
+ * H.264 last. */
 static int default_mode(const struct vc_caps *caps, struct vc_mode *out)
 {
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < caps->n_fmts; i++) {
 			const struct vc_caps_fmt *f = &caps->fmts[i];
-			if (!vc_fmt_by_fourcc(f->fourcc) || (pass == 0 && f->emulated))
+			if (!default_usable(f, pass == 2) || (pass == 0 && f->emulated))
 				continue;
 			const struct vc_caps_size *best = NULL, *small = NULL;
 			for (size_t k = 0; k < f->n_sizes; k++) {
@@ -483,7 +494,7 @@ static void def_fmt(const struct vc_caps_fmt *f, const struct vc_mode *cfg, uint
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct def_cand d = { 1, c[i], ival_fps(c[i].ival), is_compressed(vc_fmt_by_fourcc(f->fourcc)) };
+		struct def_cand d = { 1, c[i], ival_fps(c[i].ival), is_compressed(vc_capture_fmt(f->fourcc)) };
 		if (want && d.rate > want)
 			d.rate = want;
 		if (pass == 0) {
@@ -509,15 +520,18 @@ int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *confi
 	uint32_t want = ival_known(cfg.ival) ? ival_fps(cfg.ival)
 			: fps_cap ? fps_cap : VC_NEGOTIATE_FPS_CAP;
 	/* what was configured but the camera does not offer is let go of, the
-	 * size first, then the format (the caller says so in its log) */
-	for (int relax = 0; relax < 3; relax++) {
+	 * size first, then the format (the caller says so in its log); H.264
+	 * only when nothing else is left (relax 3: a camera delivering only
+	 * H.264, served by passthrough to H.264 clients) */
+	for (int relax = 0; relax < 4; relax++) {
 		for (int native = 1; native >= 0; native--) {
 			uint32_t best_rate = 0;
 			struct def_cand best = { 0 };
 			for (int pass = 0; pass < 2; pass++)
 				for (size_t i = 0; i < caps->n_fmts; i++) {
 					const struct vc_caps_fmt *f = &caps->fmts[i];
-					if (!vc_fmt_by_fourcc(f->fourcc) || (f->emulated ? 0 : 1) != native ||
+					if (!default_usable(f, relax == 3) ||
+					    (f->emulated ? 0 : 1) != native ||
 					    (cfg.fourcc && f->fourcc != cfg.fourcc))
 						continue;
 					def_fmt(f, &cfg, want, pass, &best_rate, &best);

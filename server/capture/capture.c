@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/h264.h"
 #include "common/jpeg.h"
 #include "common/log.h"
 #include "common/pool.h"
@@ -110,14 +111,25 @@ static int floor_bufs(unsigned n)
  * MJPEG arrives corrupt, truncated or empty after USB trouble); its
  * bytesused is trimmed to the JPEG itself (drivers and v4l2loopback may
  * report the whole buffer), so consumers can pass it through as is, and
- * what the parse found goes to *jf for the frame (zero for raw formats). */
+ * what the parse found goes to *jf for the frame (zero for raw formats).
+ * H.264 (a camera's own, passed through): a buffer must hold a coded slice;
+ * *key says it holds an IDR picture (its SPS/PPS may be missing: the
+ * output adds the last ones seen). Parameter sets in a buffer of their own
+ * are dropped with it (UVC cameras send them with the IDR). */
 static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b,
-		     struct vc_frame_jpeg *jf)
+		     struct vc_frame_jpeg *jf, uint8_t *key)
 {
 	const struct vc_geom *g = &fmt->geom;
 
 	if (b->flags & VC_SRC_BUF_ERROR)
 		return 0;
+	if (fmt->fmt == vc_h264_fmt()) {
+		struct vc_h264_au au;
+
+		vc_h264_scan(b->mem[0], b->bytesused[0], &au);
+		*key = (uint8_t)(au.idr != 0);
+		return au.has_slice; /* parameter sets alone would be a frame without a picture */
+	}
 	if (fmt->fmt->layout == VC_LAYOUT_COMPRESSED) {
 		struct vc_jpeg_info info;
 
@@ -136,7 +148,7 @@ static int buffer_ok(const struct vc_src_format *fmt, struct vc_src_buf *b,
 }
 
 static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_buf *b,
-		    const struct vc_frame_jpeg *jf)
+		    const struct vc_frame_jpeg *jf, uint8_t key)
 {
 	struct vc_frame *f;
 	int lend;
@@ -161,6 +173,7 @@ static void deliver(struct vc_cam *cam, struct session *s, const struct vc_src_b
 		f->ts_us = b->ts_us ? b->ts_us : mono_us();
 		f->ts_real_us = real_us() - (mono_us() - f->ts_us);
 		f->jpeg = *jf;
+		f->key = key;
 		if (lend && s->src->ops->dmabuf) /* zero-copy hand-over to an M2M encoder */
 			f->n_dmabuf = (uint8_t)s->src->ops->dmabuf(s->src, b->index, f->dmabuf);
 	}
@@ -277,8 +290,9 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 		cam->last_seq = b.seq;
 		cam->last_frame_us = mono_us();
 		struct vc_frame_jpeg jf = { 0 };
+		uint8_t key = 0;
 
-		if (!buffer_ok(&s->fmt, &b, &jf)) {
+		if (!buffer_ok(&s->fmt, &b, &jf, &key)) {
 			cam->st.errors++;
 			log_debug("%s: discarded buffer %u (seq %llu)", cam->id, b.index,
 				  (unsigned long long)b.seq);
@@ -289,7 +303,7 @@ static void on_frame_ready(evutil_socket_t fd, short what, void *arg)
 			}
 			continue;
 		}
-		deliver(cam, s, &b, &jf);
+		deliver(cam, s, &b, &jf, key);
 		/* A consumer that did not keep the frame released it just now:
 		 * re-queue before the next dequeue so a burst does not look like
 		 * consumers holding buffers (and cost copies). */
@@ -772,7 +786,7 @@ void vc_cam_release(struct vc_cam *cam)
 
 int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m)
 {
-	if (m->fourcc && !vc_fmt_by_fourcc(m->fourcc))
+	if (m->fourcc && !vc_capture_fmt(m->fourcc))
 		return -EINVAL;
 	if (m->fourcc && cam->caps.n_fmts && !vc_caps_find(&cam->caps, m->fourcc))
 		return -EINVAL;

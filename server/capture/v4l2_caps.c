@@ -1,5 +1,6 @@
 /* What a V4L2 device can deliver, as struct vc_caps: ENUM_FMT (native
- * formats first, libv4l2's emulated ones after, each marked), ENUM_FRAMESIZES
+ * formats first, libv4l2's emulated ones after, each marked; the pixel
+ * format table's formats and H.264, which is passed through only), ENUM_FRAMESIZES
  * (discrete lists, or stepwise/continuous ranges with a few representative
  * sizes) and ENUM_FRAMEINTERVALS per size. Devices without size enumeration
  * (an analog input, many capture cards) get their current size. */
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/h264.h"
 #include "server/capture/v4l2_int.h"
 
 #define MAX_SIZES 64
@@ -195,9 +197,9 @@ int v4l2_enum_caps(struct v4l2src *d, struct vc_caps *caps)
 			int emulated = (fd.flags & V4L2_FMT_FLAG_EMULATED) != 0;
 			if (emulated != pass)
 				continue;
-			if (!vc_fmt_by_fourcc(fd.pixelformat)) {
+			if (!vc_capture_fmt(fd.pixelformat)) {
 				if (pass == 0)
-					log_debug("%s: format %s not in the table, skipped", d->path,
+					log_debug("%s: format %s unknown, skipped", d->path,
 						  vc_fourcc_str(fd.pixelformat, fcc));
 				continue;
 			}

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/h264.h"
 #include "server/capture/v4l2_int.h"
 #include "server/capture/v4l2src.h"
 
@@ -83,7 +84,7 @@ int v4l2_parse_format(struct v4l2src *d, const struct v4l2_format *f,
 		bpl[0] = p->bytesperline;
 		sizeimage[0] = p->sizeimage;
 	}
-	r.fmt = vc_fmt_by_fourcc(r.mode.fourcc);
+	r.fmt = vc_capture_fmt(r.mode.fourcc);
 	if (!r.fmt) {
 		log_warn("%s: driver answered format %s, unknown to the format table", d->path,
 			 vc_fourcc_str(r.mode.fourcc, fcc));

@@ -543,6 +543,21 @@ static enum MHD_Result h_cam_put(void *opaque, struct vc_http_req *r)
 	return send_json(r, &j);
 }
 
+/* Whether every format the camera offers is H.264 (nothing decodes it, so
+ * such a camera serves format=h264 only). */
+static int h264_only(struct vc_cam *cam)
+{
+	const struct vc_caps *caps = vc_cam_caps(cam);
+	size_t n = 0;
+
+	for (size_t i = 0; caps && i < caps->n_fmts; i++)
+		if (caps->fmts[i].fourcc != V4L2_PIX_FMT_H264)
+			return 0;
+		else
+			n++;
+	return n > 0;
+}
+
 static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
@@ -570,6 +585,11 @@ static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 				     vc_cam_id(cam));
 	if (ret == -ENOMEM)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+	if (ret < 0 && req.fourcc != V4L2_PIX_FMT_H264 && h264_only(cam))
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+				     "camera %s delivers only H.264 and there is no H.264 decoder: "
+				     "format=h264 on /stream.h264 or /stream.mp4 (passthrough)",
+				     vc_cam_id(cam));
 	if (ret < 0)
 		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "this request cannot be served");
 	struct vc_json j;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/frame.h"
 #include "common/h264.h"
 #include "common/log.h"
 #include "common/mp4.h"
@@ -29,6 +30,11 @@ struct h264_out {
 	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
 	size_t frag_len, frag_cap;
 	uint64_t frag_n;
+	/* passthrough: the camera's last SPS and PPS (NAL units without start
+	 * code), put before an IDR that comes without them */
+	uint8_t *cam_sps, *cam_pps;
+	size_t cam_sps_len, cam_pps_len;
+	uint64_t ps_inserted; /* IDRs that got them */
 };
 
 int h264_out_is(const struct output *o)
@@ -63,6 +69,98 @@ int h264_out_due(struct output *o, const struct vc_frame *f)
 	h->sched_us = h->sched_us && f->ts_us - h->sched_us < ival ? h->sched_us + ival
 								    : f->ts_us + ival;
 	return 1;
+}
+
+/* *dst (of *len bytes) becomes a copy of nal; 0 or -ENOMEM (old kept). */
+static int keep_nal(uint8_t **dst, size_t *len, const uint8_t *nal, size_t n)
+{
+	if (*dst && *len == n && !memcmp(*dst, nal, n))
+		return 0;
+	uint8_t *b = malloc(n);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, nal, n);
+	free(*dst);
+	*dst = b;
+	*len = n;
+	return 0;
+}
+
+/* Offset in buf where parameter sets go: before the first NAL unit that is
+ * not an access unit delimiter (which must stay first), at its start code. */
+static size_t ps_insert_off(const uint8_t *buf, size_t len)
+{
+	size_t pos = 0;
+	struct vc_nal nal;
+
+	while (vc_h264_next_nal(buf, len, &pos, &nal)) {
+		if (nal.type == VC_NAL_AUD)
+			continue;
+		size_t off = (size_t)(nal.data - buf) - 3; /* 00 00 01 */
+		return off && !buf[off - 1] ? off - 1 : off;
+	}
+	return 0;
+}
+
+/* The IDR f with the kept SPS/PPS it lacks inserted (4-byte start codes);
+ * every NAL unit of f stays byte for byte. NULL on ENOMEM. */
+static struct vc_frame *with_ps(struct h264_out *h, const struct vc_frame *f, int sps, int pps)
+{
+	static const uint8_t sc[4] = { 0, 0, 0, 1 };
+	size_t len = f->bytesused[0], add = (sps ? 4 + h->cam_sps_len : 0) +
+					    (pps ? 4 + h->cam_pps_len : 0);
+	struct vc_frame *n = vc_frame_new(len + add);
+
+	if (!n)
+		return NULL;
+	uint8_t *d = vc_frame_data(n, 0);
+	size_t at = ps_insert_off(f->mem[0], len), k = at;
+
+	memcpy(d, f->mem[0], at);
+	if (sps) {
+		memcpy(d + k, sc, 4);
+		memcpy(d + k + 4, h->cam_sps, h->cam_sps_len);
+		k += 4 + h->cam_sps_len;
+	}
+	if (pps) {
+		memcpy(d + k, sc, 4);
+		memcpy(d + k + 4, h->cam_pps, h->cam_pps_len);
+		k += 4 + h->cam_pps_len;
+	}
+	memcpy(d + k, f->mem[0] + at, len - at);
+	n->fmt = f->fmt;
+	n->geom.width = f->geom.width;
+	n->geom.height = f->geom.height;
+	n->seq = f->seq;
+	n->ts_us = f->ts_us;
+	n->ts_real_us = f->ts_real_us;
+	n->key = 1;
+	h->ps_inserted++;
+	return n;
+}
+
+struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
+{
+	struct h264_out *h = state(o);
+	struct vc_h264_au au;
+
+	if (!h)
+		return NULL;
+	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
+	if ((au.sps && keep_nal(&h->cam_sps, &h->cam_sps_len, au.sps, au.sps_len) < 0) ||
+	    (au.pps && keep_nal(&h->cam_pps, &h->cam_pps_len, au.pps, au.pps_len) < 0))
+		return NULL;
+	/* as it came when nothing is missing, or nothing was ever seen to add
+	 * (MP4 clients wait for an init segment; Annex-B ones get the stream) */
+	if (!f->key || (au.sps && au.pps) || (!au.sps && !h->cam_sps) || (!au.pps && !h->cam_pps))
+		return vc_frame_ref(f);
+	return with_ps(h, f, !au.sps, !au.pps);
+}
+
+uint64_t h264_out_ps_inserted(const struct output *o)
+{
+	return o->h264 ? o->h264->ps_inserted : 0;
 }
 
 /* A new init segment for sps/pps; -ENOMEM or -EINVAL (SPS unreadable). */
@@ -214,6 +312,8 @@ void h264_out_free(struct output *o)
 	free(o->h264->init);
 	free(o->h264->ps);
 	free(o->h264->frag);
+	free(o->h264->cam_sps);
+	free(o->h264->cam_pps);
 	free(o->h264);
 	o->h264 = NULL;
 }

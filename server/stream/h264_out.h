@@ -31,6 +31,16 @@ int h264_out_is(const struct output *o);
  * the encoder, so every client gets a stream it can decode). */
 int h264_out_due(struct output *o, const struct vc_frame *f);
 
+/* Passthrough (an H.264 camera's own stream): what o publishes for the
+ * captured access unit f, a new reference: f itself, or for an IDR without
+ * SPS/PPS (many UVC cameras send them once) a copy with the last ones the
+ * camera sent inserted before its first slice, every NAL unit of f byte for
+ * byte (as it came when the camera has sent none yet). NULL on ENOMEM. */
+struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
+
+/* IDRs that got the kept SPS/PPS inserted (for /api/status). */
+uint64_t h264_out_ps_inserted(const struct output *o);
+
 /* o published a new latest frame: on an IDR, the parameter sets are read
  * and a new MP4 init segment made when they changed (MP4 clients holding
  * the old one are ended: their decoder's configuration is gone). */

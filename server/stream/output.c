@@ -328,7 +328,14 @@ void output_frame(struct output *o, struct vc_frame *f)
 		 * webcams) is sent with the standard ones as a separate piece
 		 * before the first SOS (dht = its offset, client_frame_pieces), never
 		 * copied. An unchecked JPEG cannot come from capture: not sent. */
-		if (f->fmt->layout == VC_LAYOUT_COMPRESSED && !h264_out_is(o)) {
+		if (h264_out_is(o)) { /* an H.264 camera's own stream */
+			struct vc_frame *p = h264_out_pass(o, f);
+
+			if (p)
+				output_publish(o, p, 0, 0);
+			return;
+		}
+		if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
 			if (!f->jpeg.checked)
 				return;
 			dht = f->jpeg.has_dht ? 0 : f->jpeg.sos_off;

@@ -605,6 +605,78 @@ static void h264_plan(void)
 	CHECK(vc_negotiate_plan(&m, &tiny, &p) == -EINVAL, "8x8 H.264 planned");
 }
 
+/* An H.264 camera (UVC webcams with an H.264 stream): H.264 at one of its
+ * sizes is passed through; anything the H.264 mode itself would have to
+ * decode is refused (no decoder), so the mode choice takes it only for
+ * H.264 clients, and it is a default only when the camera has nothing else. */
+static struct vc_caps_size h_h264[] = {
+	SZ(1280, 720, 2, IV(1, 30), IV(1, 15)),
+	SZ(640, 480, 1, IV(1, 30)),
+};
+static struct vc_caps_size h_mjpg[] = {
+	SZ(1280, 720, 1, IV(1, 30)),
+	SZ(640, 480, 1, IV(1, 30)),
+};
+static struct vc_caps_fmt h_fmts[] = {
+	{ .fourcc = V4L2_PIX_FMT_H264, .n_sizes = 2, .sizes = h_h264 },
+	{ .fourcc = MJPG, .n_sizes = 2, .sizes = h_mjpg },
+};
+static const struct vc_caps caps_h = { 2, h_fmts }, caps_h_only = { 1, h_fmts };
+
+static void h264_passthrough(void)
+{
+	struct vc_mode m = { V4L2_PIX_FMT_H264, 1280, 720, { 1, 30 } }, out;
+	struct vc_request q = { .fourcc = V4L2_PIX_FMT_H264, .bitrate = 500000, .gop = 10 };
+	struct vc_plan p;
+
+	CHECK(vc_negotiate_plan(&m, &q, &p) == 0 && p.steps == VC_STEP_PASSTHROUGH &&
+		      p.out.fourcc == V4L2_PIX_FMT_H264 && p.out.width == 1280 &&
+		      p.out.height == 720 && p.fps == 30 && !p.out.bitrate && !p.out.gop &&
+		      !p.out.fps && !p.adjusted,
+	      "steps %#x %ux%u fps %u bitrate %u adjusted %#x", p.steps, p.out.width,
+	      p.out.height, p.fps, p.out.bitrate, p.adjusted);
+	q.width = 1920; /* clamped to the camera's, never upscaled */
+	CHECK(vc_negotiate_plan(&m, &q, &p) == 0 && p.out.width == 1280 &&
+		      (p.adjusted & VC_ADJ_SIZE),
+	      "larger: %ux%u adjusted %#x", p.out.width, p.out.height, p.adjusted);
+	q.width = 640; /* smaller would need a decoder */
+	CHECK(vc_negotiate_plan(&m, &q, &p) == -EINVAL, "scaled H.264 passthrough planned");
+	q.width = 0;
+	q.rotate = 90;
+	CHECK(vc_negotiate_plan(&m, &q, &p) == -EINVAL, "rotated H.264 passthrough planned");
+	q.rotate = 0;
+	q.fps = 15; /* the camera's rate: frames of a GOP cannot be dropped */
+	CHECK(vc_negotiate_plan(&m, &q, &p) == 0 && p.fps == 30 && (p.adjusted & VC_ADJ_FPS),
+	      "fps %u adjusted %#x", p.fps, p.adjusted);
+	struct vc_request mj = { .fourcc = MJPG }, yuyv = { .fourcc = YUYV };
+	CHECK(vc_negotiate_plan(&m, &mj, &p) == -EINVAL, "MJPEG from H.264 planned");
+	CHECK(vc_negotiate_plan(&m, &yuyv, &p) == -EINVAL, "YUYV from H.264 planned");
+
+	/* the mode: H.264 clients get the H.264 mode of their size */
+	struct vc_request h640 = { .fourcc = V4L2_PIX_FMT_H264, .width = 640, .height = 480 };
+	int rc = vc_negotiate_mode(&caps_h, NULL, NULL, &h640, 1, &out);
+	CHECK(rc == 0 && out.fourcc == V4L2_PIX_FMT_H264 && out.width == 640,
+	      "rc %d mode %#x %ux%u", rc, out.fourcc, out.width, out.height);
+	/* with an MJPEG client too: the MJPEG mode, H.264 encoded from it */
+	struct vc_request two[2] = { h640, { .fourcc = MJPG, .width = 640, .height = 480 } };
+	rc = vc_negotiate_mode(&caps_h, NULL, NULL, two, 2, &out);
+	CHECK(rc == 0 && out.fourcc == MJPG && out.width == 640, "rc %d mode %#x %ux%u", rc,
+	      out.fourcc, out.width, out.height);
+	/* defaults: MJPEG when there is one, the H.264 mode on an H.264-only camera */
+	rc = vc_negotiate_default(&caps_h, NULL, 0, &out);
+	CHECK(rc == 0 && out.fourcc == MJPG && out.width == 1280, "rc %d default %#x %ux%u", rc,
+	      out.fourcc, out.width, out.height);
+	rc = vc_negotiate_default(&caps_h_only, NULL, 0, &out);
+	CHECK(rc == 0 && out.fourcc == V4L2_PIX_FMT_H264 && out.width == 1280,
+	      "rc %d default %#x %ux%u", rc, out.fourcc, out.width, out.height);
+	rc = vc_negotiate_mode(&caps_h_only, NULL, NULL, NULL, 0, &out);
+	CHECK(rc == 0 && out.fourcc == V4L2_PIX_FMT_H264, "rc %d reference %#x", rc, out.fourcc);
+	struct vc_request h0 = { .fourcc = V4L2_PIX_FMT_H264 };
+	rc = vc_negotiate_mode(&caps_h_only, NULL, NULL, &h0, 1, &out);
+	CHECK(rc == 0 && out.fourcc == V4L2_PIX_FMT_H264 && out.width == 1280,
+	      "rc %d mode %#x %ux%u", rc, out.fourcc, out.width, out.height);
+}
+
 static void steps_str(void)
 {
 	static const struct {
@@ -882,6 +954,7 @@ int main(void)
 	RUN("negotiate", many_clients);
 	RUN("negotiate", output_equal);
 	RUN("negotiate", h264_plan);
+	RUN("negotiate", h264_passthrough);
 	RUN("negotiate", steps_str);
 	RUN("negotiate", invariants);
 	RUN("negotiate", default_table);
