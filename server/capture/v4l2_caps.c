@@ -170,13 +170,36 @@ static int enum_sizes(struct v4l2src *d, struct vc_caps_fmt *cf)
 	return 0;
 }
 
+/* libv4l2 lists its emulated formats (RGB3, YU12...) for a device whose
+ * only native format is H.264, which libv4lconvert cannot decode: they
+ * would fail when streamed, so they are dropped. Returns the new count. */
+static size_t drop_undecodable_emulation(struct v4l2src *d, struct vc_caps_fmt *fmts, size_t n,
+					 int native_h264_only)
+{
+	size_t k = 0;
+
+	if (!native_h264_only)
+		return n; /* some native format libv4lconvert may read */
+	for (size_t i = 0; i < n; i++) {
+		if (!fmts[i].emulated) {
+			fmts[k++] = fmts[i];
+			continue;
+		}
+		free(fmts[i].sizes);
+	}
+	if (k < n)
+		log_info("%s: only H.264 natively: %zu formats libv4l2 offers from it dropped "
+			 "(nothing decodes H.264)", d->path, n - k);
+	return k;
+}
+
 int v4l2_enum_caps(struct v4l2src *d, struct vc_caps *caps)
 {
 	struct v4l2_fmtdesc fd;
 	struct vc_caps_fmt *fmts = NULL;
 	size_t n = 0;
 	char fcc[16];
-	int e = 0;
+	int e = 0, native_h264 = 0, native_other = 0;
 
 	memset(caps, 0, sizeof(*caps));
 	/* Two passes: native formats first, then the emulated ones. */
@@ -197,6 +220,10 @@ int v4l2_enum_caps(struct v4l2src *d, struct vc_caps *caps)
 			int emulated = (fd.flags & V4L2_FMT_FLAG_EMULATED) != 0;
 			if (emulated != pass)
 				continue;
+			if (!emulated && fd.pixelformat == V4L2_PIX_FMT_H264)
+				native_h264 = 1;
+			else if (!emulated)
+				native_other = 1;
 			if (!vc_capture_fmt(fd.pixelformat)) {
 				if (pass == 0)
 					log_debug("%s: format %s unknown, skipped", d->path,
@@ -223,6 +250,7 @@ int v4l2_enum_caps(struct v4l2src *d, struct vc_caps *caps)
 				goto fail;
 		}
 	}
+	n = drop_undecodable_emulation(d, fmts, n, native_h264 && !native_other);
 	caps->fmts = fmts;
 	caps->n_fmts = n;
 	return 0;

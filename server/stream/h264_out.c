@@ -30,11 +30,14 @@ struct h264_out {
 	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
 	size_t frag_len, frag_cap;
 	uint64_t frag_n;
-	/* passthrough: the camera's last SPS and PPS (NAL units without start
-	 * code), put before an IDR that comes without them */
-	uint8_t *cam_sps, *cam_pps;
-	size_t cam_sps_len, cam_pps_len;
-	uint64_t ps_inserted; /* IDRs that got them */
+	uint64_t ps_inserted; /* passthrough: IDRs that got the camera's SPS/PPS */
+};
+
+/* An H.264 camera's last SPS and PPS (NAL units without start code), kept
+ * per hub from every frame, so an output made later still has them. */
+struct h264_ps {
+	uint8_t *sps, *pps;
+	size_t sps_len, pps_len;
 };
 
 int h264_out_is(const struct output *o)
@@ -105,11 +108,12 @@ static size_t ps_insert_off(const uint8_t *buf, size_t len)
 
 /* The IDR f with the kept SPS/PPS it lacks inserted (4-byte start codes);
  * every NAL unit of f stays byte for byte. NULL on ENOMEM. */
-static struct vc_frame *with_ps(struct h264_out *h, const struct vc_frame *f, int sps, int pps)
+static struct vc_frame *with_ps(struct h264_out *h, const struct h264_ps *ps,
+			       const struct vc_frame *f, int sps, int pps)
 {
 	static const uint8_t sc[4] = { 0, 0, 0, 1 };
-	size_t len = f->bytesused[0], add = (sps ? 4 + h->cam_sps_len : 0) +
-					    (pps ? 4 + h->cam_pps_len : 0);
+	size_t len = f->bytesused[0], add = (sps ? 4 + ps->sps_len : 0) +
+					    (pps ? 4 + ps->pps_len : 0);
 	struct vc_frame *n = vc_frame_new(len + add);
 
 	if (!n)
@@ -120,13 +124,13 @@ static struct vc_frame *with_ps(struct h264_out *h, const struct vc_frame *f, in
 	memcpy(d, f->mem[0], at);
 	if (sps) {
 		memcpy(d + k, sc, 4);
-		memcpy(d + k + 4, h->cam_sps, h->cam_sps_len);
-		k += 4 + h->cam_sps_len;
+		memcpy(d + k + 4, ps->sps, ps->sps_len);
+		k += 4 + ps->sps_len;
 	}
 	if (pps) {
 		memcpy(d + k, sc, 4);
-		memcpy(d + k + 4, h->cam_pps, h->cam_pps_len);
-		k += 4 + h->cam_pps_len;
+		memcpy(d + k + 4, ps->pps, ps->pps_len);
+		k += 4 + ps->pps_len;
 	}
 	memcpy(d + k, f->mem[0] + at, len - at);
 	n->fmt = f->fmt;
@@ -140,22 +144,50 @@ static struct vc_frame *with_ps(struct h264_out *h, const struct vc_frame *f, in
 	return n;
 }
 
+int h264_ps_keep(struct hub *hub, const struct vc_frame *f)
+{
+	struct vc_h264_au au;
+
+	if (!hub->h264_ps && !(hub->h264_ps = calloc(1, sizeof(*hub->h264_ps))))
+		return 0;
+	struct h264_ps *ps = hub->h264_ps;
+
+	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
+	/* on ENOMEM the old ones stay: an IDR may then get stale ones, as a
+	 * decoder that missed the new would */
+	if (au.sps)
+		keep_nal(&ps->sps, &ps->sps_len, au.sps, au.sps_len);
+	if (au.pps)
+		keep_nal(&ps->pps, &ps->pps_len, au.pps, au.pps_len);
+	return ps->sps && ps->pps;
+}
+
+void h264_ps_free(struct hub *hub)
+{
+	if (!hub->h264_ps)
+		return;
+	free(hub->h264_ps->sps);
+	free(hub->h264_ps->pps);
+	free(hub->h264_ps);
+	hub->h264_ps = NULL;
+}
+
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 {
 	struct h264_out *h = state(o);
+	const struct h264_ps *ps = o->hub->h264_ps;
 	struct vc_h264_au au;
 
 	if (!h)
 		return NULL;
+	if (!f->key)
+		return vc_frame_ref(f);
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
-	if ((au.sps && keep_nal(&h->cam_sps, &h->cam_sps_len, au.sps, au.sps_len) < 0) ||
-	    (au.pps && keep_nal(&h->cam_pps, &h->cam_pps_len, au.pps, au.pps_len) < 0))
-		return NULL;
 	/* as it came when nothing is missing, or nothing was ever seen to add
 	 * (MP4 clients wait for an init segment; Annex-B ones get the stream) */
-	if (!f->key || (au.sps && au.pps) || (!au.sps && !h->cam_sps) || (!au.pps && !h->cam_pps))
+	if ((au.sps && au.pps) || !ps || (!au.sps && !ps->sps) || (!au.pps && !ps->pps))
 		return vc_frame_ref(f);
-	return with_ps(h, f, !au.sps, !au.pps);
+	return with_ps(h, ps, f, !au.sps, !au.pps);
 }
 
 uint64_t h264_out_ps_inserted(const struct output *o)
@@ -312,8 +344,6 @@ void h264_out_free(struct output *o)
 	free(o->h264->init);
 	free(o->h264->ps);
 	free(o->h264->frag);
-	free(o->h264->cam_sps);
-	free(o->h264->cam_pps);
 	free(o->h264);
 	o->h264 = NULL;
 }

@@ -13,6 +13,7 @@
 
 struct output;
 struct client;
+struct hub;
 struct vc_frame;
 struct vc_part;
 
@@ -35,8 +36,16 @@ int h264_out_due(struct output *o, const struct vc_frame *f);
  * captured access unit f, a new reference: f itself, or for an IDR without
  * SPS/PPS (many UVC cameras send them once) a copy with the last ones the
  * camera sent inserted before its first slice, every NAL unit of f byte for
- * byte (as it came when the camera has sent none yet). NULL on ENOMEM. */
+ * byte (as it came when the camera has sent none yet; the kept ones are
+ * the hub's, h264_ps_keep). NULL on ENOMEM. */
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
+
+/* An H.264 camera's frame f reached hub: its SPS/PPS, if any, are kept
+ * (the camera may send them once, at the start, before any output exists).
+ * Returns whether an SPS and a PPS are known now, i.e. an IDR can be
+ * decoded (0 on ENOMEM too). */
+int h264_ps_keep(struct hub *hub, const struct vc_frame *f);
+void h264_ps_free(struct hub *hub);
 
 /* IDRs that got the kept SPS/PPS inserted (for /api/status). */
 uint64_t h264_out_ps_inserted(const struct output *o);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/h264.h"
 #include "common/log.h"
 
 /* How long frames of another mode are skipped after asking the camera for a
@@ -154,6 +155,7 @@ void hub_free(struct hub *h)
 	policy_free(h);
 	while (h->outputs)
 		output_free(h->outputs);
+	h264_ps_free(h);
 	free(h);
 }
 
@@ -196,6 +198,10 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	}
 	h->switching = 0;
 	policy_switch_end(h, 1);
+	/* an IDR before any SPS/PPS (streaming began mid-way) is no place for a
+	 * decoder to start: clients wait for one after them */
+	if (f->fmt == vc_h264_fmt() && !h264_ps_keep(h, f))
+		f->key = 0;
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o) && !o->provisional && policy_feeds(h, o))
 			output_frame(o, f);

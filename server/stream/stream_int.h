@@ -120,6 +120,7 @@ struct hub {
 	int acquired;
 	struct hub_policy pol;     /* the device-mode policy's state (policy.c) */
 	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
+	struct h264_ps *h264_ps;   /* an H.264 camera's last SPS/PPS (h264_out.c) */
 };
 
 /* What client.c's send path asks of the HTTP layer: calls through a table,
