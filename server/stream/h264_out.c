@@ -30,7 +30,6 @@ struct h264_out {
 	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
 	size_t frag_len, frag_cap;
 	uint64_t frag_n;
-	uint64_t ps_inserted; /* passthrough: IDRs that got the camera's SPS/PPS */
 };
 
 /* An H.264 camera's last SPS and PPS (NAL units without start code), kept
@@ -108,8 +107,8 @@ static size_t ps_insert_off(const uint8_t *buf, size_t len)
 
 /* The IDR f with the kept SPS/PPS it lacks inserted (4-byte start codes);
  * every NAL unit of f stays byte for byte. NULL on ENOMEM. */
-static struct vc_frame *with_ps(struct h264_out *h, const struct h264_ps *ps,
-			       const struct vc_frame *f, int sps, int pps)
+static struct vc_frame *with_ps(const struct h264_ps *ps, const struct vc_frame *f, int sps,
+			       int pps)
 {
 	static const uint8_t sc[4] = { 0, 0, 0, 1 };
 	size_t len = f->bytesused[0], add = (sps ? 4 + ps->sps_len : 0) +
@@ -140,7 +139,6 @@ static struct vc_frame *with_ps(struct h264_out *h, const struct h264_ps *ps,
 	n->ts_us = f->ts_us;
 	n->ts_real_us = f->ts_real_us;
 	n->key = 1;
-	h->ps_inserted++;
 	return n;
 }
 
@@ -187,12 +185,7 @@ struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 	 * (MP4 clients wait for an init segment; Annex-B ones get the stream) */
 	if ((au.sps && au.pps) || !ps || (!au.sps && !ps->sps) || (!au.pps && !ps->pps))
 		return vc_frame_ref(f);
-	return with_ps(h, ps, f, !au.sps, !au.pps);
-}
-
-uint64_t h264_out_ps_inserted(const struct output *o)
-{
-	return o->h264 ? o->h264->ps_inserted : 0;
+	return with_ps(ps, f, !au.sps, !au.pps);
 }
 
 /* A new init segment for sps/pps; -ENOMEM or -EINVAL (SPS unreadable). */

@@ -47,8 +47,6 @@ struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
 int h264_ps_keep(struct hub *hub, const struct vc_frame *f);
 void h264_ps_free(struct hub *hub);
 
-/* IDRs that got the kept SPS/PPS inserted (for /api/status). */
-uint64_t h264_out_ps_inserted(const struct output *o);
 
 /* o published a new latest frame: on an IDR, the parameter sets are read
  * and a new MP4 init segment made when they changed (MP4 clients holding
