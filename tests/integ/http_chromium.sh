@@ -108,6 +108,10 @@ if start_vcapd $((PORT + 1)) --log-level debug --config "$TMP/ph.conf" \
 	# no reload: one stream connection of the page's <img> spans the
 	# moment the camera came (opened before, ended after it streamed)
 	L=$TMP/vcapd-$((PORT + 1)).log
+	# the daemon logs a stream's end when its next send finds the socket
+	# closed, which can come after Chromium has exited: wait up to 3 s
+	i=0
+	while ! grep -q 'stream ended after' "$L" && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -n "$KEEP_LOG" ] && cp "$L" "$KEEP_LOG"
 	n=$(grep -c 'mjpeg stream on cam 0' "$L")
 	span=$(awk '/cam 0: state streaming/ && !t { t = $2 }
