@@ -153,6 +153,12 @@ static void skip_scaling_list(struct bits *r, int size)
 		if (next != 0) {
 			int32_t delta = get_se(r);
 
+			/* delta_scale is -128..127 (7.4.2.1.1.1): anything else is
+			 * a malformed SPS, and would overflow the sum */
+			if (delta < -128 || delta > 127) {
+				r->over = 1;
+				return;
+			}
 			next = (last + delta + 256) % 256;
 		}
 		last = next == 0 ? last : next;
