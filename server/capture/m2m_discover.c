@@ -16,14 +16,14 @@
 #include "server/capture/m2m_discover.h"
 #include "server/capture/v4l2src.h"
 
-static int sys_open(void *opaque, const char *path)
+int vc_m2m_sys_open(void *opaque, const char *path)
 {
 	(void)opaque;
 	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-static int sys_ioctl(void *opaque, int fd, unsigned long req, void *arg)
+int vc_m2m_sys_ioctl(void *opaque, int fd, unsigned long req, void *arg)
 {
 	int r;
 
@@ -34,13 +34,14 @@ static int sys_ioctl(void *opaque, int fd, unsigned long req, void *arg)
 	return r < 0 ? -errno : 0;
 }
 
-static void sys_close(void *opaque, int fd)
+void vc_m2m_sys_close(void *opaque, int fd)
 {
 	(void)opaque;
 	close(fd);
 }
 
-static const struct vc_m2m_io sys_io = { sys_open, sys_ioctl, sys_close, NULL };
+static const struct vc_m2m_io sys_io = { vc_m2m_sys_open, vc_m2m_sys_ioctl, vc_m2m_sys_close,
+					 NULL };
 
 /* ENUM_FMT on one queue type until the driver says EINVAL (end of list). */
 static size_t enum_fmts(const struct vc_m2m_io *io, int fd, uint32_t type, struct vc_m2m_fmt *out)

@@ -20,6 +20,13 @@ struct vc_m2m_io {
 	void *opaque;
 };
 
+/* The real device's I/O (opaque unused): open O_RDWR | O_NONBLOCK, ioctl
+ * retried on EINTR, both -errno on failure; also the encoder session's
+ * (server/encode/m2m_enc.c). */
+int vc_m2m_sys_open(void *opaque, const char *path);
+int vc_m2m_sys_ioctl(void *opaque, int fd, unsigned long req, void *arg);
+void vc_m2m_sys_close(void *opaque, int fd);
+
 /* QUERYCAP and ENUM_FMT on both queues of path into *out (zeroed first),
  * roles classified. io NULL = the real device. Returns 1 for an M2M node, 0
  * for any other node, or -errno from open/QUERYCAP. */

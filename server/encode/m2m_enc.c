@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "server/encode/m2m_enc.h"
+#include "server/capture/m2m_discover.h"
 
 #define MAX_BUFS 16
 #define MAX_FLIGHT 32
@@ -74,24 +75,6 @@ struct vc_m2m_enc {
 	struct vc_m2m_enc_stats st;
 };
 
-static int sys_open(void *opaque, const char *path)
-{
-	(void)opaque;
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-static int sys_ioctl(void *opaque, int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	(void)opaque;
-	do
-		r = ioctl(fd, req, arg);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
-
 static void *sys_mmap(void *opaque, int fd, size_t len, off_t off)
 {
 	(void)opaque;
@@ -105,14 +88,8 @@ static void sys_munmap(void *opaque, void *addr, size_t len)
 	munmap(addr, len);
 }
 
-static void sys_close(void *opaque, int fd)
-{
-	(void)opaque;
-	close(fd);
-}
-
-static const struct vc_m2m_enc_io sys_io = { sys_open, sys_ioctl, sys_mmap, sys_munmap,
-					     sys_close, NULL };
+static const struct vc_m2m_enc_io sys_io = { vc_m2m_sys_open, vc_m2m_sys_ioctl, sys_mmap,
+					     sys_munmap, vc_m2m_sys_close, NULL };
 
 static int xioctl(struct vc_m2m_enc *e, unsigned long req, void *arg)
 {
