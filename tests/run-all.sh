@@ -9,6 +9,9 @@ BUILD=${VCAP_BUILD:-build}
 LOGDIR=build/test-logs
 mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0
+# every FAIL line, repeated at the end: CI shows only the tail of a long run
+FAILS="$LOGDIR/failures.txt"
+: >"$FAILS"
 
 # run_one NAME TIMEOUT CMD...: run, print its output, count its results.
 run_one() {
@@ -19,8 +22,9 @@ run_one() {
 	cat "$log"
 	p=$(grep -cE ': OK( |$)' "$log"); f=$(grep -cE ': FAIL( |$)' "$log")
 	s=$(grep -cE ': SKIP( |$)' "$log")
+	grep -E ': FAIL( |$)' "$log" | sed "s|^|[$name] |" >>"$FAILS"
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		echo "$name: FAIL (exit status $rc$( [ "$rc" = 124 ] && echo ', timed out'))"
+		echo "$name: FAIL (exit status $rc$( [ "$rc" = 124 ] && echo ', timed out'))" | tee -a "$FAILS"
 		f=1
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
@@ -77,10 +81,14 @@ for s in $suites; do
 			[ -x "$b" ] || continue
 			run_one "$b" $((${FUZZ_SECONDS:-60} + 300)) sh tests/fuzz/run.sh "${b##*/fuzz_}"
 		done ;;
-	*) echo "run-all: unknown suite $s"; fail=$((fail + 1)) ;;
+	*) echo "run-all: unknown suite $s: FAIL" | tee -a "$FAILS"; fail=$((fail + 1)) ;;
 	esac
 done
 echo
+if [ -s "$FAILS" ]; then
+	echo "failed checks (full logs in $LOGDIR):"
+	cut -c1-300 "$FAILS"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 # A run that checked nothing proves nothing: it fails.
 if [ "$pass" = 0 ]; then
