@@ -10,7 +10,10 @@
  * with every format offered the daemon would rightly pick the pattern's own
  * MJPEG and pass it through. Each row prints the X-Steps the clients got and
  * the run fails when a row meant to encode did not (or a passthrough row
- * encoded). Not a test otherwise: prints numbers. */
+ * encoded). H.264 rows read /stream.mp4: a frame's capture time is the
+ * output's MP4 time 0 on the wall clock (mp4_t0_ms in /api/status) plus the
+ * fragment's decode time (tfdt), and its latency runs to the end of its
+ * mdat. Not a test otherwise: prints numbers. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -194,9 +197,15 @@ static int connect_get(int port, const char *path)
 	return connect_get_hdr(port, path, "");
 }
 
-/* One stream client: a tiny multipart parser. */
+/* One stream client: a tiny multipart parser, or (mp4) an MP4 box reader. */
 struct cl {
 	int fd;
+	int mp4;          /* /stream.mp4: boxes after the HTTP headers */
+	int in_body;      /* mp4: past the HTTP headers */
+	uint8_t box[4096];/* mp4: the current box's header, and a moof whole */
+	size_t blen;
+	size_t box_left;  /* mp4: bytes of the current box still to come */
+	int box_is_mdat;
 	char hdr[2048];
 	size_t hlen;
 	size_t body_left; /* bytes of the current part's JPEG + CRLF still to come */
@@ -254,6 +263,96 @@ static void feed(struct cl *c, const char *p, size_t n, int measuring, long *fra
 	}
 }
 
+/* Wall-clock seconds of MP4 time 0 (mp4_t0_ms of the H.264 output). */
+static double mp4_t0_s;
+
+static uint64_t be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The decode time (90 kHz ticks, tfdt version 1) in a whole moof; -1 = none. */
+static double moof_time_s(const uint8_t *m, size_t n)
+{
+	for (size_t i = 4; i + 16 <= n; i++)
+		if (!memcmp(m + i, "tfdt", 4) && m[i + 4] == 1)
+			return (double)be(m + i + 8, 8) / 90000.0;
+	return -1;
+}
+
+/* MP4 bytes: boxes are read by their 8-byte header; a moof is kept whole for
+ * its tfdt, an mdat is skipped, and its end is one frame delivered. */
+static void feed_mp4(struct cl *c, const uint8_t *p, size_t n, int measuring, long *frames)
+{
+	while (n) {
+		if (c->box_left) {
+			size_t k = n < c->box_left ? n : c->box_left;
+
+			if (!c->box_is_mdat && c->blen + k <= sizeof(c->box))
+				memcpy(c->box + c->blen, p, k);
+			c->blen += k;
+			c->box_left -= k;
+			p += k;
+			n -= k;
+			if (c->box_left)
+				continue;
+			if (c->box_is_mdat) {
+				c->frames++;
+				if (measuring && mp4_t0_s > 0 && c->ts >= 0) {
+					(*frames)++;
+					if (n_lat < sizeof(lat) / sizeof(lat[0]))
+						lat[n_lat++] = now_s(CLOCK_REALTIME) - (mp4_t0_s + c->ts);
+				}
+			} else if (!memcmp(c->box + 4, "moof", 4) && c->blen <= sizeof(c->box)) {
+				c->ts = moof_time_s(c->box, c->blen);
+			}
+			c->blen = 0;
+			continue;
+		}
+		c->box[c->blen++] = *p++;
+		n--;
+		if (c->blen == 8) {
+			size_t sz = (size_t)be(c->box, 4);
+
+			c->box_is_mdat = !memcmp(c->box + 4, "mdat", 4);
+			c->box_left = sz > 8 ? sz - 8 : 0;
+			if (!c->box_left)
+				c->blen = 0;
+		}
+	}
+}
+
+/* HTTP headers of an MP4 client (X-Steps kept), then its boxes. */
+static void feed_any(struct cl *c, const char *p, size_t n, int measuring, long *frames)
+{
+	if (!c->mp4) {
+		feed(c, p, n, measuring, frames);
+		return;
+	}
+	while (n && !c->in_body) {
+		c->hdr[c->hlen++] = *p++;
+		n--;
+		if (c->hlen >= sizeof(c->hdr) - 1)
+			c->hlen = 0;
+		c->hdr[c->hlen] = 0;
+		if (c->hlen >= 4 && !memcmp(c->hdr + c->hlen - 4, "\r\n\r\n", 4)) {
+			char *st = strstr(c->hdr, "X-Steps: ");
+
+			if (st)
+				sscanf(st + 9, "%31[^\r\n]", c->steps);
+			c->in_body = 1;
+			c->blen = 0;
+			c->ts = -1;
+		}
+	}
+	if (n)
+		feed_mp4(c, (const uint8_t *)p, n, measuring, frames);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -261,7 +360,8 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double status_process_ms(int port)
+/* A number from /api/status: the first "key": value; -1 when absent. */
+static double status_num(int port, const char *key)
 {
 	int fd = connect_get_hdr(port, "/api/status", "Connection: close\r\n");
 	char buf[65536];
@@ -275,8 +375,11 @@ static double status_process_ms(int port)
 	}
 	close(fd);
 	buf[n] = 0;
-	char *p = strstr(buf, "\"process_ms\":");
-	return p ? strtod(p + 13, NULL) : -1;
+	char want[64];
+
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	char *p = strstr(buf, want);
+	return p ? strtod(p + strlen(want), NULL) : -1;
 }
 
 struct result {
@@ -308,6 +411,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 			return -1;
 		}
 		fcntl(cls[i].fd, F_SETFL, O_NONBLOCK);
+		cls[i].mp4 = strstr(path, ".mp4") != NULL;
 	}
 	struct pollfd pfd[MAXC];
 	static char buf[1 << 16];
@@ -317,11 +421,14 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	int measuring = 0;
 
 	n_lat = n_lat_hdr = 0;
+	mp4_t0_s = 0;
 	for (;;) {
 		double t = now_s(CLOCK_MONOTONIC);
 
 		if (!measuring && t >= t_meas) {
 			measuring = 1;
+			if (cls[0].mp4)
+				mp4_t0_s = status_num(port, "mp4_t0_ms") / 1e3;
 			cpu0 = proc_cpu(pid);
 			sys0 = proc_cpu_ticks(pid, 1);
 		}
@@ -337,7 +444,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 			ssize_t n = read(cls[i].fd, buf, sizeof(buf));
 
 			if (n > 0)
-				feed(&cls[i], buf, (size_t)n, measuring, &frames);
+				feed_any(&cls[i], buf, (size_t)n, measuring, &frames);
 		}
 	}
 	double cpu = proc_cpu(pid) - cpu0;
@@ -345,7 +452,7 @@ static int run(const char *dev, const char *path, int nclients, double secs, str
 	snprintf(r->steps, sizeof(r->steps), "%s", cls[0].steps[0] ? cls[0].steps : "?");
 	r->rss_kb = proc_rss_kb(pid);
 	r->part_kb = proc_part_kb(pid);
-	r->process_ms = status_process_ms(port);
+	r->process_ms = status_num(port, "process_ms");
 	for (int i = 0; i < nclients; i++)
 		close(cls[i].fd);
 	kill(pid, SIGKILL);
@@ -383,7 +490,7 @@ static int row_is_what_it_says(const char *label, int encode, const struct resul
 }
 
 struct bcase {
-	const char *dev, *label;
+	const char *dev, *label, *path; /* path NULL: /stream */
 	int encode;
 	int n[3];
 };
@@ -397,7 +504,8 @@ static int table(const struct bcase *cs, size_t n_cs, double secs)
 	       "rss KiB", "part KiB", "cpu/1cl");
 	for (size_t m = 0; m < n_cs; m++)
 		for (size_t i = 0; i < 3 && cs[m].n[i]; i++) {
-			if (run(cs[m].dev, "/stream", cs[m].n[i], secs, &r) < 0)
+			if (run(cs[m].dev, cs[m].path ? cs[m].path : "/stream", cs[m].n[i], secs,
+				&r) < 0)
 				return -1;
 			if (i == 0)
 				base = r;
@@ -414,15 +522,22 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 3.0;
 	/* YUYV -> MJPEG: a YUYV-only camera; passthrough: an MJPEG camera */
 	static const struct bcase serve[] = {
-		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", 1, { 1, 10, 100 } },
-		{ "test:1920x1080@30:YUYV:only", "1080p YUYV -> MJPEG", 1, { 1, 10, 100 } },
-		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", 0, { 1, 10, 100 } },
+		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", NULL, 1, { 1, 10, 100 } },
+		{ "test:1920x1080@30:YUYV:only", "1080p YUYV -> MJPEG", NULL, 1, { 1, 10, 100 } },
+		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", NULL, 0, { 1, 10, 100 } },
+	};
+	/* H.264 by the software encoder, as /stream.mp4 (issue 17) */
+	static const struct bcase h264[] = {
+		{ "test:640x480@30:YUYV:only", "480p YUYV -> H.264 mp4", "/stream.mp4", 1,
+		  { 1, 10, 100 } },
+		{ "test:1280x720@30:YUYV:only", "720p YUYV -> H.264 mp4", "/stream.mp4", 1,
+		  { 1, 10, 100 } },
 	};
 	static const struct bcase pi[] = {
-		{ "test:640x480@30:MJPG:only", "480p MJPEG passthrough", 0, { 1, 20 } },
-		{ "test:640x480@30:YUYV:only", "480p YUYV -> MJPEG", 1, { 1, 20 } },
-		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", 0, { 1, 20 } },
-		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", 1, { 1, 20 } },
+		{ "test:640x480@30:MJPG:only", "480p MJPEG passthrough", NULL, 0, { 1, 20 } },
+		{ "test:640x480@30:YUYV:only", "480p YUYV -> MJPEG", NULL, 1, { 1, 20 } },
+		{ "test:1280x720@30:MJPG:only", "720p MJPEG passthrough", NULL, 0, { 1, 20 } },
+		{ "test:1280x720@30:YUYV:only", "720p YUYV -> MJPEG", NULL, 1, { 1, 20 } },
 	};
 	struct result r;
 
@@ -442,6 +557,10 @@ int main(int argc, char **argv)
 	       "part KiB = stream parts (memfds) the server holds at the end, not in its rss\n",
 	       secs);
 	if (table(serve, sizeof(serve) / sizeof(serve[0]), secs) < 0)
+		return 1;
+	printf("\nH.264 (software encoder) as fragmented MP4: latency = capture -> end of the "
+	       "frame's mdat\n");
+	if (table(h264, sizeof(h264) / sizeof(h264[0]), secs) < 0)
 		return 1;
 	printf("\nMJPEG passthrough vs YUYV -> MJPEG (issue 6)\n");
 	if (table(pi, sizeof(pi) / sizeof(pi[0]), secs) < 0)
