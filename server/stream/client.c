@@ -16,7 +16,8 @@
  *   output_part) are dropped.
  * - client_take, below, is the one place a stream client gets a frame:
  *   plain HTTP takes a ref on the output's shared part (c->part), TLS a ref
- *   on the frame itself (c->cur). A client holds one at most: it takes the
+ *   on the frame itself (c->cur), except MP4, whose bytes exist only as
+ *   parts: its TLS clients take the part too and copy from it. A client holds one at most: it takes the
  *   next only when the whole part is sent, and then the newest (frames in
  *   between are skipped). The client drops its ref when the part is sent
  *   (direct_pump, client_read) or when MHD frees the response (client_free,
@@ -168,15 +169,17 @@ static struct vc_part *output_part(struct output *o, int raw)
 }
 
 /* The hand-over: c starts sending its output's latest frame (number
- * latest_n), taking one reference, on the output's shared part (plain HTTP:
- * c->part) or on the frame (TLS: c->cur, its pieces in c->pc). c holds
+ * latest_n), taking one reference, on the output's shared part (plain HTTP
+ * and MP4: c->part) or on the frame (TLS: c->cur, its pieces in c->pc). c holds
  * nothing before: its previous part is sent. -ENOMEM when the part cannot
  * be made (c holds nothing then). */
 static int client_take(struct client *c, int64_t now)
 {
 	struct output *o = c->out;
 
-	if (c->sock >= 0) {
+	if (c->sock >= 0 || c->h264 == H264_MP4) {
+		/* MP4 over TLS too: its bytes exist as parts only (client_read
+		 * copies from the part) */
 		if (c->h264 == H264_MP4)
 			c->part = h264_out_mp4_part(o, c);
 		else
@@ -338,7 +341,7 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	(void)pos;
 	if (c->sock >= 0)
 		return direct_read(c);
-	if (!c->cur) {
+	if (!c->cur && !c->part) {
 		int64_t now = now_us();
 
 		if (c->ending || c->s->stopping)
@@ -349,7 +352,24 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 			c->s->http_ops->suspend(c->conn);
 			return 0;
 		}
-		client_take(c, now); /* TLS: cannot fail */
+		if (client_take(c, now) < 0) { /* only an MP4 part can fail */
+			log_warn("client %s: out of memory, dropped", c->peer);
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
+	}
+	if (c->part) { /* MP4: the shared fragment (and init segment) */
+		size_t n = vc_part_copy(c->part, c->part_off, buf, max);
+
+		if (!n)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		c->bytes += n;
+		c->part_off += n;
+		if (c->part_off == c->part->len) {
+			vc_part_unref(c->part);
+			c->part = NULL;
+			part_end(c);
+		}
+		return (ssize_t)n;
 	}
 	size_t n = copy_part(c, buf, max);
 	c->bytes += n;
@@ -455,12 +475,6 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
 	c->sock = vc_http_plain_socket(s->http, r->conn);
-	if (h264 == H264_MP4 && c->sock < 0) {
-		/* the init segment + fragment parts exist as memfd parts only */
-		free(c);
-		return vc_http_error(r, MHD_HTTP_NOT_IMPLEMENTED,
-				     "/stream.mp4 is not served over TLS yet: use /stream.h264");
-	}
 	if (h264)
 		h264_out_join(o, c);
 	struct MHD_Response *resp =

@@ -233,8 +233,16 @@ void h264_out_published(struct output *o)
 		h->t0_us = f->ts_us;
 		h->t0_real_us = f->ts_real_us;
 	}
-	h->dur = o->plan.out.fps ? VC_MP4_TIMESCALE / o->plan.out.fps : VC_MP4_TIMESCALE / 30;
-	if (h->prev_ts_us && f->ts_us > h->prev_ts_us)
+	/* the time since the frame before, when it looks like the rate's
+	 * jitter; after a pause (the output had no client for a while, the
+	 * camera restarted) the nominal interval: a pause is a gap in the
+	 * timeline, never one frame lasting seconds, which a player would
+	 * stretch its buffer over and show frozen (a page jumping to the live
+	 * edge then ran seconds ahead of the capture clock) */
+	uint32_t nominal = VC_MP4_TIMESCALE / (o->plan.out.fps ? o->plan.out.fps : 30);
+	h->dur = nominal;
+	if (h->prev_ts_us && f->ts_us > h->prev_ts_us &&
+	    (f->ts_us - h->prev_ts_us) * 9 / 100 <= 2 * (int64_t)nominal)
 		h->dur = (uint32_t)((f->ts_us - h->prev_ts_us) * 9 / 100);
 	h->prev_ts_us = f->ts_us;
 	if (!f->key)

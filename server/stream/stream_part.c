@@ -103,3 +103,20 @@ ssize_t vc_part_send(const struct vc_part *p, int sock, size_t off)
 		return -EPIPE; /* nothing taken from a nonempty range: the peer is gone */
 	return k;
 }
+
+size_t vc_part_copy(const struct vc_part *p, size_t off, void *buf, size_t max)
+{
+	if (off >= p->len)
+		return 0;
+	if (max > p->len - off)
+		max = p->len - off;
+	if (p->fd < 0) {
+		memcpy(buf, (const char *)p->mem + off, max);
+		return max;
+	}
+	ssize_t k;
+	do
+		k = pread(p->fd, buf, max, (off_t)off);
+	while (k < 0 && errno == EINTR);
+	return k > 0 ? (size_t)k : 0;
+}

@@ -29,4 +29,9 @@ void vc_part_unref(struct vc_part *p);
  * socket full). sendfile() has no MSG_NOSIGNAL: SIGPIPE must be ignored. */
 ssize_t vc_part_send(const struct vc_part *p, int sock, size_t off);
 
+/* Copies up to max bytes of p from offset off into buf (for TLS, where MHD
+ * encrypts from its own buffer). Returns the count, 0 at the end or on a
+ * read error of the memfd. */
+size_t vc_part_copy(const struct vc_part *p, size_t off, void *buf, size_t max);
+
 #endif

@@ -135,5 +135,25 @@ curl -s "$U/api/try?format=h264&size=320x240&bitrate=500k&gop=15" >"$TMP/try"
 check api_try "$(grep -q '"endpoint":"/stream.h264"' "$TMP/try" && grep -q '"fourcc":"H264"' "$TMP/try" &&
 	grep -q '"bitrate":500000' "$TMP/try" && grep -q '"gop":15' "$TMP/try"; echo $?)" "$(head -c 300 "$TMP/try")"
 
+# A pause in an output's frames (its clients left and a new one came within
+# the grace period) is a gap in the MP4 timeline: no fragment lasts longer
+# than 2 frame intervals (one once lasted the whole pause, and a player
+# stretched its buffer over it and ran ahead of the capture clock).
+curl -s -o /dev/null --max-time 1 "$U/stream.mp4?size=320x240&fps=30"
+sleep 2
+curl -s -o "$TMP/pause.mp4" --max-time 2 "$U/stream.mp4?size=320x240&fps=30"
+durs=$(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read(); i = 0; out = []
+while i + 8 <= len(d):
+    sz, t = struct.unpack(">I4s", d[i:i + 8])
+    if sz < 8: break
+    if t == b"moof":
+        m = d[i:i + sz]; k = m.find(b"trun")
+        out.append(struct.unpack(">I", m[k + 16:k + 20])[0])
+    i += sz
+print(len(out), max(out) if out else 0)' "$TMP/pause.mp4")
+set -- $durs
+[ "${1:-0}" -ge 20 ] && [ "${2:-999999}" -le 6000 ]
+check mp4_pause_is_a_gap "$?" "$1 fragments, longest duration $2 ticks of 90 kHz (at most 6000: 2 frames at 30 fps)"
 stop_vcapd
 check clean_exit "$?" "exit status"
