@@ -50,6 +50,11 @@ static void set_params(SEncParamExt *p, const struct vc_h264enc_cfg *c)
 	p->iMultipleThreadIdc = 1;   /* the daemon's worker pool is the parallelism */
 	p->iEntropyCodingModeFlag = 0;
 	p->bEnableSceneChangeDetect = false; /* IDRs only where we place them */
+	/* Background detection codes what it takes for still background
+	 * coarsely or not at all. Off, bench_h264 measured at the same bytes
+	 * 0.5 dB more on a noisy panning picture, 6-9 dB more on the test
+	 * pattern, and a quarter less CPU per frame on the noisy picture */
+	p->bEnableBackgroundDetection = false;
 	l->iVideoWidth = (int)c->width;
 	l->iVideoHeight = (int)c->height;
 	l->fFrameRate = (float)c->fps;
