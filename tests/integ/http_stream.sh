@@ -90,10 +90,16 @@ n=$(grep -ac '^X-Frame-Seq' "$TMP/f5")
 check fps_limit_5 "$([ "$n" -ge 11 ] && [ "$n" -le 17 ]; echo $?)" "$n parts in 3 s at fps=5"
 # Full rate: the fps=5 client just lowered the device to 5 fps, so this
 # client starts with a mode switch (a device restart, slow under ASan on a
-# loaded box); the rate is counted over 3 s of capture time from its first part.
-timeout 5 curl -s -o "$TMP/f0" "$U/stream"
-n=$(grep -a '^X-Timestamp: ' "$TMP/f0" | tr -d '\r' | awk '{ if (!f) f = $2; if ($2 - f < 3.0) n++ } END { print n + 0 }')
-check full_rate "$([ "$n" -ge 75 ]; echo $?)" "$n parts in 3 s (capture time) at 30 fps"
+# loaded box: CI once counted 64 when the window began at a last 5 fps
+# frame before the restart); the rate is counted over 3 s of capture time
+# from the first part that came at the new rate (next part < 100 ms later).
+timeout 7 curl -s -o "$TMP/f0" "$U/stream"
+n=$(grep -a '^X-Timestamp: ' "$TMP/f0" | tr -d '\r' | awk '{ t[NR] = $2 } END {
+	for (i = 1; i < NR && t[i + 1] - t[i] >= 0.1; i++) ;
+	if (t[NR] - t[i] < 3.0) { print "window of " t[NR] - t[i] " s only"; exit }
+	for (j = i; j <= NR && t[j] - t[i] < 3.0; j++) n++
+	print n + 0 }')
+check full_rate "$([ "$n" -ge 75 ] 2>/dev/null; echo $?)" "$n parts in 3 s (capture time) at 30 fps"
 
 stop_vcapd
 check exit_clean $? "exit status $?"
