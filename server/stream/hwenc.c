@@ -293,6 +293,24 @@ static int ensure_session(struct output *o, const struct vc_frame *f, const char
 	return 0;
 }
 
+/* Whether an H.264 output may go from the CPU encoder to the device now:
+ * not while a CPU picture is being encoded (it would be published after
+ * the device's first IDR, with references the clients' decoders no longer
+ * hold), and not while the CPU's stream has MP4 clients (the device's SPS
+ * differs, which ends them: after a fallback they stay on the CPU until
+ * they leave). A fresh output (no CPU pipeline yet) always may. */
+static int cpu_to_hw_ok(const struct output *o)
+{
+	if (o->busy)
+		return 0;
+	if (!o->pipe)
+		return 1;
+	for (const struct client *c = o->clients; c; c = c->next)
+		if (c->h264 == H264_MP4)
+			return 0;
+	return 1;
+}
+
 int hwenc_frame(struct output *o, struct vc_frame *f)
 {
 	struct vc_streams *s = o->hub->s;
@@ -301,10 +319,7 @@ int hwenc_frame(struct output *o, struct vc_frame *f)
 		hwenc_free(o); /* re-planned away from a plain encode */
 		return 0;
 	}
-	/* H.264: not while a CPU picture is being encoded, which would be
-	 * published after the hardware's first IDR with references the
-	 * clients' decoders no longer hold */
-	if (is_h264(o) && o->busy && !(o->hw && o->hw->enc))
+	if (is_h264(o) && !(o->hw && o->hw->enc) && !cpu_to_hw_ok(o))
 		return 0;
 	const char *path = pick(s, o, f->fmt->fourcc);
 	if (!path) {

@@ -17,7 +17,9 @@
  * closed, the output goes back to the CPU encoder at once (the frame that
  * failed is encoded there; clients stay connected, at most the frames in
  * flight are lost), the fallback is logged once and counted, and the device
- * is left alone for HWENC_RETRY_S before an output tries it again. */
+ * is left alone for HWENC_RETRY_S before an output tries it again (an
+ * H.264 output whose CPU stream has MP4 clients stays on the CPU until they
+ * leave: the device's SPS would end them). */
 #ifndef VC_HWENC_H
 #define VC_HWENC_H
 

@@ -350,14 +350,31 @@ static void quirky_encoders(void)
 	}
 }
 
+/* A sim's client listed among o's clients, as a connected one is (its
+ * socket -1 and not suspended: waking it does nothing). */
+static void sim_attach(struct sim *sm, struct output *o)
+{
+	DLIST_PUSH(o->clients, &sm->c);
+	o->n_clients++;
+}
+
+static void sim_detach(struct sim *sm, struct output *o)
+{
+	DLIST_UNLINK(o->clients, &sm->c);
+	o->n_clients--;
+}
+
 /* The device fails mid-stream: the output goes on with libopenh264, the
  * client is kept and decodes on (it waits for the software encoder's first
- * picture, an IDR), the fallback is counted once. */
+ * picture, an IDR), the fallback is counted once. When the device is back,
+ * the output returns to it only once no MP4 client watches the CPU's
+ * stream (the device's SPS would end it); the Annex-B client decodes on
+ * across that switch too. */
 static void fallback_keeps_client(void)
 {
 	struct fixture fx;
 	struct vc_hwenc_stats st;
-	struct sim a;
+	struct sim a, m;
 	int bad_key = 0;
 
 	if (fixture_open(&fx) < 0) {
@@ -367,10 +384,12 @@ static void fallback_keeps_client(void)
 	}
 	struct output *o = output(&fx, 0, 30);
 	struct sim *sims[1] = { &a };
-	if (!o || sim_join(&a, o) < 0) {
+	if (!o || sim_join(&a, o) < 0 || sim_join(&m, o) < 0) {
 		fixture_close(&fx);
 		return;
 	}
+	m.c.h264 = H264_MP4; /* never takes a frame here: only its presence counts */
+	sim_attach(&a, o);
 	feed(&fx, o, 6, sims, 1, &bad_key);
 	CHECK(a.decoded == 6 && hwenc_path(o), "before: decoded %d", a.decoded);
 	fx.fake.fail_req = VIDIOC_QBUF;
@@ -389,7 +408,27 @@ static void fallback_keeps_client(void)
 	      a.worst_psnr >= 30 && bad_key == 0,
 	      "client: got %d decoded %d errors %d keys %d worst PSNR %.1f bad key flags %d", a.got,
 	      a.decoded, a.errors, a.keys - keys, a.worst_psnr, bad_key);
+
+	/* the device is back and its retry time has come: not while an MP4
+	 * client watches, then at once */
+	fx.fake.fail_req = 0;
+	fx.s->hw_bad_until_us = 0;
+	sim_attach(&m, o);
+	feed(&fx, o, 3, sims, 1, &bad_key);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(st.sessions == 1 && !hwenc_path(o), "with an MP4 client: sessions %llu path %s",
+	      (unsigned long long)st.sessions, hwenc_path(o));
+	sim_detach(&m, o);
+	feed(&fx, o, 5, sims, 1, &bad_key);
+	vc_streams_hwenc_stats(fx.s, &st);
+	CHECK(st.sessions == 2 && hwenc_path(o) && st.frames == 11, "without: sessions %llu path %s "
+	      "hw frames %llu", (unsigned long long)st.sessions, hwenc_path(o),
+	      (unsigned long long)st.frames);
+	CHECK(a.got == 24 && a.decoded == 24 && !a.errors && !a.ps_missing && bad_key == 0,
+	      "client after the way back: got %d decoded %d errors %d", a.got, a.decoded, a.errors);
+	sim_detach(&a, o);
 	sim_leave(&a);
+	sim_leave(&m);
 	fixture_close(&fx);
 	CHECK(fx.fake.opened == 0 && fx.fake.maps == 0, "%d open %d maps", fx.fake.opened, fx.fake.maps);
 }
