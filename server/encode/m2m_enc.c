@@ -837,15 +837,22 @@ int vc_m2m_enc_drain(struct vc_m2m_enc *e)
 /* Key frame: the driver's flag, else what the bitstream says. */
 static int is_key(const struct vc_m2m_enc *e, uint32_t flags, const uint8_t *d, size_t len)
 {
+	/* H.264: the IDR slice, whatever the flag says. It is where a client
+	 * may start; a flag on a non-IDR I picture (pictures after it may
+	 * still refer to ones before) would make a bad join point, and some
+	 * drivers set no flags at all. */
+	if (e->p.coded_fourcc == V4L2_PIX_FMT_H264) {
+		struct vc_h264_au au;
+		vc_h264_scan(d, len, &au);
+		if (!!(flags & V4L2_BUF_FLAG_KEYFRAME) != au.idr)
+			log_debug("%s: key-frame flag %d on a picture with%s an IDR slice", e->path,
+				  !!(flags & V4L2_BUF_FLAG_KEYFRAME), au.idr ? "" : "out");
+		return au.idr;
+	}
 	if (flags & V4L2_BUF_FLAG_KEYFRAME)
 		return 1;
 	if (e->p.coded_fourcc == V4L2_PIX_FMT_JPEG || e->p.coded_fourcc == V4L2_PIX_FMT_MJPEG)
 		return 1;
-	if (e->p.coded_fourcc == V4L2_PIX_FMT_H264) { /* a driver that sets no flags */
-		struct vc_h264_au au;
-		vc_h264_scan(d, len, &au);
-		return au.idr;
-	}
 	if (e->p.coded_fourcc == V4L2_PIX_FMT_FWHT && len >= 24) /* header: flags, big-endian, at 20 */
 		return !!((((uint32_t)d[20] << 24) | ((uint32_t)d[21] << 16) |
 			   ((uint32_t)d[22] << 8) | d[23]) & V4L2_FWHT_FL_I_FRAME);

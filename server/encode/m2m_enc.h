@@ -109,8 +109,9 @@ struct vc_m2m_enc_in {
 struct vc_m2m_enc_out {
 	const uint8_t *data;
 	size_t len;
-	int keyframe;              /* V4L2_BUF_FLAG_KEYFRAME, every JPEG, FWHT I-frames,
-				    * H.264 access units with an IDR slice */
+	int keyframe;              /* V4L2_BUF_FLAG_KEYFRAME, every JPEG, FWHT I-frames;
+				    * H.264: an IDR slice in the access unit (the
+				    * bitstream decides, not the flag) */
 	uint64_t seq;              /* the source frame's seq */
 	int64_t ts_us;             /* the source frame's ts_us */
 	void *tag;                 /* from vc_m2m_enc_in */

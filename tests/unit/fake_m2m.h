@@ -73,6 +73,7 @@ struct fake {
 	int h264;
 	unsigned lacks;            /* bit i: control ctrl_ids[i] absent */
 	int no_key_flag;           /* never sets V4L2_BUF_FLAG_KEYFRAME */
+	int flag_every;            /* sets V4L2_BUF_FLAG_KEYFRAME on every picture */
 	int hdr_apart;             /* SPS/PPS in a CAPTURE buffer before the picture's */
 	int bitrate, gop, i_period, repeat_hdr, profile, level;
 	int force_key, forced;     /* FORCE_KEY_FRAME pending; times asked */
@@ -182,7 +183,7 @@ static uint32_t h264_job(struct fake *f, const uint8_t *src, struct fbuf *c, str
 	}
 	c->used[0] = (uint32_t)copy_nals(c->mem[0], eo.data, eo.len, drop, 0);
 	f->idrs_sent += eo.key;
-	return eo.key && !f->no_key_flag ? V4L2_BUF_FLAG_KEYFRAME : 0;
+	return (eo.key || f->flag_every) && !f->no_key_flag ? V4L2_BUF_FLAG_KEYFRAME : 0;
 }
 
 

@@ -498,18 +498,20 @@ static void on_h264(void *opaque, int err, const struct vc_m2m_enc_out *out, voi
 /* Setup asks for every H.264 control the device has, in this order, before
  * REQBUFS (bcm2835-codec applies stored controls when it makes the firmware
  * component there); controls the device lacks are only queried. A forced
- * key frame and the GOP give IDRs; key flags come from the driver or, when
- * it sets none, from the IDR slice; SPS/PPS sent in a buffer of their own
- * come back joined to the picture (one result per frame). */
+ * key frame and the GOP give IDRs; key frames are the pictures with an IDR
+ * slice, with or without the driver's flags (a flag on a P picture does not
+ * count); SPS/PPS sent in a buffer of their own come back joined to the
+ * picture (one result per frame). */
 static void sequence_h264(void)
 {
 	static const struct {
 		int line;
 		unsigned lacks;
-		int no_key_flag, hdr_apart;
+		int no_key_flag, hdr_apart, flag_every;
 	} t[] = {
-		{ __LINE__, 0, 0, 0 },
-		{ __LINE__, LACK_FORCE_KEY | LACK_LEVEL | LACK_I_PERIOD, 1, 1 },
+		{ __LINE__, 0, 0, 0, 0 },
+		{ __LINE__, LACK_FORCE_KEY | LACK_LEVEL | LACK_I_PERIOD, 1, 1, 0 },
+		{ __LINE__, 0, 0, 0, 1 }, /* a flag on P pictures does not make them key */
 	};
 
 	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
@@ -534,6 +536,7 @@ static void sequence_h264(void)
 		f.lacks = t[k].lacks;
 		f.no_key_flag = t[k].no_key_flag;
 		f.hdr_apart = t[k].hdr_apart;
+		f.flag_every = t[k].flag_every;
 		int r = vc_m2m_enc_open(base, &io, "/dev/video11", &p, &cb, &e);
 		CHECK_AT(t[k].line, r == 0, "open %d", r);
 		const int32_t val[] = { 300000, 4, 4, 1, V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE,
