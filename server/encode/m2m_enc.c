@@ -287,22 +287,24 @@ static int has_ctrl(struct vc_m2m_enc *e, uint32_t id)
 	return xioctl(e, VIDIOC_QUERYCTRL, &q) == 0 && !(q.flags & V4L2_CTRL_FLAG_DISABLED);
 }
 
-/* The smallest H.264 level whose macroblock limits (per frame and per
- * second, H.264 table A-1) fit the picture; 0 = past 4.2, leave the driver's. */
+/* The smallest H.264 level whose limits (macroblocks per frame and per
+ * second, Baseline bit rate: H.264 table A-1) fit the picture, its rate and
+ * the bitrate asked; 0 = past 4.2, leave the driver's. */
 static int h264_level(const struct vc_m2m_enc_params *p)
 {
-	static const struct { uint32_t frame_mbs, mbs_per_s; int level; } t[] = {
-		{ 1620, 40500, V4L2_MPEG_VIDEO_H264_LEVEL_3_0 },
-		{ 3600, 108000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 },
-		{ 5120, 216000, V4L2_MPEG_VIDEO_H264_LEVEL_3_2 },
-		{ 8192, 245760, V4L2_MPEG_VIDEO_H264_LEVEL_4_0 },
-		{ 8704, 522240, V4L2_MPEG_VIDEO_H264_LEVEL_4_2 },
+	static const struct { uint32_t frame_mbs, mbs_per_s, kbps; int level; } t[] = {
+		{ 1620, 40500, 10000, V4L2_MPEG_VIDEO_H264_LEVEL_3_0 },
+		{ 3600, 108000, 14000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 },
+		{ 5120, 216000, 20000, V4L2_MPEG_VIDEO_H264_LEVEL_3_2 },
+		{ 8192, 245760, 20000, V4L2_MPEG_VIDEO_H264_LEVEL_4_0 },
+		{ 8704, 522240, 50000, V4L2_MPEG_VIDEO_H264_LEVEL_4_2 },
 	};
 	uint32_t fps = p->fps_num && p->fps_den ? (p->fps_num + p->fps_den - 1) / p->fps_den : 30;
 	uint32_t mbs = ((p->width + 15) / 16) * ((p->height + 15) / 16);
+	uint32_t kbps = p->bitrate > 0 ? ((uint32_t)p->bitrate + 999) / 1000 : 0;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (mbs <= t[i].frame_mbs && mbs * fps <= t[i].mbs_per_s)
+		if (mbs <= t[i].frame_mbs && mbs * fps <= t[i].mbs_per_s && kbps <= t[i].kbps)
 			return t[i].level;
 	return 0;
 }

@@ -590,6 +590,50 @@ static void sequence_h264(void)
 	}
 }
 
+/* The H.264 level asked for: the smallest whose frame size, macroblock
+ * rate and Baseline bit rate limits (H.264 table A-1) fit; none past 4.2. */
+static void h264_levels(void)
+{
+	static const struct {
+		int line;
+		uint32_t w, h, fps;
+		int bitrate, want; /* want -1: the level is left alone */
+	} t[] = {
+		{ __LINE__, 640, 480, 30, 1000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_0 },
+		{ __LINE__, 640, 480, 30, 12000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 }, /* > 10 Mbit/s */
+		{ __LINE__, 1280, 720, 30, 2000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 },
+		{ __LINE__, 1280, 720, 60, 4000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_2 },
+		{ __LINE__, 1920, 1080, 30, 4000000, V4L2_MPEG_VIDEO_H264_LEVEL_4_0 },
+		{ __LINE__, 1920, 1080, 60, 8000000, V4L2_MPEG_VIDEO_H264_LEVEL_4_2 },
+		{ __LINE__, 2560, 1600, 30, 8000000, -1 },
+	};
+
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct fake f;
+		struct vc_m2m_enc_io io;
+		struct h264_sink s = { 0 };
+		struct event_base *base = event_base_new();
+		struct vc_m2m_enc *e = NULL;
+		struct vc_m2m_enc_params p = jpeg_params(t[k].w, t[k].h);
+		struct vc_m2m_enc_cb cb = { on_h264, NULL, &s };
+
+		p.coded_fourcc = V4L2_PIX_FMT_H264;
+		p.quality = 0;
+		p.bitrate = t[k].bitrate;
+		p.fps_num = t[k].fps;
+		p.fps_den = 1;
+		fake_init(&f, 1, &io);
+		f.h264 = 1;
+		f.level = -1;
+		int r = vc_m2m_enc_open(base, &io, "/dev/video11", &p, &cb, &e);
+		CHECK_AT(t[k].line, r == 0 && f.level == t[k].want, "open %d, level %d want %d", r,
+			 f.level, t[k].want);
+		vc_m2m_enc_close(e);
+		fake_free(&f);
+		event_base_free(base);
+	}
+}
+
 int main(void)
 {
 	RUN("m2m_enc", sequence_mplane_mmap);
@@ -600,5 +644,6 @@ int main(void)
 	RUN("m2m_enc", close_in_callback);
 	RUN("m2m_enc", open_errors);
 	RUN("m2m_enc", sequence_h264);
+	RUN("m2m_enc", h264_levels);
 	CHECK_EXIT();
 }
