@@ -65,7 +65,7 @@ struct vc_conf_cam {
 	int placeholder;       /* /snapshot of an absent camera: 1 = placeholder
 				* picture, 0 = 503 (the default); streams always get it */
 	char *encoder;         /* "cpu", or an M2M device path; NULL = auto (the default).
-				* Only reported for now: the CPU encodes every frame */
+				* The hardware JPEG/H.264 encoder (server/stream/hwenc.c) */
 	size_t n_ctrls;
 	struct vc_conf_ctrl *ctrls;
 	int line;              /* line of the section header, for messages */

@@ -354,7 +354,7 @@ const struct vc_conf_key vc_conf_cam_keys[] = {
 	  .off = CAM_INT(flip), .names = flips, .range = "none, h, v or hv", .example = "hv" },
 	{ .name = "placeholder", .camera = 1, .type = VC_CONF_T_ENUM, .apply = VC_CONF_REOPEN,
 	  .off = CAM_INT(placeholder), .names = yes_no, .range = "yes or no", .example = "yes" },
-	/* which JPEG encoder the camera uses (common/m2m.h vc_m2m_pick,
+	/* which JPEG and H.264 encoders the camera uses (common/m2m.h vc_m2m_pick_role,
 	 * server/stream/hwenc.c) */
 	{ .name = "encoder", .camera = 1, .type = VC_CONF_T_OTHER, .apply = VC_CONF_REOPEN,
 	  .example = "/dev/video31", OTHER(p_encoder, pr_encoder) },

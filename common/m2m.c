@@ -93,11 +93,11 @@ int vc_m2m_takes(const struct vc_m2m_node *n, uint32_t fourcc)
 	return 0;
 }
 
-int vc_m2m_pick(const struct vc_m2m_node *nodes, size_t n, const char *setting,
-		uint32_t fourcc, const char **why)
+int vc_m2m_pick_role(const struct vc_m2m_node *nodes, size_t n, const char *setting,
+		     uint32_t fourcc, unsigned role, const char **why)
 {
 	const struct vc_fmt *row = fourcc ? vc_fmt_by_fourcc(fourcc) : NULL;
-	int any = 0;
+	int h264 = role == VC_M2M_H264_ENC, any = 0;
 
 	*why = "";
 	if (setting && strcmp(setting, "cpu") == 0) {
@@ -112,9 +112,10 @@ int vc_m2m_pick(const struct vc_m2m_node *nodes, size_t n, const char *setting,
 	for (size_t i = 0; i < n; i++) {
 		if (fixed && strcmp(nodes[i].path, setting) != 0)
 			continue;
-		if (!(nodes[i].roles & VC_M2M_JPEG_ENC)) {
+		if (!(nodes[i].roles & role)) {
 			if (fixed) {
-				*why = "the configured device is not a JPEG encoder";
+				*why = h264 ? "the configured device is not an H.264 encoder"
+					    : "the configured device is not a JPEG encoder";
 				return -1;
 			}
 			continue;
@@ -126,8 +127,15 @@ int vc_m2m_pick(const struct vc_m2m_node *nodes, size_t n, const char *setting,
 	if (fixed && !any)
 		*why = "the configured device is not an M2M device present now";
 	else if (any)
-		*why = "no JPEG encoder takes the camera's format";
+		*why = h264 ? "no H.264 encoder takes the camera's format"
+			    : "no JPEG encoder takes the camera's format";
 	else
-		*why = "no hardware JPEG encoder found";
+		*why = h264 ? "no hardware H.264 encoder found" : "no hardware JPEG encoder found";
 	return -1;
+}
+
+int vc_m2m_pick(const struct vc_m2m_node *nodes, size_t n, const char *setting,
+		uint32_t fourcc, const char **why)
+{
+	return vc_m2m_pick_role(nodes, n, setting, fourcc, VC_M2M_JPEG_ENC, why);
 }

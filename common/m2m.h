@@ -59,4 +59,10 @@ int vc_m2m_takes(const struct vc_m2m_node *n, uint32_t fourcc);
 int vc_m2m_pick(const struct vc_m2m_node *nodes, size_t n, const char *setting,
 		uint32_t fourcc, const char **why);
 
+/* The same for the encoder of another role bit (VC_M2M_JPEG_ENC or
+ * VC_M2M_H264_ENC): the H.264 encoder an H.264 output uses under the same
+ * setting. vc_m2m_pick is this with VC_M2M_JPEG_ENC. */
+int vc_m2m_pick_role(const struct vc_m2m_node *nodes, size_t n, const char *setting,
+		     uint32_t fourcc, unsigned role, const char **why);
+
 #endif

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/h264.h"
 #include "server/encode/m2m_enc.h"
 #include "server/capture/m2m_discover.h"
 
@@ -72,6 +73,10 @@ struct vc_m2m_enc {
 	int stopped;              /* drained: restart() before the next frame */
 	int err;
 	int dispatching, close_pending;
+	/* H.264: parameter sets a driver sent in a buffer of their own, held
+	 * for the next coded picture (a result is one whole access unit) */
+	uint8_t *hdr, *joined;
+	size_t hdr_len, hdr_cap, joined_cap;
 	struct vc_m2m_enc_stats st;
 };
 
@@ -282,25 +287,59 @@ static int has_ctrl(struct vc_m2m_enc *e, uint32_t id)
 	return xioctl(e, VIDIOC_QUERYCTRL, &q) == 0 && !(q.flags & V4L2_CTRL_FLAG_DISABLED);
 }
 
-/* Encoder parameters. A control the device lacks is logged, not fatal: the
- * picture still comes out, only not tuned as asked. */
+/* The smallest H.264 level whose limits (macroblocks per frame and per
+ * second, Baseline bit rate: H.264 table A-1) fit the picture, its rate and
+ * the bitrate asked; 0 = past 4.2, leave the driver's. */
+static int h264_level(const struct vc_m2m_enc_params *p)
+{
+	static const struct { uint32_t frame_mbs, mbs_per_s, kbps; int level; } t[] = {
+		{ 1620, 40500, 10000, V4L2_MPEG_VIDEO_H264_LEVEL_3_0 },
+		{ 3600, 108000, 14000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 },
+		{ 5120, 216000, 20000, V4L2_MPEG_VIDEO_H264_LEVEL_3_2 },
+		{ 8192, 245760, 20000, V4L2_MPEG_VIDEO_H264_LEVEL_4_0 },
+		{ 8704, 522240, 50000, V4L2_MPEG_VIDEO_H264_LEVEL_4_2 },
+	};
+	uint32_t fps = p->fps_num && p->fps_den ? (p->fps_num + p->fps_den - 1) / p->fps_den : 30;
+	uint32_t mbs = ((p->width + 15) / 16) * ((p->height + 15) / 16);
+	uint32_t kbps = p->bitrate > 0 ? ((uint32_t)p->bitrate + 999) / 1000 : 0;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (mbs <= t[i].frame_mbs && mbs * fps <= t[i].mbs_per_s && kbps <= t[i].kbps)
+			return t[i].level;
+	return 0;
+}
+
+/* Encoder parameters. A control the device lacks is logged (debug), not
+ * fatal: the picture still comes out, only not tuned as asked. The H.264
+ * ones ask for what every browser decodes (Constrained Baseline) and for
+ * SPS/PPS before each IDR (a client joins at any IDR). <= 0 = leave. */
 static void set_params(struct vc_m2m_enc *e)
 {
 	const struct vc_m2m_enc_params *p = &e->p;
+	int h264 = p->coded_fourcc == V4L2_PIX_FMT_H264;
+	int level = h264 ? h264_level(p) : 0;
 	const struct { uint32_t id; int value; const char *name; } c[] = {
 		{ V4L2_CID_JPEG_COMPRESSION_QUALITY, p->quality, "JPEG quality" },
 		{ V4L2_CID_MPEG_VIDEO_BITRATE, p->bitrate, "bitrate" },
 		{ V4L2_CID_MPEG_VIDEO_GOP_SIZE, p->gop, "GOP size" },
+		{ V4L2_CID_MPEG_VIDEO_H264_I_PERIOD, h264 ? p->gop : 0, "H.264 I-period" },
+		{ V4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER, h264 ? 1 : -1, "repeat sequence header" },
+		{ V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+		  h264 ? V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE : -1, "H.264 profile" },
+		{ V4L2_CID_MPEG_VIDEO_H264_LEVEL, level, "H.264 level" },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		if (c[i].value <= 0)
+		if (c[i].value <= 0) /* every value asked for is > 0 */
 			continue;
 		int r = has_ctrl(e, c[i].id) ? vc_m2m_enc_set_ctrl(e, c[i].id, c[i].value)
 					     : -ENOTTY;
+		if (r < 0 && r != -ENOTTY && c[i].id == V4L2_CID_MPEG_VIDEO_H264_PROFILE)
+			/* a menu without Constrained Baseline: plain Baseline */
+			r = vc_m2m_enc_set_ctrl(e, c[i].id, V4L2_MPEG_VIDEO_H264_PROFILE_BASELINE);
 		if (r < 0)
-			log_info("%s: %s %d not set: %s", e->path, c[i].name, c[i].value,
-				 strerror(-r));
+			log_debug("%s: %s %d not set: %s", e->path, c[i].name, c[i].value,
+				  strerror(-r));
 	}
 	if (p->fps_num && p->fps_den) {
 		struct v4l2_streamparm sp;
@@ -391,6 +430,7 @@ static void teardown(struct vc_m2m_enc *e)
 	reqbufs(e, e->cap_type, V4L2_MEMORY_MMAP, &zero);
 	memset(e->fl, 0, sizeof(e->fl));
 	e->st.in_flight = 0;
+	e->hdr_len = 0; /* the encoder sends its header again after STREAMON */
 }
 
 static int check_params(const struct vc_m2m_enc_params *p, const struct vc_fmt **fmt)
@@ -486,6 +526,8 @@ void vc_m2m_enc_close(struct vc_m2m_enc *e)
 	event_free(e->ev);
 	event_free(e->fail_ev);
 	e->io.close(e->io.opaque, e->fd);
+	free(e->hdr);
+	free(e->joined);
 	free(e);
 }
 
@@ -797,6 +839,18 @@ int vc_m2m_enc_drain(struct vc_m2m_enc *e)
 /* Key frame: the driver's flag, else what the bitstream says. */
 static int is_key(const struct vc_m2m_enc *e, uint32_t flags, const uint8_t *d, size_t len)
 {
+	/* H.264: the IDR slice, whatever the flag says. It is where a client
+	 * may start; a flag on a non-IDR I picture (pictures after it may
+	 * still refer to ones before) would make a bad join point, and some
+	 * drivers set no flags at all. */
+	if (e->p.coded_fourcc == V4L2_PIX_FMT_H264) {
+		struct vc_h264_au au;
+		vc_h264_scan(d, len, &au);
+		if (!!(flags & V4L2_BUF_FLAG_KEYFRAME) != au.idr)
+			log_debug("%s: key-frame flag %d on a picture with%s an IDR slice", e->path,
+				  !!(flags & V4L2_BUF_FLAG_KEYFRAME), au.idr ? "" : "out");
+		return au.idr;
+	}
 	if (flags & V4L2_BUF_FLAG_KEYFRAME)
 		return 1;
 	if (e->p.coded_fourcc == V4L2_PIX_FMT_JPEG || e->p.coded_fourcc == V4L2_PIX_FMT_MJPEG)
@@ -829,6 +883,50 @@ static void deliver(struct vc_m2m_enc *e, uint64_t id, int err, struct vc_m2m_en
 		e->st.bytes_out += o->len;
 		e->cb.done(e->cb.opaque, 0, o, f.tag);
 	}
+}
+
+/* *buf (capacity *cap) grown to n bytes; 0 or -ENOMEM. */
+static int grow(uint8_t **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint8_t *b = realloc(*buf, n);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
+/* H.264: a buffer with no coded slice (only SPS/PPS/SEI: some encoders
+ * send the stream header on its own) is held and put before the next
+ * picture, so each result is one decodable access unit. Returns 1 when
+ * held, 0 when *o is the picture to report (with what was held joined in
+ * front), -ENOMEM. */
+static int join_header(struct vc_m2m_enc *e, struct vc_m2m_enc_out *o)
+{
+	struct vc_h264_au au;
+
+	if (e->p.coded_fourcc != V4L2_PIX_FMT_H264 || !o->len)
+		return 0;
+	vc_h264_scan(o->data, o->len, &au);
+	if (!au.has_slice) {
+		if (grow(&e->hdr, &e->hdr_cap, e->hdr_len + o->len) < 0)
+			return -ENOMEM;
+		memcpy(e->hdr + e->hdr_len, o->data, o->len);
+		e->hdr_len += o->len;
+		return 1;
+	}
+	if (!e->hdr_len)
+		return 0;
+	if (grow(&e->joined, &e->joined_cap, e->hdr_len + o->len) < 0)
+		return -ENOMEM;
+	memcpy(e->joined, e->hdr, e->hdr_len);
+	memcpy(e->joined + e->hdr_len, o->data, o->len);
+	o->data = e->joined;
+	o->len += e->hdr_len;
+	e->hdr_len = 0;
+	return 0;
 }
 
 /* One coded buffer: returns 1 when it was the last of a drain, 0 when
@@ -864,9 +962,12 @@ static int take_cap(struct vc_m2m_enc *e)
 		return -EIO;
 	int last = !!(b.flags & V4L2_BUF_FLAG_LAST);
 	uint64_t id = (uint64_t)b.timestamp.tv_sec;
-	if (used || (b.flags & V4L2_BUF_FLAG_ERROR)) {
-		struct vc_m2m_enc_out o = { .data = data, .len = used };
-		o.keyframe = is_key(e, b.flags, data, used);
+	struct vc_m2m_enc_out o = { .data = data, .len = used };
+	int held = (b.flags & V4L2_BUF_FLAG_ERROR) ? 0 : join_header(e, &o);
+	if (held < 0)
+		return held;
+	if (!held && (used || (b.flags & V4L2_BUF_FLAG_ERROR))) {
+		o.keyframe = is_key(e, b.flags, o.data, o.len);
 		e->dispatching++;
 		deliver(e, id, (b.flags & V4L2_BUF_FLAG_ERROR) ? -EIO : 0, &o);
 		e->dispatching--;

@@ -84,7 +84,11 @@ struct vc_m2m_enc_params {
 	unsigned n_capture;        /* CAPTURE buffers (0 = 4) */
 	int quality;               /* V4L2_CID_JPEG_COMPRESSION_QUALITY 1..100 (0 = leave) */
 	int bitrate;               /* V4L2_CID_MPEG_VIDEO_BITRATE, bits/s (0 = leave) */
-	int gop;                   /* V4L2_CID_MPEG_VIDEO_GOP_SIZE (0 = leave) */
+	int gop;                   /* V4L2_CID_MPEG_VIDEO_GOP_SIZE and, for H.264,
+				    * _H264_I_PERIOD (0 = leave). H.264 also sets
+				    * _REPEAT_SEQ_HEADER 1, _H264_PROFILE Constrained
+				    * Baseline (else Baseline) and _H264_LEVEL from
+				    * size and rate, each where the device has it */
 	uint32_t fps_num, fps_den; /* frame rate for the OUTPUT queue's S_PARM (0 = leave) */
 	int timeout_ms;            /* a frame not back by then fails the session (0 = 2000) */
 };
@@ -99,11 +103,15 @@ struct vc_m2m_enc_in {
 };
 
 /* One coded frame, valid during the callback only (the buffer is re-queued
- * when it returns): copy what you keep. */
+ * when it returns): copy what you keep. H.264: one access unit; a CAPTURE
+ * buffer holding only parameter sets is not reported but put before the
+ * next picture's bytes. */
 struct vc_m2m_enc_out {
 	const uint8_t *data;
 	size_t len;
-	int keyframe;              /* V4L2_BUF_FLAG_KEYFRAME, every JPEG, FWHT I-frames */
+	int keyframe;              /* V4L2_BUF_FLAG_KEYFRAME, every JPEG, FWHT I-frames;
+				    * H.264: an IDR slice in the access unit (the
+				    * bitstream decides, not the flag) */
 	uint64_t seq;              /* the source frame's seq */
 	int64_t ts_us;             /* the source frame's ts_us */
 	void *tag;                 /* from vc_m2m_enc_in */

@@ -51,6 +51,11 @@ void vc_api_encoder_json(struct vc_json *j, const struct vc_m2m_list *l, const c
 	vc_json_kstr(j, "setting", setting && setting[0] ? setting : "auto");
 	vc_json_kstr(j, "would_use", k >= 0 ? l->nodes[k].path : "cpu");
 	vc_json_kstr(j, "reason", why);
+	/* H.264 outputs pick under the same setting (server/stream/hwenc.c) */
+	k = vc_m2m_pick_role(l ? l->nodes : NULL, l ? l->n : 0, setting, fourcc, VC_M2M_H264_ENC,
+			     &why);
+	vc_json_kstr(j, "h264_would_use", k >= 0 ? l->nodes[k].path : "cpu");
+	vc_json_kstr(j, "h264_reason", why);
 	vc_json_kstr(j, "active", active ? active : "cpu");
 	vc_json_obj_end(j);
 }

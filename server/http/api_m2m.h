@@ -14,7 +14,8 @@
 void vc_api_m2m_json(struct vc_json *j, const struct vc_m2m_list *l);
 
 /* An object: the camera's setting ("auto", "cpu" or a path; "" = auto), the
- * encoder it would use ("cpu" or a node path), why not a hardware one, and
+ * JPEG encoder it would use ("cpu" or a node path), why not a hardware one,
+ * the same for H.264 outputs (h264_would_use, h264_reason), and
  * the one in use: `active`, the device an output of the camera encodes with
  * now (NULL = "cpu": no output encodes in hardware, e.g. none only encodes at
  * the camera's size, or the device failed). fourcc is the camera's current

@@ -142,7 +142,7 @@ static void prom_per_cam(struct vc_streams *s, struct buf *b, int clients, int w
 static void prom_hwenc(const struct vc_streams *s, struct buf *b)
 {
 	static const struct prom_family f[] = {
-		{ "vcapd_encoder_hw_frames_total", "counter", "JPEGs made by hardware (M2M) encoders." },
+		{ "vcapd_encoder_hw_frames_total", "counter", "Frames (JPEG, H.264) made by hardware (M2M) encoders." },
 		{ "vcapd_encoder_copies_total", "counter",
 		  "Frames copied into a hardware encoder's buffer (0 when fed by DMABUF)." },
 		{ "vcapd_encoder_fallbacks_total", "counter",

@@ -14,6 +14,7 @@
 #include "common/h264.h"
 #include "common/log.h"
 #include "common/mp4.h"
+#include "server/stream/hwenc.h"
 #include "server/stream/stream_int.h"
 
 struct h264_out {
@@ -142,13 +143,13 @@ static struct vc_frame *with_ps(const struct h264_ps *ps, const struct vc_frame 
 	return n;
 }
 
-int h264_ps_keep(struct hub *hub, const struct vc_frame *f)
+int h264_ps_update(struct h264_ps **psp, const struct vc_frame *f)
 {
 	struct vc_h264_au au;
 
-	if (!hub->h264_ps && !(hub->h264_ps = calloc(1, sizeof(*hub->h264_ps))))
+	if (!*psp && !(*psp = calloc(1, sizeof(**psp))))
 		return 0;
-	struct h264_ps *ps = hub->h264_ps;
+	struct h264_ps *ps = *psp;
 
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
 	/* on ENOMEM the old ones stay: an IDR may then get stale ones, as a
@@ -160,24 +161,20 @@ int h264_ps_keep(struct hub *hub, const struct vc_frame *f)
 	return ps->sps && ps->pps;
 }
 
-void h264_ps_free(struct hub *hub)
+void h264_ps_release(struct h264_ps **psp)
 {
-	if (!hub->h264_ps)
+	if (!*psp)
 		return;
-	free(hub->h264_ps->sps);
-	free(hub->h264_ps->pps);
-	free(hub->h264_ps);
-	hub->h264_ps = NULL;
+	free((*psp)->sps);
+	free((*psp)->pps);
+	free(*psp);
+	*psp = NULL;
 }
 
-struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
+struct vc_frame *h264_ps_complete(const struct h264_ps *ps, struct vc_frame *f)
 {
-	struct h264_out *h = state(o);
-	const struct h264_ps *ps = o->hub->h264_ps;
 	struct vc_h264_au au;
 
-	if (!h)
-		return NULL;
 	if (!f->key)
 		return vc_frame_ref(f);
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
@@ -186,6 +183,21 @@ struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 	if ((au.sps && au.pps) || !ps || (!au.sps && !ps->sps) || (!au.pps && !ps->pps))
 		return vc_frame_ref(f);
 	return with_ps(ps, f, !au.sps, !au.pps);
+}
+
+int h264_ps_keep(struct hub *hub, const struct vc_frame *f)
+{
+	return h264_ps_update(&hub->h264_ps, f);
+}
+
+void h264_ps_free(struct hub *hub)
+{
+	h264_ps_release(&hub->h264_ps);
+}
+
+struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
+{
+	return state(o) ? h264_ps_complete(o->hub->h264_ps, f) : NULL;
 }
 
 /* A new init segment for sps/pps; -ENOMEM or -EINVAL (SPS unreadable). */
@@ -270,6 +282,7 @@ void h264_out_join(struct output *o, struct client *c)
 	/* atomic flag read by the encoding job: safe while one runs */
 	if (o->pipe)
 		vc_pipeline_force_key(o->pipe);
+	hwenc_force_key(o); /* the hardware encoder, when it has the output */
 }
 
 void h264_out_moved(struct output *to, struct client *c)

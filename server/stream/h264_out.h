@@ -16,6 +16,7 @@ struct client;
 struct hub;
 struct vc_frame;
 struct vc_part;
+struct h264_ps;
 
 /* How a client receives an H.264 output (client.h264). */
 enum h264_kind {
@@ -46,6 +47,16 @@ struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
  * decoded (0 on ENOMEM too). */
 int h264_ps_keep(struct hub *hub, const struct vc_frame *f);
 void h264_ps_free(struct hub *hub);
+
+/* The same memory for any H.264 stream (a camera's, kept per hub; a
+ * hardware encoder's, kept per session): update keeps f's SPS/PPS in *ps
+ * (made at the first call) and says whether both are known; complete
+ * returns what to publish for f, a new reference: f itself, or, for an IDR
+ * lacking them, a copy with the kept ones inserted before its first slice
+ * (every NAL unit of f byte for byte; NULL on ENOMEM); release frees *ps. */
+int h264_ps_update(struct h264_ps **ps, const struct vc_frame *f);
+struct vc_frame *h264_ps_complete(const struct h264_ps *ps, struct vc_frame *f);
+void h264_ps_release(struct h264_ps **ps);
 
 
 /* o published a new latest frame: on an IDR, the parameter sets are read

@@ -74,7 +74,7 @@ void vc_streams_set_m2m(struct vc_streams *s, const struct vc_m2m_list *l,
 			const struct vc_m2m_enc_io *io);
 
 struct vc_hwenc_stats {
-	uint64_t frames;    /* JPEGs the hardware encoders delivered */
+	uint64_t frames;    /* coded frames (JPEG, H.264) the hardware encoders delivered */
 	uint64_t copies;    /* frames copied into an encoder's buffer (0 with DMABUF) */
 	uint64_t fallbacks; /* times a failed encoder sent an output back to the CPU */
 	uint64_t sessions;  /* encoder sessions opened */

@@ -1,4 +1,4 @@
-/* A fake V4L2 memory-to-memory JPEG encoder behind struct vc_m2m_enc_io, for
+/* A fake V4L2 memory-to-memory JPEG (or H.264) encoder behind struct vc_m2m_enc_io, for
  * tests of server/encode/m2m_enc.c and of its users: it plays
  * bcm2835-codec's image encoder (/dev/video31: multi-planar API, JPEG out,
  * stride aligned to 32 bytes, buffer height padded to 16 lines, a JPEG
@@ -7,6 +7,13 @@
  * the frame. Its fd is an eventfd, readable while a buffer waits to be
  * dequeued, so a session runs on a real libevent loop. It logs every ioctl
  * in `log` (for exact sequence checks) and can fail one ioctl on request.
+ * With `h264` set before the session opens it plays bcm2835-codec's video
+ * encoder (/dev/video11) instead: H.264 out, made by common/h264enc.c from
+ * YUYV frames, with the video controls (bitrate, GOP size, I-period,
+ * repeat sequence header, profile, level, force key frame), each of which
+ * a test can take away, and the quirks of other encoders on request: no
+ * key-frame flag, SPS/PPS in a buffer of their own, SPS/PPS only before
+ * the first IDR (when repeat sequence header is not set).
  * Everything static: included by one test file each. */
 #ifndef VC_TEST_FAKE_M2M_H
 #define VC_TEST_FAKE_M2M_H
@@ -19,6 +26,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/h264.h"
+#include "common/h264enc.h"
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "server/encode/m2m_enc.h"
@@ -60,7 +69,123 @@ struct fake {
 	size_t dmabuf_len[64];
 	char log[4096];
 	struct vc_jpeg *jpeg;
+	/* H.264 mode */
+	int h264;
+	unsigned lacks;            /* bit i: control ctrl_ids[i] absent */
+	int no_key_flag;           /* never sets V4L2_BUF_FLAG_KEYFRAME */
+	int flag_every;            /* sets V4L2_BUF_FLAG_KEYFRAME on every picture */
+	int hdr_apart;             /* SPS/PPS in a CAPTURE buffer before the picture's */
+	int bitrate, gop, i_period, repeat_hdr, profile, level;
+	int force_key, forced;     /* FORCE_KEY_FRAME pending; times asked */
+	int idrs_sent;
+	struct vc_h264enc *enc;
+	uint8_t *i420;
 };
+
+/* The H.264 node's controls, in the order of fake.lacks' bits. */
+static const uint32_t ctrl_ids[] = {
+	V4L2_CID_MPEG_VIDEO_BITRATE, V4L2_CID_MPEG_VIDEO_GOP_SIZE,
+	V4L2_CID_MPEG_VIDEO_H264_I_PERIOD, V4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER,
+	V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+	V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME,
+};
+enum { LACK_BITRATE = 1, LACK_GOP = 2, LACK_I_PERIOD = 4, LACK_REPEAT = 8, LACK_PROFILE = 16,
+       LACK_LEVEL = 32, LACK_FORCE_KEY = 64 };
+
+static int has_ctrl_(const struct fake *f, uint32_t id)
+{
+	if (!f->h264)
+		return id == V4L2_CID_JPEG_COMPRESSION_QUALITY;
+	for (unsigned i = 0; i < sizeof(ctrl_ids) / sizeof(ctrl_ids[0]); i++)
+		if (ctrl_ids[i] == id)
+			return !(f->lacks & (1u << i));
+	return 0;
+}
+
+static void set_ctrl_(struct fake *f, uint32_t id, int v)
+{
+	switch (id) {
+	case V4L2_CID_JPEG_COMPRESSION_QUALITY: f->quality = v; break;
+	case V4L2_CID_MPEG_VIDEO_BITRATE: f->bitrate = v; break;
+	case V4L2_CID_MPEG_VIDEO_GOP_SIZE: f->gop = v; break;
+	case V4L2_CID_MPEG_VIDEO_H264_I_PERIOD: f->i_period = v; break;
+	case V4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER: f->repeat_hdr = v; break;
+	case V4L2_CID_MPEG_VIDEO_H264_PROFILE: f->profile = v; break;
+	case V4L2_CID_MPEG_VIDEO_H264_LEVEL: f->level = v; break;
+	case V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME: f->force_key = 1; f->forced++; break;
+	}
+}
+
+static size_t cap_len(const struct fake *f)
+{
+	return f->h264 ? (size_t)f->w * f->h * 2 + 4096 : vc_jpeg_bound(f->w, f->h);
+}
+
+/* Copies the NAL units of an access unit but SPS/PPS (when drop_ps) into
+ * dst; returns the length. */
+static size_t copy_nals(uint8_t *dst, const uint8_t *src, size_t len, int drop_ps, int only_ps)
+{
+	size_t pos = 0, n = 0;
+	struct vc_nal nal;
+
+	while (vc_h264_next_nal(src, len, &pos, &nal)) {
+		int ps = nal.type == VC_NAL_SPS || nal.type == VC_NAL_PPS;
+		if ((ps && drop_ps) || (!ps && only_ps))
+			continue;
+		memcpy(dst + n, "\0\0\0\1", 4);
+		memcpy(dst + n + 4, nal.data, nal.len);
+		n += 4 + nal.len;
+	}
+	return n;
+}
+
+/* One H.264 job: the YUYV OUTPUT buffer to I420, encoded; returns the
+ * CAPTURE buffer's flags (ERROR when it cannot). The SPS/PPS go into
+ * *hdr_buf (when hdr_apart and one is free) or are dropped after the first
+ * IDR when repeat sequence header is off. */
+static uint32_t h264_job(struct fake *f, const uint8_t *src, struct fbuf *c, struct fbuf *hdr)
+{
+	uint32_t w = f->w, h = f->h;
+	struct vc_h264enc_out eo;
+
+	if (!f->enc) {
+		struct vc_h264enc_cfg cfg = { w, h, 30, (uint32_t)f->bitrate,
+					      (uint32_t)(f->i_period ? f->i_period : f->gop) };
+		if (vc_h264enc_new(&cfg, &f->enc) < 0)
+			return V4L2_BUF_FLAG_ERROR;
+		free(f->i420);
+		f->i420 = malloc((size_t)w * h * 3 / 2);
+	}
+	if (!f->i420 || f->out_fourcc != V4L2_PIX_FMT_YUYV)
+		return V4L2_BUF_FLAG_ERROR;
+	uint8_t *y = f->i420, *u = y + (size_t)w * h, *v = u + (size_t)w * h / 4;
+	for (uint32_t r = 0; r < h; r++)
+		for (uint32_t x = 0; x < w; x += 2) {
+			const uint8_t *q = src + (size_t)r * f->bpl + x * 2;
+			y[(size_t)r * w + x] = q[0];
+			y[(size_t)r * w + x + 1] = q[2];
+			if (!(r & 1)) {
+				u[(size_t)r / 2 * w / 2 + x / 2] = q[1];
+				v[(size_t)r / 2 * w / 2 + x / 2] = q[3];
+			}
+		}
+	const uint8_t *pl[3] = { y, u, v };
+	uint32_t st[3] = { w, w / 2, w / 2 };
+	if (f->force_key)
+		vc_h264enc_force_idr(f->enc);
+	f->force_key = 0;
+	if (vc_h264enc_encode(f->enc, pl, st, f->jobs * 33, &eo) < 0 || eo.len + 64 > c->len[0])
+		return V4L2_BUF_FLAG_ERROR;
+	int drop = eo.key && ((hdr && f->hdr_apart) || (!f->repeat_hdr && f->idrs_sent));
+	if (hdr && eo.key && f->hdr_apart) {
+		hdr->used[0] = (uint32_t)copy_nals(hdr->mem[0], eo.data, eo.len, 0, 1);
+		hdr->flags = 0;
+	}
+	c->used[0] = (uint32_t)copy_nals(c->mem[0], eo.data, eo.len, drop, 0);
+	f->idrs_sent += eo.key;
+	return (eo.key || f->flag_every) && !f->no_key_flag ? V4L2_BUF_FLAG_KEYFRAME : 0;
+}
+
 
 static void logf_(struct fake *f, const char *s)
 {
@@ -112,6 +237,25 @@ static void run_jobs(struct fake *f)
 		for (unsigned p = 0; p < f->n_planes; p++)
 			mem[p] = f->out_mem == V4L2_MEMORY_DMABUF ? f->dmabuf_mem[o->dmabuf_fd[p]]
 								  : o->mem[p];
+		if (f->h264) {
+			/* a header buffer first when the encoder sends them apart */
+			int hi = f->hdr_apart && f->n_capq ? pop(f->capq, &f->n_capq) : -1;
+			struct fbuf *hb = hi >= 0 ? &f->cap[hi] : NULL;
+			if (hb)
+				hb->used[0] = 0;
+			c->flags = h264_job(f, mem[0], c, hb);
+			c->ts = o->ts;
+			if (hb && hb->used[0]) {
+				hb->ts = o->ts;
+				push(f->capdone, &f->n_capdone, hi);
+			} else if (hb) {
+				push(f->capq, &f->n_capq, hi); /* not needed: back in the queue */
+			}
+			push(f->outdone, &f->n_outdone, oi);
+			push(f->capdone, &f->n_capdone, ci);
+			f->jobs++;
+			continue;
+		}
 		vc_fmt_geometry(fmt, f->w, f->buf_h, f->bpl, &g);
 		vc_image_from_geom(fmt, &g, mem, &img);
 		img.height = f->h; /* the padding lines are not part of the picture */
@@ -183,15 +327,17 @@ static int do_fmt(struct fake *f, struct v4l2_format *v)
 	if ((f->mplane != (v->type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE ||
 			   v->type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE)))
 		return -EINVAL;
-	if (!out) { /* only JPEG out: anything else is answered with JPEG, like a driver */
-		f->cap_fourcc = V4L2_PIX_FMT_JPEG;
+	if (!out) { /* only JPEG (H.264) out: anything else is answered with it, like a driver */
+		f->cap_fourcc = f->h264 ? V4L2_PIX_FMT_H264 : V4L2_PIX_FMT_JPEG;
+		f->w = w;
+		f->h = h;
 		if (f->mplane) {
 			v->fmt.pix_mp.pixelformat = f->cap_fourcc;
 			v->fmt.pix_mp.num_planes = 1;
-			v->fmt.pix_mp.plane_fmt[0].sizeimage = (uint32_t)vc_jpeg_bound(w, h);
+			v->fmt.pix_mp.plane_fmt[0].sizeimage = (uint32_t)cap_len(f);
 		} else {
 			v->fmt.pix.pixelformat = f->cap_fourcc;
-			v->fmt.pix.sizeimage = (uint32_t)vc_jpeg_bound(w, h);
+			v->fmt.pix.sizeimage = (uint32_t)cap_len(f);
 		}
 		return 0;
 	}
@@ -251,7 +397,7 @@ static int do_reqbufs(struct fake *f, struct v4l2_requestbuffers *rb)
 	for (unsigned i = 0; i < n; i++) {
 		memset(&b[i], 0, sizeof(b[i]));
 		for (unsigned p = 0; p < (out ? f->n_planes : 1); p++) {
-			b[i].len[p] = out ? f->out_size[p] : vc_jpeg_bound(f->w, f->h);
+			b[i].len[p] = out ? f->out_size[p] : cap_len(f);
 			if (!out || rb->memory == V4L2_MEMORY_MMAP)
 				b[i].mem[p] = malloc(b[i].len[p]);
 		}
@@ -369,6 +515,9 @@ static int do_stream(struct fake *f, uint32_t type, int on)
 		if (!on) {
 			f->n_capq = f->n_capdone = 0;
 			f->last_sent = f->stop_pending = 0;
+			vc_h264enc_free(f->enc); /* a new stream starts with an IDR */
+			f->enc = NULL;
+			f->idrs_sent = 0;
 		}
 	}
 	run_jobs(f);
@@ -401,15 +550,15 @@ static int f_ioctl(void *opaque, int fd, unsigned long req, void *arg)
 		struct v4l2_queryctrl *q = arg;
 		snprintf(s, sizeof(s), "QUERYCTRL(%#x)", q->id);
 		logf_(f, s);
-		return q->id == V4L2_CID_JPEG_COMPRESSION_QUALITY ? 0 : -EINVAL;
+		return has_ctrl_(f, q->id) ? 0 : -EINVAL;
 	}
 	case VIDIOC_S_CTRL: {
 		struct v4l2_control *c = arg;
 		snprintf(s, sizeof(s), "S_CTRL(%#x,%d)", c->id, c->value);
 		logf_(f, s);
-		if (c->id != V4L2_CID_JPEG_COMPRESSION_QUALITY)
+		if (!has_ctrl_(f, c->id))
 			return -EINVAL;
-		f->quality = c->value;
+		set_ctrl_(f, c->id, c->value);
 		return 0;
 	}
 	case VIDIOC_S_PARM: logf_(f, "S_PARM"); return 0;
@@ -447,6 +596,8 @@ static void fake_free(struct fake *f)
 	free_bufs(f->out, NB);
 	free_bufs(f->cap, NB);
 	vc_jpeg_free(f->jpeg);
+	vc_h264enc_free(f->enc);
+	free(f->i420);
 }
 
 #endif

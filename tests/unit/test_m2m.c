@@ -307,6 +307,26 @@ static void pick(void)
 		CHECK_AT(t[i].line, r == t[i].want, "got %d want %d", r, t[i].want);
 		CHECK_AT(t[i].line, (r < 0) == (why[0] != 0), "why '%s'", why);
 	}
+	/* the H.264 role under the same setting (H.264 outputs) */
+	static const struct {
+		int line;
+		const char *setting;
+		uint32_t fourcc;
+		size_t n;
+		int want;
+	} h[] = {
+		{ __LINE__, "auto", V4L2_PIX_FMT_YUYV, 4, 1 },
+		{ __LINE__, NULL, V4L2_PIX_FMT_YUV420, 4, 1 },
+		{ __LINE__, "/dev/video11", V4L2_PIX_FMT_YUYV, 4, 1 },
+		{ __LINE__, "/dev/video31", V4L2_PIX_FMT_YUYV, 4, -1 }, /* JPEG, not H.264 */
+		{ __LINE__, "cpu", V4L2_PIX_FMT_YUYV, 4, -1 },
+		{ __LINE__, "auto", V4L2_PIX_FMT_YUYV, 1, -1 },         /* only the decoder */
+	};
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		int r = vc_m2m_pick_role(l, h[i].n, h[i].setting, h[i].fourcc, VC_M2M_H264_ENC, &why);
+		CHECK_AT(h[i].line, r == h[i].want, "got %d want %d (%s)", r, h[i].want, why);
+		CHECK_AT(h[i].line, (r < 0) == (why[0] != 0), "why '%s'", why);
+	}
 }
 
 int main(void)

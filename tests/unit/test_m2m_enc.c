@@ -8,7 +8,8 @@
  * MMAP feed with one copy per frame, DMABUF feed with none and the frame held
  * until the OUTPUT buffer returns; and the fallback: a device that errors,
  * vanishes or hangs fails the session, the frames in flight come back with the
- * error, and the caller encodes them on the CPU. */
+ * error, and the caller encodes them on the CPU; and an H.264 session's
+ * controls, key frames and access units (the fake as an H.264 encoder). */
 #include <errno.h>
 #include <event2/event.h>
 #include <linux/videodev2.h>
@@ -469,6 +470,170 @@ static void open_errors(void)
 	event_base_free(base);
 }
 
+/* ---- H.264 (the fake as bcm2835-codec's video encoder) ---- */
+
+struct h264_sink {
+	int done, errors;
+	int key[16], idr[16], ps[16], slices[16];
+};
+
+static void on_h264(void *opaque, int err, const struct vc_m2m_enc_out *out, void *tag)
+{
+	struct h264_sink *s = opaque;
+	struct vc_h264_au au;
+
+	(void)tag;
+	if (err || !out || s->done >= 16) {
+		s->errors++;
+		return;
+	}
+	vc_h264_scan(out->data, out->len, &au);
+	s->key[s->done] = out->keyframe;
+	s->idr[s->done] = au.idr;
+	s->ps[s->done] = au.sps && au.pps;
+	s->slices[s->done] = au.has_slice;
+	s->done++;
+}
+
+/* Setup asks for every H.264 control the device has, in this order, before
+ * REQBUFS (bcm2835-codec applies stored controls when it makes the firmware
+ * component there); controls the device lacks are only queried. A forced
+ * key frame and the GOP give IDRs; key frames are the pictures with an IDR
+ * slice, with or without the driver's flags (a flag on a P picture does not
+ * count); SPS/PPS sent in a buffer of their own come back joined to the
+ * picture (one result per frame). */
+static void sequence_h264(void)
+{
+	static const struct {
+		int line;
+		unsigned lacks;
+		int no_key_flag, hdr_apart, flag_every;
+	} t[] = {
+		{ __LINE__, 0, 0, 0, 0 },
+		{ __LINE__, LACK_FORCE_KEY | LACK_LEVEL | LACK_I_PERIOD, 1, 1, 0 },
+		{ __LINE__, 0, 0, 0, 1 }, /* a flag on P pictures does not make them key */
+	};
+
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct fake f;
+		struct vc_m2m_enc_io io;
+		struct h264_sink s = { 0 };
+		struct event_base *base = event_base_new();
+		struct vc_m2m_enc *e = NULL;
+		struct vc_m2m_enc_params p = jpeg_params(64, 48);
+		struct vc_m2m_enc_cb cb = { on_h264, NULL, &s };
+		char want[1024], c[96];
+
+		p.coded_fourcc = V4L2_PIX_FMT_H264;
+		p.quality = 0;
+		p.bitrate = 300000;
+		p.gop = 4;
+		p.fps_num = 30;
+		p.fps_den = 1;
+		p.timeout_ms = 1000;
+		fake_init(&f, 1, &io);
+		f.h264 = 1;
+		f.lacks = t[k].lacks;
+		f.no_key_flag = t[k].no_key_flag;
+		f.hdr_apart = t[k].hdr_apart;
+		f.flag_every = t[k].flag_every;
+		int r = vc_m2m_enc_open(base, &io, "/dev/video11", &p, &cb, &e);
+		CHECK_AT(t[k].line, r == 0, "open %d", r);
+		const int32_t val[] = { 300000, 4, 4, 1, V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE,
+					V4L2_MPEG_VIDEO_H264_LEVEL_3_0 };
+		snprintf(want, sizeof(want), "open QUERYCAP S_FMT(CAP,H264,64x48) S_FMT(OUT,YUYV,64x48)");
+		for (unsigned i = 0; i < 6; i++) {
+			int lacks = t[k].lacks & (1u << i);
+			if (lacks)
+				snprintf(c, sizeof(c), " QUERYCTRL(%#x)", ctrl_ids[i]);
+			else
+				snprintf(c, sizeof(c), " QUERYCTRL(%#x) S_CTRL(%#x,%d)", ctrl_ids[i],
+					 ctrl_ids[i], val[i]);
+			strncat(want, c, sizeof(want) - strlen(want) - 1);
+		}
+		strncat(want, " S_PARM REQBUFS(OUT,MMAP,2)", sizeof(want) - strlen(want) - 1);
+		CHECK_AT(t[k].line, strncmp(f.log, want, strlen(want)) == 0,
+			 "setup\n   got  %s\n   want %s...", f.log, want);
+		CHECK_AT(t[k].line, f.bitrate == 300000 && f.gop == 4 && f.repeat_hdr == 1,
+			 "bitrate %d gop %d repeat %d", f.bitrate, f.gop, f.repeat_hdr);
+		/* frames 0..5; a key frame asked before frame 2 */
+		int fk_err = 0;
+		for (int i = 0; i < 6 && e; i++) {
+			if (i == 2)
+				fk_err = vc_m2m_enc_force_key(e);
+			struct vc_frame *fr = yuyv_frame(64, 48, i);
+			struct vc_m2m_enc_in in = { fr, { -1, -1, -1 }, NULL };
+			r = fr ? vc_m2m_enc_submit(e, &in) : -ENOMEM;
+			CHECK_AT(t[k].line, r == 0, "submit %d: %d", i, r);
+			vc_frame_unref(fr);
+			for (int n = 0; n < 100 && s.done + s.errors < i + 1; n++) {
+				struct timeval tv = { 0, 5000 };
+				event_base_loopexit(base, &tv);
+				event_base_dispatch(base);
+			}
+		}
+		int forced = !(t[k].lacks & LACK_FORCE_KEY);
+		/* IDRs: 0, 2 (forced) and 6 (gop from 2) or 0 and 4 (gop) */
+		const int want_idr[2][6] = { { 1, 0, 0, 0, 1, 0 }, { 1, 0, 1, 0, 0, 0 } };
+		CHECK_AT(t[k].line, s.done == 6 && !s.errors && (forced ? fk_err == 0 : fk_err < 0) &&
+				    vc_m2m_enc_error(e) == 0,
+			 "%d results %d errors, force key %d", s.done, s.errors, fk_err);
+		for (int i = 0; i < s.done; i++)
+			CHECK_AT(t[k].line, s.idr[i] == want_idr[forced][i] && s.key[i] == s.idr[i] &&
+					    s.ps[i] == s.idr[i] && s.slices[i],
+				 "frame %d: idr %d key %d sps/pps %d slice %d", i, s.idr[i], s.key[i],
+				 s.ps[i], s.slices[i]);
+		vc_m2m_enc_close(e);
+		CHECK_AT(t[k].line, f.opened == 0 && f.maps == 0, "%d open %d maps", f.opened, f.maps);
+		fake_free(&f);
+		event_base_free(base);
+	}
+}
+
+/* The H.264 level asked for: the smallest whose frame size, macroblock
+ * rate and Baseline bit rate limits (H.264 table A-1) fit; none past 4.2. */
+static void h264_levels(void)
+{
+	static const struct {
+		int line;
+		uint32_t w, h, fps;
+		int bitrate, want; /* want -1: the level is left alone */
+	} t[] = {
+		{ __LINE__, 640, 480, 30, 1000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_0 },
+		{ __LINE__, 640, 480, 30, 12000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 }, /* > 10 Mbit/s */
+		{ __LINE__, 1280, 720, 30, 2000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_1 },
+		{ __LINE__, 1280, 720, 60, 4000000, V4L2_MPEG_VIDEO_H264_LEVEL_3_2 },
+		{ __LINE__, 1920, 1080, 30, 4000000, V4L2_MPEG_VIDEO_H264_LEVEL_4_0 },
+		{ __LINE__, 1920, 1080, 60, 8000000, V4L2_MPEG_VIDEO_H264_LEVEL_4_2 },
+		{ __LINE__, 2560, 1600, 30, 8000000, -1 },
+	};
+
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct fake f;
+		struct vc_m2m_enc_io io;
+		struct h264_sink s = { 0 };
+		struct event_base *base = event_base_new();
+		struct vc_m2m_enc *e = NULL;
+		struct vc_m2m_enc_params p = jpeg_params(t[k].w, t[k].h);
+		struct vc_m2m_enc_cb cb = { on_h264, NULL, &s };
+
+		p.coded_fourcc = V4L2_PIX_FMT_H264;
+		p.quality = 0;
+		p.bitrate = t[k].bitrate;
+		p.fps_num = t[k].fps;
+		p.fps_den = 1;
+		fake_init(&f, 1, &io);
+		f.h264 = 1;
+		f.level = -1;
+		int r = vc_m2m_enc_open(base, &io, "/dev/video11", &p, &cb, &e);
+		CHECK_AT(t[k].line, r == 0 && f.level == t[k].want, "open %d, level %d want %d", r,
+			 f.level, t[k].want);
+		vc_m2m_enc_close(e);
+		fake_free(&f);
+		event_base_free(base);
+	}
+}
+
 int main(void)
 {
 	RUN("m2m_enc", sequence_mplane_mmap);
@@ -478,5 +643,7 @@ int main(void)
 	RUN("m2m_enc", fallback);
 	RUN("m2m_enc", close_in_callback);
 	RUN("m2m_enc", open_errors);
+	RUN("m2m_enc", sequence_h264);
+	RUN("m2m_enc", h264_levels);
 	CHECK_EXIT();
 }

@@ -9,9 +9,10 @@
 #   m2m.no_camera_listed  vivid's capture nodes are not M2M devices
 #   m2m.daemon_status     the daemon's /api/status lists them in "m2m" (roles,
 #                         formats of each queue) and its camera's encoder
-#                         (auto: no JPEG encoder here -> would_use cpu)
+#                         (auto: no JPEG or H.264 encoder here -> would_use,
+#                         h264_would_use cpu)
 #   m2m.daemon_encoder_path  encoder = <vicodec's encoder> is refused as not a
-#                         JPEG encoder (would_use cpu)
+#                         JPEG encoder (would_use cpu) nor an H.264 encoder
 #   m2m.enc_single        build/tools/m2m_enc_check: the encoder session
 #                         (server/encode/m2m_enc.c) drives vicodec's stateful
 #                         encoder with vivid's frames: DMABUF at 640x480 (0
@@ -162,13 +163,16 @@ assert "FWHT" in e["capture_formats"] and "YU12" in e["output_formats"], e
 assert e["api"] == "single-planar", e
 assert len(d["m2m"]) == 4, [x["path"] for x in d["m2m"]]
 c = d["cams"][0]["encoder"]
-assert c == {"setting": "auto", "would_use": "cpu", "reason": "no hardware JPEG encoder found", "active": "cpu"}, c
+assert c == {"setting": "auto", "would_use": "cpu", "reason": "no hardware JPEG encoder found",
+             "h264_would_use": "cpu", "h264_reason": "no hardware H.264 encoder found",
+             "active": "cpu"}, c
 ' "$work/auto.json") && clean auto
 res m2m.daemon_status $? "$out; exit $(cat "$work/auto.exit" 2>/dev/null); $(tail -3 "$work/auto.log" 2>/dev/null | tr '\n' ' ')"
 out=$(py '
 import json, sys
 c = json.load(open(sys.argv[1]))["cams"][0]["encoder"]
 assert c["setting"] == sys.argv[2] and c["would_use"] == "cpu" and "not a JPEG encoder" in c["reason"], c
+assert c["h264_would_use"] == "cpu" and "not an H.264 encoder" in c["h264_reason"], c
 ' "$work/path.json") && clean path
 res m2m.daemon_encoder_path $? "$out; exit $(cat "$work/path.exit" 2>/dev/null); $(tail -3 "$work/path.log" 2>/dev/null | tr '\n' ' ')"
 
