@@ -144,8 +144,11 @@ static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct 
 	return 0;
 }
 
-int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
-		      const size_t cap[3], size_t bytesused[3])
+/* Renders frames seq .. seq+n-1 of m: into mem[] (cap[]) when cb is NULL
+ * (n = 1), else into a buffer of its own handed to cb. */
+static int render_run(const struct vc_mode *m, uint64_t seq, uint64_t n, uint8_t *const mem[3],
+		      const size_t cap[3], size_t bytesused[3], vc_testsrc_frame_cb cb,
+		      void *opaque)
 {
 	struct vc_src_format f;
 	struct vc_geom mg;
@@ -157,19 +160,41 @@ int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[
 	if (ret < 0)
 		return ret;
 	struct rctx rc = { vc_conv_new(), vc_jpeg_new(), NULL, malloc(mg.sizeimage), &mg, 0 };
+	uint8_t *own = cb ? malloc(f.geom.sizeimage) : NULL;
+	uint8_t *omem[3] = { own, own, own };
+	size_t ocap[3] = { f.geom.mem_size[0], f.geom.mem_size[1], f.geom.mem_size[2] }, used[3];
 	uint32_t flags;
 
+	for (int p = 1; own && p < f.geom.mem_planes; p++)
+		omem[p] = omem[p - 1] + ocap[p - 1];
 	if (f.fmt == vc_h264_fmt() && testsrc_h264_new(&f.mode, 0, &rc.h264) < 0)
 		rc.master = (free(rc.master), NULL);
-	if (!rc.conv || !rc.jpeg || !rc.master)
+	if (!rc.conv || !rc.jpeg || !rc.master || (cb && !own))
 		ret = -ENOMEM;
-	else
-		ret = render(&rc, f.fmt, &f.geom, m->ival, seq, mem, cap, bytesused, &flags);
+	for (uint64_t i = 0; ret == 0 && i < n; i++) {
+		ret = render(&rc, f.fmt, &f.geom, m->ival, seq + i, cb ? omem : mem,
+			     cb ? ocap : cap, cb ? used : bytesused, &flags);
+		if (ret == 0 && cb)
+			ret = cb(opaque, seq + i, omem, used);
+	}
+	free(own);
 	testsrc_h264_free(rc.h264);
 	free(rc.master);
 	vc_jpeg_free(rc.jpeg);
 	vc_conv_free(rc.conv);
 	return ret;
+}
+
+int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
+		      const size_t cap[3], size_t bytesused[3])
+{
+	return render_run(m, seq, 1, mem, cap, bytesused, NULL, NULL);
+}
+
+int vc_testsrc_render_run(const struct vc_mode *m, uint64_t first, uint64_t n,
+			  vc_testsrc_frame_cb cb, void *opaque)
+{
+	return render_run(m, first, n, NULL, NULL, NULL, cb, opaque);
 }
 
 /* ---- ops ---- */

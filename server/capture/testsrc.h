@@ -52,4 +52,13 @@ int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, siz
 int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
 		      const size_t cap[3], size_t bytesused[3]);
 
+/* Frames first .. first+n-1 of mode m, as vc_testsrc_render gives each, in
+ * order, to cb (mem and used valid during the call; a non-zero return
+ * stops and is returned). One encoder runs through the frames of an H.264
+ * GOP: for tools that need many frames. 0 or -errno. */
+typedef int (*vc_testsrc_frame_cb)(void *opaque, uint64_t seq, uint8_t *const mem[3],
+				   const size_t used[3]);
+int vc_testsrc_render_run(const struct vc_mode *m, uint64_t first, uint64_t n,
+			  vc_testsrc_frame_cb cb, void *opaque);
+
 #endif
