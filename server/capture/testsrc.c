@@ -146,9 +146,9 @@ static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct 
 
 /* Renders frames seq .. seq+n-1 of m: into mem[] (cap[]) when cb is NULL
  * (n = 1), else into a buffer of its own handed to cb. */
-static int render_run(const struct vc_mode *m, uint64_t seq, uint64_t n, uint8_t *const mem[3],
-		      const size_t cap[3], size_t bytesused[3], vc_testsrc_frame_cb cb,
-		      void *opaque)
+static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, uint64_t seq,
+		      uint64_t n, uint8_t *const mem[3], const size_t cap[3], size_t bytesused[3],
+		      vc_testsrc_frame_cb cb, void *opaque)
 {
 	struct vc_src_format f;
 	struct vc_geom mg;
@@ -167,7 +167,7 @@ static int render_run(const struct vc_mode *m, uint64_t seq, uint64_t n, uint8_t
 
 	for (int p = 1; own && p < f.geom.mem_planes; p++)
 		omem[p] = omem[p - 1] + ocap[p - 1];
-	if (f.fmt == vc_h264_fmt() && testsrc_h264_new(&f.mode, 0, &rc.h264) < 0)
+	if (f.fmt == vc_h264_fmt() && testsrc_h264_new(&f.mode, ps_once, bitrate, &rc.h264) < 0)
 		rc.master = (free(rc.master), NULL);
 	if (!rc.conv || !rc.jpeg || !rc.master || (cb && !own))
 		ret = -ENOMEM;
@@ -188,13 +188,14 @@ static int render_run(const struct vc_mode *m, uint64_t seq, uint64_t n, uint8_t
 int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
 		      const size_t cap[3], size_t bytesused[3])
 {
-	return render_run(m, seq, 1, mem, cap, bytesused, NULL, NULL);
+	return render_run(m, 0, 0, seq, 1, mem, cap, bytesused, NULL, NULL);
 }
 
-int vc_testsrc_render_run(const struct vc_mode *m, uint64_t first, uint64_t n,
+int vc_testsrc_render_run(const struct vc_testsrc_opts *o, uint64_t first, uint64_t n,
 			  vc_testsrc_frame_cb cb, void *opaque)
 {
-	return render_run(m, first, n, NULL, NULL, NULL, cb, opaque);
+	return render_run(&o->mode, o->ps_once, o->bitrate, first, n, NULL, NULL, NULL, cb,
+			  opaque);
 }
 
 /* ---- ops ---- */
@@ -563,7 +564,7 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 	testsrc_h264_free(t->h264); /* a new stream: its frame 0 starts a GOP */
 	t->h264 = NULL;
 	if (t->cur.fmt == vc_h264_fmt()) {
-		ret = testsrc_h264_new(&t->cur.mode, t->opts.ps_once, &t->h264);
+		ret = testsrc_h264_new(&t->cur.mode, t->opts.ps_once, t->opts.bitrate, &t->h264);
 		if (ret < 0)
 			return ret;
 	}

@@ -19,7 +19,11 @@
  *   UVC H.264 webcam (with "only": H.264 alone); without it H.264 is not
  *   offered, so H.264 clients of other test paths are served by encoding.
  *   SPS and PPS come before every IDR, or with "ps_once" before frame 0's
- *   only (a camera that sends them once, at stream start).
+ *   only (a camera that sends them once, at stream start). "bitrate=N"
+ *   (bits/s, or 2000k, 20M; 10k..100M) is its encoder's target (default:
+ *   the software encoder's, so the SPS equals the one vcapd's own encoder
+ *   writes at that size and rate; 20M at 640x480 gives another level, as
+ *   a real camera's SPS differs).
  * Default 640x480@30 YUYV, e.g. "test:1280x720@30:YUYV:only". */
 #ifndef VC_TESTSRC_H
 #define VC_TESTSRC_H
@@ -35,6 +39,7 @@ struct vc_testsrc_opts {
 	int only; /* offer mode.fourcc alone */
 	int h264; /* offer H.264 (the path's format is H264) */
 	int ps_once; /* H.264: SPS/PPS with frame 0 only */
+	uint32_t bitrate; /* H.264: the encoder's target, 0 = default */
 };
 
 /* Parses a "test[:...]" path. Returns 0, or -EINVAL (not a test path, bad
@@ -52,13 +57,14 @@ int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, siz
 int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
 		      const size_t cap[3], size_t bytesused[3]);
 
-/* Frames first .. first+n-1 of mode m, as vc_testsrc_render gives each, in
- * order, to cb (mem and used valid during the call; a non-zero return
- * stops and is returned). One encoder runs through the frames of an H.264
- * GOP: for tools that need many frames. 0 or -errno. */
+/* Frames first .. first+n-1 of o->mode as the source opened with options o
+ * gives them (H.264: its bitrate and ps_once; still aside), in order, to cb
+ * (mem and used valid during the call; a non-zero return stops and is
+ * returned). One encoder runs through the frames of an H.264 GOP: for
+ * tools that need many frames. 0 or -errno. */
 typedef int (*vc_testsrc_frame_cb)(void *opaque, uint64_t seq, uint8_t *const mem[3],
 				   const size_t used[3]);
-int vc_testsrc_render_run(const struct vc_mode *m, uint64_t first, uint64_t n,
+int vc_testsrc_render_run(const struct vc_testsrc_opts *o, uint64_t first, uint64_t n,
 			  vc_testsrc_frame_cb cb, void *opaque);
 
 #endif

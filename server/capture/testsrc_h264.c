@@ -21,6 +21,7 @@
 struct testsrc_h264 {
 	struct vc_mode mode;
 	int ps_once;
+	uint32_t bitrate; /* the encoder's target, 0 = h264enc's default */
 	struct vc_h264enc *enc;
 	uint64_t g0;   /* the first frame of enc's GOP */
 	uint64_t next; /* the frame enc encodes next; meaningful while enc */
@@ -38,7 +39,8 @@ uint32_t testsrc_h264_gop(struct vc_fract ival)
 	return fps_of(ival); /* one second worth */
 }
 
-int testsrc_h264_new(const struct vc_mode *m, int ps_once, struct testsrc_h264 **out)
+int testsrc_h264_new(const struct vc_mode *m, int ps_once, uint32_t bitrate,
+		     struct testsrc_h264 **out)
 {
 	struct testsrc_h264 *h = calloc(1, sizeof(*h));
 
@@ -46,6 +48,7 @@ int testsrc_h264_new(const struct vc_mode *m, int ps_once, struct testsrc_h264 *
 		return -ENOMEM;
 	h->mode = *m;
 	h->ps_once = ps_once;
+	h->bitrate = bitrate;
 	*out = h;
 	return 0;
 }
@@ -117,7 +120,7 @@ int testsrc_h264_render(struct testsrc_h264 *h, uint8_t *master, const struct vc
 	*key = 0;
 	if (!h->enc || h->g0 != g0 || h->next > seq) {
 		struct vc_h264enc_cfg cfg = { h->mode.width, h->mode.height,
-					      fps_of(h->mode.ival), 0, gop };
+					      fps_of(h->mode.ival), h->bitrate, gop };
 
 		vc_h264enc_free(h->enc);
 		h->enc = NULL;

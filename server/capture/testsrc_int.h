@@ -31,8 +31,10 @@ struct testsrc_h264;
 uint32_t testsrc_h264_gop(struct vc_fract ival);
 
 /* An encoder state for mode m (fourcc H.264); ps_once: SPS/PPS only with
- * frame 0's IDR. 0 or -ENOMEM. */
-int testsrc_h264_new(const struct vc_mode *m, int ps_once, struct testsrc_h264 **out);
+ * frame 0's IDR; bitrate: the encoder's target (0: its default). 0 or
+ * -ENOMEM. */
+int testsrc_h264_new(const struct vc_mode *m, int ps_once, uint32_t bitrate,
+		     struct testsrc_h264 **out);
 void testsrc_h264_free(struct testsrc_h264 *h); /* NULL is a no-op */
 
 /* Frame seq as Annex-B into dst (cap bytes; *used its length, *key set on

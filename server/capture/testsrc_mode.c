@@ -81,6 +81,26 @@ static void say(char *why, size_t why_len, const char *fmt, const char *tok)
 		snprintf(why, why_len, fmt, tok);
 }
 
+/* bitrate=N, N bits/s with an optional k or M, 10k..100M. */
+static int parse_bitrate(const char *tok, const char *s, uint32_t *out, char *why,
+			 size_t why_len)
+{
+	const char *end = s + strlen(s);
+	uint32_t mul = 1, v;
+
+	if (end > s && (end[-1] == 'k' || end[-1] == 'K'))
+		mul = 1000;
+	else if (end > s && end[-1] == 'M')
+		mul = 1000000;
+	if (parse_uint(s, mul > 1 ? end - 1 : end, &v) < 0 || (uint64_t)v * mul < 10000 ||
+	    (uint64_t)v * mul > 100000000) {
+		say(why, why_len, "bad bitrate '%s' (want bits/s, 2000k or 20M; 10k..100M)", tok);
+		return -EINVAL;
+	}
+	*out = v * mul;
+	return 0;
+}
+
 static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *why,
 		     size_t why_len)
 {
@@ -107,6 +127,8 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 		o->ps_once = 1;
 		return 0;
 	}
+	if (!strncasecmp(tok, "bitrate=", 8))
+		return parse_bitrate(tok, tok + 8, &o->bitrate, why, why_len);
 	if (!strcasecmp(tok, "H264")) {
 		o->mode.fourcc = vc_h264_fmt()->fourcc;
 		o->h264 = 1;
@@ -140,7 +162,7 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 	if (!f) {
 		say(why, why_len,
 		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV, "
-		    "MJPG or H264, still, only, ps_once)",
+		    "MJPG or H264, still, only, ps_once, bitrate=N)",
 		    tok);
 		return -EINVAL;
 	}
@@ -170,8 +192,8 @@ int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, siz
 			return -EINVAL;
 		p += n + (e ? 1 : 0);
 	}
-	if (o->ps_once && !o->h264) {
-		say(why, why_len, "%s", "ps_once needs the H264 format");
+	if ((o->ps_once || o->bitrate) && !o->h264) {
+		say(why, why_len, "%s needs the H264 format", o->ps_once ? "ps_once" : "bitrate");
 		return -EINVAL;
 	}
 	testsrc_adjust(&o->mode, o->h264);

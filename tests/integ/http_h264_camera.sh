@@ -15,6 +15,8 @@
 #     2 s hold since the last switch is over) the camera is back in H.264
 #     passthrough, the H.264 clients go on from the camera's next IDR;
 #  d) /api/status and the log name the mode at each step.
+# A camera whose SPS differs from the encoder's (bitrate=20M): the MP4
+# client is ended at the switch, the Annex-B one decodes on.
 # Then ps_once (SPS/PPS only with the camera's first IDR): every IDR served
 # carries them (inserted), MP4 plays. The daemon picks its own port.
 cd "$(dirname "$0")/../.." || exit 2
@@ -173,6 +175,38 @@ echo "$seq" | grep -q 'H264:streams MJPG:streams H264:streams'
 check log_modes "$?" "switches: $seq"
 stop_vcapd
 check clean_exit "$?" "exit status"
+
+# A camera whose SPS differs from the encoder's (its encoder at 20 Mbit/s
+# writes level 3.2, vcapd's at 640x480 3.0): at the switch to MJPEG the MP4
+# client, whose decoder was set up for the camera's SPS, is ended (README:
+# MP4 clients end when the parameter sets change); the Annex-B client goes
+# on with the new SPS in-band, 0 errors.
+CAM=test:640x480@30:H264:bitrate=20M
+if ! start_vcapd_any --device $CAM; then
+	fail sps_start "daemon did not come up"; exit 1
+fi
+U=http://127.0.0.1:$VPORT
+"$FRAMES" $CAM 0 300 "$TMP/fed.h264" || fail fed "testsrc_frames failed"
+curl -s -o "$TMP/s.h264" --max-time 7 "$U/stream.h264" & ca=$!
+curl -s -o "$TMP/s.mp4" -w '%{time_total}' --max-time 7 "$U/stream.mp4" >"$TMP/s.mp4.t" & cm=$!
+sleep 2.5
+curl -s -o /dev/null --max-time 2 "$U/stream"
+wait $ca $cm
+mt=$(cat "$TMP/s.mp4.t")
+mn=$(timeout 30 ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$TMP/s.mp4" 2>/dev/null)
+timeout 30 ffmpeg -v error -i "$TMP/s.mp4" -f null - 2>"$TMP/smp4.err"
+check sps_change_ends_mp4 "$(python3 -c 'import sys; sys.exit(not 2.3 <= float(sys.argv[1]) <= 4.5)' "$mt" &&
+	[ "${mn:-0}" -ge 50 ] && [ ! -s "$TMP/smp4.err" ]; echo $?)" \
+	"MP4 client ended after $mt s (MJPEG client at 2.5 s), ${mn:-0} frames decoded, errors: $(head -c 200 "$TMP/smp4.err")"
+decode sps_change_annexb_decodes "$TMP/s.h264" 150
+python3 $NALS trim "$TMP/s.h264" "$TMP/s.cut" 2>/dev/null
+levels=$(python3 -c 'import sys
+sys.path.insert(0, "tests/tools")
+from h264_nals import nals
+print(" ".join(sorted(set("%d" % n[3] for n in nals(open(sys.argv[1], "rb").read()) if n[0] & 0x1f == 7))))' "$TMP/s.cut" 2>&1)
+check sps_change_in_band "$([ "$levels" = "30 32" ]; echo $?)" "SPS levels in the Annex-B stream: $levels (want 30 32)"
+stop_vcapd
+check sps_clean_exit "$?" "exit status"
 
 # ps_once: the camera sends SPS/PPS with its first IDR only; the hub puts
 # them before every later IDR, MP4's init segment comes from them.

@@ -3,8 +3,8 @@
  * got from a "test:...:H264" camera with what the camera sent.
  *   testsrc_frames PATH FIRST COUNT OUT
  * PATH is a test pattern path ("test:640x480@30:H264"); frames FIRST ..
- * FIRST+COUNT-1 of its mode (H.264: Annex-B access units with SPS/PPS
- * before every IDR, as without ps_once). */
+ * FIRST+COUNT-1 of its mode and options (H.264: Annex-B access units, the
+ * path's bitrate and ps_once applied). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		perror(argv[4]);
 		return 1;
 	}
-	int ret = vc_testsrc_render_run(&o.mode, strtoull(argv[2], NULL, 10),
+	int ret = vc_testsrc_render_run(&o, strtoull(argv[2], NULL, 10),
 					strtoull(argv[3], NULL, 10), put, f);
 	if (fclose(f) != 0 && ret == 0)
 		ret = -EIO;

@@ -32,6 +32,11 @@ static const struct {
 	{ __LINE__, "test:640x480@30:H264", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
 	{ __LINE__, "test:h264:only:ps_once", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 1, NULL },
 	{ __LINE__, "test:YUYV:ps_once", -EINVAL, 0, 0, 0, 0, 0, 0, "ps_once needs the H264" },
+	{ __LINE__, "test:H264:bitrate=20M", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:H264:bitrate=2000k", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:H264:bitrate=5", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
+	{ __LINE__, "test:H264:bitrate=1G", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
+	{ __LINE__, "test:YUYV:bitrate=2M", -EINVAL, 0, 0, 0, 0, 0, 0, "bitrate needs the H264" },
 	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'nope'" },
 	{ __LINE__, "test:YUYV:onl", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'onl'" },
 	{ __LINE__, "test:only=YUYV", -EINVAL, 0, 0, 0, 0, 0, 0, "only=YUYV" },
@@ -505,7 +510,8 @@ static void h264_frames(void)
 	CHECK(u[0][0] != u[2][0] || memcmp(a[0], a[2], u[0][0]), "IDRs 0 and 10 equal");
 	/* one run through frames 0..12 gives the same bytes */
 	struct run_cmp rc = { { a[0], a[1], a[2] }, { u[0][0], u[1][0], u[2][0] }, seqs, 0 };
-	CHECK(vc_testsrc_render_run(&m, 0, 13, run_cb, &rc) == 0 && rc.same == 3,
+	struct vc_testsrc_opts o = { .mode = m, .h264 = 1 };
+	CHECK(vc_testsrc_render_run(&o, 0, 13, run_cb, &rc) == 0 && rc.same == 3,
 	      "run: %u of 3 frames equal their render", rc.same);
 	free(again);
 	for (int i = 0; i < 3; i++)
