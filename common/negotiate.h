@@ -138,7 +138,10 @@ const char *vc_steps_str(unsigned steps, uint8_t decode_denom, char *buf, size_t
  * pixels, then a compressed format (passthrough), then caps order. So a
  * YUYV-only webcam offering 1920x1080 at 5 fps and 640x480 at 30 defaults
  * to 640x480 at 30, an MJPEG one to 1920x1080 at 30. The interval is the
- * slowest listed that reaches the cap, else the fastest.
+ * slowest listed that reaches the cap, else the fastest. H.264 (served by
+ * passthrough to H.264 clients only) is the default only of a camera with
+ * nothing else; configured H.264 on a camera with other formats gives its
+ * size and rate in another format.
  * Returns 0 and *out, -ENOENT when caps list no usable format. */
 int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *configured,
 			 uint32_t fps_cap, struct vc_mode *out);

@@ -519,20 +519,32 @@ int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *confi
 		cfg.fourcc = V4L2_PIX_FMT_MJPEG;
 	uint32_t want = ival_known(cfg.ival) ? ival_fps(cfg.ival)
 			: fps_cap ? fps_cap : VC_NEGOTIATE_FPS_CAP;
+	const struct vc_mode given = cfg;
+	/* configured H.264 (a camera's H.264 mode wanted for H.264 clients) is
+	 * no default for the others: their picture keeps the configured size
+	 * and rate in the format the rule picks */
+	if (cfg.fourcc == V4L2_PIX_FMT_H264)
+		cfg.fourcc = 0;
 	/* what was configured but the camera does not offer is let go of, the
 	 * size first, then the format (the caller says so in its log); H.264
-	 * only when nothing else is left (relax 3: a camera delivering only
-	 * H.264, served by passthrough to H.264 clients) */
-	for (int relax = 0; relax < 4; relax++) {
+	 * only when nothing else is left (relax 3 and 4: a camera delivering
+	 * only H.264, served by passthrough to H.264 clients; the configured
+	 * size first) */
+	for (int relax = 0; relax < 5; relax++) {
+		int h264 = relax >= 3;
+		if (relax == 3) {
+			cfg.width = given.width;
+			cfg.height = given.height;
+		}
 		for (int native = 1; native >= 0; native--) {
 			uint32_t best_rate = 0;
 			struct def_cand best = { 0 };
 			for (int pass = 0; pass < 2; pass++)
 				for (size_t i = 0; i < caps->n_fmts; i++) {
 					const struct vc_caps_fmt *f = &caps->fmts[i];
-					if (!default_usable(f, relax == 3) ||
+					if (!default_usable(f, h264) ||
 					    (f->emulated ? 0 : 1) != native ||
-					    (cfg.fourcc && f->fourcc != cfg.fourcc))
+					    (!h264 && cfg.fourcc && f->fourcc != cfg.fourcc))
 						continue;
 					def_fmt(f, &cfg, want, pass, &best_rate, &best);
 				}
@@ -544,7 +556,7 @@ int vc_negotiate_default(const struct vc_caps *caps, const struct vc_mode *confi
 				return 0;
 			}
 		}
-		if (relax == 0) {
+		if (relax == 0 || relax == 3) {
 			cfg.width = 0;
 			cfg.height = 0;
 		} else {

@@ -13,7 +13,7 @@
  * loop was late and frames were lost) dequeue renders the right one itself.
  *
  * The drawing itself is testsrc_draw.c, the modes and path options
- * testsrc_mode.c. */
+ * testsrc_mode.c, the H.264 mode's encoder testsrc_h264.c. */
 #define LOG_PREFIX "testsrc: "
 #include "server/capture/testsrc.h"
 #include "server/capture/testsrc_int.h"
@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "common/convert.h"
+#include "common/h264.h"
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "common/memstat.h"
@@ -58,6 +59,7 @@ struct ahead {
 	uint64_t seq;     /* frame it renders */
 	int ret;
 	size_t used[3];
+	uint32_t flags;   /* VC_SRC_BUF_KEYFRAME */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
@@ -73,10 +75,11 @@ struct testsrc {
 	uint64_t next_seq; /* the next frame the clock produces */
 	struct vc_conv *conv;
 	struct vc_jpeg *jpeg;
+	struct testsrc_h264 *h264; /* the H.264 mode's encoder, made by start */
 	uint8_t *master;  /* I420 picture of the current mode */
 	struct vc_geom master_geom;
 	size_t counted;   /* bytes of bufs + master in memstat's device count */
-	/* conv, jpeg and master are used by the render thread while a job is
+	/* conv, jpeg, h264 and master are used by the render thread while a job is
 	 * WANTED, by the loop thread otherwise: never both at once. */
 	struct ahead ah;
 };
@@ -89,17 +92,37 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* What render() works with: the loop's (or the render thread's) contexts. */
+struct rctx {
+	struct vc_conv *conv;
+	struct vc_jpeg *jpeg;
+	struct testsrc_h264 *h264; /* H.264 mode only */
+	uint8_t *master;
+	const struct vc_geom *mg;
+	int still;                 /* H.264: frame 0's picture (others render once) */
+};
+
 /* Draws frame seq into master (I420 laid out by mg), then produces the
- * requested format into mem[]. */
-static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
-		  const struct vc_geom *mg, const struct vc_fmt *fmt, const struct vc_geom *g,
+ * requested format into mem[]; *flags gets VC_SRC_BUF_KEYFRAME for an IDR. */
+static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct vc_geom *g,
 		  struct vc_fract ival, uint64_t seq, uint8_t *const mem[3], const size_t cap[3],
-		  size_t bytesused[3])
+		  size_t bytesused[3], uint32_t *flags)
 {
 	struct vc_image src, dst;
-	uint8_t *mm[3] = { master, master, master };
-	int ret;
+	uint8_t *mm[3] = { rc->master, rc->master, rc->master };
+	const struct vc_geom *mg = rc->mg;
+	int ret, key = 0;
 
+	*flags = 0;
+	memset(bytesused, 0, 3 * sizeof(bytesused[0]));
+	if (fmt == vc_h264_fmt()) {
+		if (!rc->h264)
+			return -EINVAL;
+		ret = testsrc_h264_render(rc->h264, rc->master, mg, seq, rc->still, mem[0], cap[0],
+					  &bytesused[0], &key);
+		*flags = key ? VC_SRC_BUF_KEYFRAME : 0;
+		return ret;
+	}
 	vc_image_from_geom(testsrc_i420(), mg, mm, &src);
 	struct vc_i420_pic pc = {
 		.p = { src.plane[0], src.plane[1], src.plane[2] },
@@ -108,13 +131,12 @@ static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
 		.cw = (mg->width + 1) / 2, .ch = (mg->height + 1) / 2,
 	};
 	vc_testsrc_draw_frame(&pc, seq, ival);
-	memset(bytesused, 0, 3 * sizeof(bytesused[0]));
 	if (fmt->layout == VC_LAYOUT_COMPRESSED) {
-		ret = vc_jpeg_encode(jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
+		ret = vc_jpeg_encode(rc->jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
 		return ret;
 	}
 	vc_image_from_geom(fmt, g, mem, &dst);
-	ret = vc_conv_run(conv, &src, &dst);
+	ret = vc_conv_run(rc->conv, &src, &dst);
 	if (ret < 0)
 		return ret;
 	for (int i = 0; i < g->mem_planes; i++)
@@ -122,8 +144,11 @@ static int render(struct vc_conv *conv, struct vc_jpeg *jpeg, uint8_t *master,
 	return 0;
 }
 
-int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
-		      const size_t cap[3], size_t bytesused[3])
+/* Renders frames seq .. seq+n-1 of m: into mem[] (cap[]) when cb is NULL
+ * (n = 1), else into a buffer of its own handed to cb. */
+static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, uint64_t seq,
+		      uint64_t n, uint8_t *const mem[3], const size_t cap[3], size_t bytesused[3],
+		      vc_testsrc_frame_cb cb, void *opaque)
 {
 	struct vc_src_format f;
 	struct vc_geom mg;
@@ -134,18 +159,43 @@ int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[
 	ret = vc_fmt_geometry(testsrc_i420(), m->width, m->height, 0, &mg);
 	if (ret < 0)
 		return ret;
-	struct vc_conv *conv = vc_conv_new();
-	struct vc_jpeg *jpeg = vc_jpeg_new();
-	uint8_t *master = malloc(mg.sizeimage);
-	if (!conv || !jpeg || !master)
+	struct rctx rc = { vc_conv_new(), vc_jpeg_new(), NULL, malloc(mg.sizeimage), &mg, 0 };
+	uint8_t *own = cb ? malloc(f.geom.sizeimage) : NULL;
+	uint8_t *omem[3] = { own, own, own };
+	size_t ocap[3] = { f.geom.mem_size[0], f.geom.mem_size[1], f.geom.mem_size[2] }, used[3];
+	uint32_t flags;
+
+	for (int p = 1; own && p < f.geom.mem_planes; p++)
+		omem[p] = omem[p - 1] + ocap[p - 1];
+	if (f.fmt == vc_h264_fmt() && testsrc_h264_new(&f.mode, ps_once, bitrate, &rc.h264) < 0)
+		rc.master = (free(rc.master), NULL);
+	if (!rc.conv || !rc.jpeg || !rc.master || (cb && !own))
 		ret = -ENOMEM;
-	else
-		ret = render(conv, jpeg, master, &mg, f.fmt, &f.geom, m->ival, seq, mem, cap,
-			     bytesused);
-	free(master);
-	vc_jpeg_free(jpeg);
-	vc_conv_free(conv);
+	for (uint64_t i = 0; ret == 0 && i < n; i++) {
+		ret = render(&rc, f.fmt, &f.geom, m->ival, seq + i, cb ? omem : mem,
+			     cb ? ocap : cap, cb ? used : bytesused, &flags);
+		if (ret == 0 && cb)
+			ret = cb(opaque, seq + i, omem, used);
+	}
+	free(own);
+	testsrc_h264_free(rc.h264);
+	free(rc.master);
+	vc_jpeg_free(rc.jpeg);
+	vc_conv_free(rc.conv);
 	return ret;
+}
+
+int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
+		      const size_t cap[3], size_t bytesused[3])
+{
+	return render_run(m, 0, 0, seq, 1, mem, cap, bytesused, NULL, NULL);
+}
+
+int vc_testsrc_render_run(const struct vc_testsrc_opts *o, uint64_t first, uint64_t n,
+			  vc_testsrc_frame_cb cb, void *opaque)
+{
+	return render_run(&o->mode, o->ps_once, o->bitrate, first, n, NULL, NULL, NULL, cb,
+			  opaque);
 }
 
 /* ---- ops ---- */
@@ -166,6 +216,12 @@ static void free_bufs(struct testsrc *t)
 	t->counted = 0;
 }
 
+static struct rctx rctx_of(const struct testsrc *t)
+{
+	return (struct rctx){ t->conv, t->jpeg, t->h264, t->master, &t->master_geom,
+			      t->opts.still };
+}
+
 /* ---- render-ahead ---- */
 
 static void *ahead_main(void *arg)
@@ -182,13 +238,15 @@ static void *ahead_main(void *arg)
 		unsigned idx = ah->idx;
 		uint64_t seq = ah->seq;
 		size_t used[3];
+		uint32_t flags;
+		struct rctx rc = rctx_of(t);
 
 		pthread_mutex_unlock(&ah->mu);
-		int ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt,
-				 &t->cur.geom, t->cur.mode.ival, seq, t->bufs[idx].mem,
-				 t->cur.geom.mem_size, used);
+		int ret = render(&rc, t->cur.fmt, &t->cur.geom, t->cur.mode.ival, seq,
+				 t->bufs[idx].mem, t->cur.geom.mem_size, used, &flags);
 		pthread_mutex_lock(&ah->mu);
 		ah->ret = ret;
+		ah->flags = flags;
 		memcpy(ah->used, used, sizeof(used));
 		ah->state = JOB_DONE;
 		pthread_cond_broadcast(&ah->cv);
@@ -206,7 +264,7 @@ static void start_ahead(struct testsrc *t)
 
 	ah->quit = 0;
 	ah->state = JOB_NONE;
-	if (t->opts.still)
+	if (t->opts.still && t->cur.fmt != vc_h264_fmt())
 		return;
 	ret = pthread_create(&ah->thread, NULL, ahead_main, t);
 	if (ret) {
@@ -251,8 +309,10 @@ static void want_ahead(struct testsrc *t)
 }
 
 /* Loop thread: waits for the job out, if any, and takes it when it holds
- * frame seq (returns 1 with *idx, *ret, used[]); 0 = render it yourself. */
-static int take_ahead(struct testsrc *t, uint64_t seq, unsigned *idx, int *ret, size_t used[3])
+ * frame seq (returns 1 with *idx, *ret, used[], *flags); 0 = render it
+ * yourself. */
+static int take_ahead(struct testsrc *t, uint64_t seq, unsigned *idx, int *ret, size_t used[3],
+		      uint32_t *flags)
 {
 	struct ahead *ah = &t->ah;
 	int hit = 0;
@@ -266,6 +326,7 @@ static int take_ahead(struct testsrc *t, uint64_t seq, unsigned *idx, int *ret, 
 		*idx = ah->idx;
 		*ret = ah->ret;
 		memcpy(used, ah->used, 3 * sizeof(used[0]));
+		*flags = ah->flags;
 		hit = 1;
 	}
 	ah->state = JOB_NONE;
@@ -317,6 +378,7 @@ static void ts_close(struct vc_src *s)
 	pthread_mutex_destroy(&t->ah.mu);
 	free_bufs(t);
 	free(t->master);
+	testsrc_h264_free(t->h264);
 	vc_conv_free(t->conv);
 	vc_jpeg_free(t->jpeg);
 	free(t);
@@ -379,7 +441,15 @@ static size_t sizes_with(uint32_t w, uint32_t h, uint32_t out[][2])
  * configured one (a YUYV-only webcam: clients must be served by encoding). */
 static int offered(const struct testsrc *t, const struct vc_fmt *f)
 {
-	return testsrc_producible(f) && (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
+	return testsrc_producible(f, t->opts.h264) &&
+	       (!t->opts.only || f->fourcc == t->opts.mode.fourcc);
+}
+
+/* The formats the caps list, in order: the table's, then H.264 (a UVC
+ * H.264 webcam lists it beside YUYV and MJPEG), n = vc_fmt_count() + 1. */
+static const struct vc_fmt *caps_fmt_at(size_t i)
+{
+	return i < vc_fmt_count() ? vc_fmt_at(i) : vc_h264_fmt();
 }
 
 static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
@@ -390,13 +460,13 @@ static int ts_get_caps(struct vc_src *s, struct vc_caps *caps)
 	size_t n = 0, n_rates = rates_with(cm->ival, rates), n_szs = sizes_with(cm->width, cm->height, szs);
 
 	memset(caps, 0, sizeof(*caps));
-	for (size_t i = 0; i < vc_fmt_count(); i++)
-		n += offered(ts_of(s), vc_fmt_at(i));
+	for (size_t i = 0; i <= vc_fmt_count(); i++)
+		n += offered(ts_of(s), caps_fmt_at(i));
 	caps->fmts = calloc(n ? n : 1, sizeof(*caps->fmts));
 	if (!caps->fmts)
 		return -ENOMEM;
-	for (size_t i = 0; i < vc_fmt_count(); i++) {
-		const struct vc_fmt *f = vc_fmt_at(i);
+	for (size_t i = 0; i <= vc_fmt_count(); i++) {
+		const struct vc_fmt *f = caps_fmt_at(i);
 		if (!offered(ts_of(s), f))
 			continue;
 		struct vc_caps_fmt *cf = &caps->fmts[caps->n_fmts++];
@@ -438,7 +508,7 @@ static int ts_set_mode(struct vc_src *s, const struct vc_mode *want, int try_onl
 		m.height = want->height;
 	if (want->ival.num && want->ival.den)
 		m.ival = want->ival;
-	testsrc_adjust(&m);
+	testsrc_adjust(&m, t->opts.h264);
 	ret = testsrc_make_format(&m, &f);
 	if (ret < 0)
 		return ret;
@@ -456,6 +526,13 @@ static int ts_get_format(struct vc_src *s, struct vc_src_format *out)
 {
 	*out = ts_of(s)->cur;
 	return 0;
+}
+
+/* A still picture rendered once at start; not H.264, whose frames differ
+ * by their number (frame_num, IDR every GOP) even on a frozen picture. */
+static int still_once(const struct testsrc *t)
+{
+	return t->opts.still && t->cur.fmt != vc_h264_fmt();
 }
 
 static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
@@ -484,6 +561,13 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 	t->master = malloc(t->master_geom.sizeimage);
 	if (!t->master)
 		return -ENOMEM;
+	testsrc_h264_free(t->h264); /* a new stream: its frame 0 starts a GOP */
+	t->h264 = NULL;
+	if (t->cur.fmt == vc_h264_fmt()) {
+		ret = testsrc_h264_new(&t->cur.mode, t->opts.ps_once, t->opts.bitrate, &t->h264);
+		if (ret < 0)
+			return ret;
+	}
 	for (unsigned i = 0; i < n_buffers; i++) {
 		for (int p = 0; p < g->mem_planes; p++) {
 			t->bufs[i].mem[p] = malloc(g->mem_size[p]);
@@ -498,12 +582,14 @@ static int ts_start(struct vc_src *s, unsigned n_buffers, unsigned *n_actual)
 	t->n_bufs = n_buffers;
 	t->counted = t->master_geom.sizeimage + (size_t)n_buffers * g->sizeimage;
 	vc_mem_count(VC_MEM_DEVICE, (long long)t->counted);
-	if (t->opts.still) {
+	if (still_once(t)) {
 		/* Rendered once; dequeue then only hands buffers out. */
+		struct rctx rc = rctx_of(t);
 		for (unsigned i = 0; i < n_buffers; i++) {
 			size_t used[3];
-			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
-				     t->cur.mode.ival, 0, t->bufs[i].mem, g->mem_size, used);
+			uint32_t flags;
+			ret = render(&rc, t->cur.fmt, g, t->cur.mode.ival, 0, t->bufs[i].mem,
+				     g->mem_size, used, &flags);
 			if (ret < 0) {
 				free_bufs(t);
 				return ret;
@@ -578,7 +664,7 @@ static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
 	if (!tb)
 		return -EAGAIN;
 	memset(b, 0, sizeof(*b));
-	if (t->opts.still) {
+	if (still_once(t)) {
 		for (int p = 0; p < g->mem_planes; p++)
 			b->bytesused[p] = g->mem_size[p];
 		if (t->cur.fmt->layout == VC_LAYOUT_COMPRESSED) {
@@ -587,11 +673,13 @@ static int ts_dequeue(struct vc_src *s, struct vc_src_buf *b)
 			b->bytesused[0] = ret < 0 ? 0 : info.size;
 		}
 	} else {
-		if (take_ahead(t, seq, &idx, &ret, b->bytesused))
+		struct rctx rc = rctx_of(t);
+
+		if (take_ahead(t, seq, &idx, &ret, b->bytesused, &b->flags))
 			tb = &t->bufs[idx];
 		else
-			ret = render(t->conv, t->jpeg, t->master, &t->master_geom, t->cur.fmt, g,
-				     t->cur.mode.ival, seq, tb->mem, g->mem_size, b->bytesused);
+			ret = render(&rc, t->cur.fmt, g, t->cur.mode.ival, seq, tb->mem,
+				     g->mem_size, b->bytesused, &b->flags);
 		if (ret < 0) {
 			log_error("render %ux%u failed: %s", g->width, g->height, strerror(-ret));
 			return ret;

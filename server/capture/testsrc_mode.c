@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common/convert.h"
+#include "common/h264.h"
 
 #define DEF_W 640
 #define DEF_H 480
@@ -20,8 +21,10 @@ const struct vc_fmt *testsrc_i420(void)
 	return vc_fmt_by_fourcc(V4L2_PIX_FMT_YUV420);
 }
 
-int testsrc_producible(const struct vc_fmt *f)
+int testsrc_producible(const struct vc_fmt *f, int h264)
 {
+	if (f && f == vc_h264_fmt())
+		return h264;
 	if (!f || !vc_fmt_is_raw(f))
 		return 0;
 	if (f->layout == VC_LAYOUT_COMPRESSED)
@@ -34,11 +37,11 @@ static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-void testsrc_adjust(struct vc_mode *m)
+void testsrc_adjust(struct vc_mode *m, int h264)
 {
-	const struct vc_fmt *f = vc_fmt_by_fourcc(m->fourcc);
+	const struct vc_fmt *f = vc_capture_fmt(m->fourcc);
 
-	if (!testsrc_producible(f))
+	if (!testsrc_producible(f, h264))
 		m->fourcc = V4L2_PIX_FMT_YUYV;
 	m->width = clamp_u32(m->width ? m->width : DEF_W, MIN_DIM, MAX_DIM) & ~1u;
 	m->height = clamp_u32(m->height ? m->height : DEF_H, MIN_DIM, MAX_DIM) & ~1u;
@@ -78,6 +81,26 @@ static void say(char *why, size_t why_len, const char *fmt, const char *tok)
 		snprintf(why, why_len, fmt, tok);
 }
 
+/* bitrate=N, N bits/s with an optional k or M, 10k..100M. */
+static int parse_bitrate(const char *tok, const char *s, uint32_t *out, char *why,
+			 size_t why_len)
+{
+	const char *end = s + strlen(s);
+	uint32_t mul = 1, v;
+
+	if (end > s && (end[-1] == 'k' || end[-1] == 'K'))
+		mul = 1000;
+	else if (end > s && end[-1] == 'M')
+		mul = 1000000;
+	if (parse_uint(s, mul > 1 ? end - 1 : end, &v) < 0 || (uint64_t)v * mul < 10000 ||
+	    (uint64_t)v * mul > 100000000) {
+		say(why, why_len, "bad bitrate '%s' (want bits/s, 2000k or 20M; 10k..100M)", tok);
+		return -EINVAL;
+	}
+	*out = v * mul;
+	return 0;
+}
+
 static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *why,
 		     size_t why_len)
 {
@@ -98,6 +121,17 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 	}
 	if (!strcasecmp(tok, "only")) {
 		o->only = 1;
+		return 0;
+	}
+	if (!strcasecmp(tok, "ps_once")) {
+		o->ps_once = 1;
+		return 0;
+	}
+	if (!strncasecmp(tok, "bitrate=", 8))
+		return parse_bitrate(tok, tok + 8, &o->bitrate, why, why_len);
+	if (!strcasecmp(tok, "H264")) {
+		o->mode.fourcc = vc_h264_fmt()->fourcc;
+		o->h264 = 1;
 		return 0;
 	}
 	at = strchr(tok, '@');
@@ -127,16 +161,17 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 	const struct vc_fmt *f = vc_fmt_find(tok);
 	if (!f) {
 		say(why, why_len,
-		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV or "
-		    "MJPG, still, only)",
+		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV, "
+		    "MJPG or H264, still, only, ps_once, bitrate=N)",
 		    tok);
 		return -EINVAL;
 	}
-	if (!testsrc_producible(f)) {
+	if (!testsrc_producible(f, 0)) {
 		say(why, why_len, "format '%s' cannot be produced by the test pattern", tok);
 		return -EINVAL;
 	}
 	o->mode.fourcc = f->fourcc;
+	o->h264 = 0; /* the last format named counts */
 	return 0;
 }
 
@@ -157,7 +192,11 @@ int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, siz
 			return -EINVAL;
 		p += n + (e ? 1 : 0);
 	}
-	testsrc_adjust(&o->mode);
+	if ((o->ps_once || o->bitrate) && !o->h264) {
+		say(why, why_len, "%s needs the H264 format", o->ps_once ? "ps_once" : "bitrate");
+		return -EINVAL;
+	}
+	testsrc_adjust(&o->mode, o->h264);
 	return 0;
 }
 
@@ -165,7 +204,7 @@ int testsrc_make_format(const struct vc_mode *m, struct vc_src_format *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->mode = *m;
-	out->fmt = vc_fmt_by_fourcc(m->fourcc);
+	out->fmt = vc_capture_fmt(m->fourcc);
 	if (!out->fmt)
 		return -EINVAL;
 	out->field = V4L2_FIELD_NONE;

@@ -86,6 +86,10 @@ def trim(src, dst):
         # a slice with first_mb_in_slice 0 (ue(v) "1") starts a picture
         if (u[0] & 0x1F) in (1, 5) and len(u) > 1 and u[1] & 0x80:
             last = k
+    # the SEI, SPS, PPS or AUD before it belong to its access unit: a cut
+    # after the parameter sets of an IDR left an access unit without a picture
+    while last > 0 and (units[last - 1][0] & 0x1F) in (6, 7, 8, 9):
+        last -= 1
     with open(dst, "wb") as f:
         for u in units[:last]:
             f.write(b"\x00\x00\x00\x01" + u)

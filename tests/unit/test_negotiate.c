@@ -799,6 +799,18 @@ static void default_table(void)
 		{ __LINE__, &caps_d, NOM, 0, 0, MD(BA81, 640, 480, 1, 30) },
 		{ __LINE__, &caps_empty, NOM, 0, -ENOENT, NOM },
 		{ __LINE__, &caps_x, NOM, 0, -ENOENT, NOM },
+		/* H.264 configured: its size and rate in another format; on an
+		 * H.264-only camera the configured size, else the rule's */
+		{ __LINE__, &caps_h, MD(V4L2_PIX_FMT_H264, 640, 480, 1, 30), 0, 0,
+		  MD(MJPG, 640, 480, 1, 30) },
+		{ __LINE__, &caps_h, MD(V4L2_PIX_FMT_H264, 0, 0, 0, 0), 0, 0,
+		  MD(MJPG, 1280, 720, 1, 30) },
+		{ __LINE__, &caps_h_only, MD(V4L2_PIX_FMT_H264, 640, 480, 1, 30), 0, 0,
+		  MD(V4L2_PIX_FMT_H264, 640, 480, 1, 30) },
+		{ __LINE__, &caps_h_only, MD(0, 640, 480, 0, 0), 0, 0,
+		  MD(V4L2_PIX_FMT_H264, 640, 480, 1, 30) },
+		{ __LINE__, &caps_h_only, MD(YUYV, 800, 600, 0, 0), 0, 0,
+		  MD(V4L2_PIX_FMT_H264, 1280, 720, 1, 30) },
 	};
 	for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
 		const struct vc_mode *c = &rows[i].cfg;

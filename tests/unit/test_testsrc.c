@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "common/h264.h"
 #include "common/jpeg.h"
 #include "server/capture/source.h"
 #include "server/capture/testsrc.h"
@@ -28,6 +29,14 @@ static const struct {
 	{ __LINE__, "test:1280x720@30:YUYV:only", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0, 1, NULL },
 	{ __LINE__, "test:only:MJPG", 0, V4L2_PIX_FMT_MJPEG, 640, 480, 30, 0, 1, NULL },
 	{ __LINE__, "test:ONLY", 0, V4L2_PIX_FMT_YUYV, 640, 480, 30, 0, 1, NULL },
+	{ __LINE__, "test:640x480@30:H264", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:h264:only:ps_once", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 1, NULL },
+	{ __LINE__, "test:YUYV:ps_once", -EINVAL, 0, 0, 0, 0, 0, 0, "ps_once needs the H264" },
+	{ __LINE__, "test:H264:bitrate=20M", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:H264:bitrate=2000k", 0, V4L2_PIX_FMT_H264, 640, 480, 30, 0, 0, NULL },
+	{ __LINE__, "test:H264:bitrate=5", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
+	{ __LINE__, "test:H264:bitrate=1G", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
+	{ __LINE__, "test:YUYV:bitrate=2M", -EINVAL, 0, 0, 0, 0, 0, 0, "bitrate needs the H264" },
 	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'nope'" },
 	{ __LINE__, "test:YUYV:onl", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'onl'" },
 	{ __LINE__, "test:only=YUYV", -EINVAL, 0, 0, 0, 0, 0, 0, "only=YUYV" },
@@ -378,6 +387,173 @@ static void ahead_and_late_content(void)
 	}
 }
 
+/* H.264 is offered only when the path names it: beside the others, or
+ * alone with "only"; other paths neither list it nor switch to it. */
+static void h264_caps(void)
+{
+	static const struct { const char *path; int h264; size_t min, max; } v[] = {
+		{ "test", 0, 10, 1000 }, { "test:640x480@30:H264", 1, 11, 1000 },
+		{ "test:H264:only", 1, 1, 1 }, { "test:MJPG:only", 0, 1, 1 },
+	};
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		struct vc_src *s;
+		struct vc_caps c;
+		struct vc_src_format f;
+
+		CHECK(vc_src_test.open(v[k].path, &s) == 0 && vc_src_test.get_caps(s, &c) == 0,
+		      "%s", v[k].path);
+		const struct vc_caps_fmt *h = vc_caps_find(&c, V4L2_PIX_FMT_H264);
+		CHECK(!!h == v[k].h264 && c.n_fmts >= v[k].min && c.n_fmts <= v[k].max,
+		      "%s: H.264 listed %d, %zu formats", v[k].path, !!h, c.n_fmts);
+		CHECK(!h || (h->n_sizes >= 6 && h->sizes[0].n_ivals >= 7), "%s: H.264 sizes",
+		      v[k].path);
+		if (v[k].h264 && v[k].max > 1)
+			CHECK(vc_caps_find(&c, V4L2_PIX_FMT_YUYV) &&
+				      vc_caps_find(&c, V4L2_PIX_FMT_MJPEG),
+			      "%s: YUYV/MJPEG missing", v[k].path);
+		struct vc_mode want = { V4L2_PIX_FMT_H264, 320, 240, { 1, 15 } };
+		CHECK(vc_src_test.set_mode(s, &want, 1, &f) == 0 &&
+			      (f.mode.fourcc == V4L2_PIX_FMT_H264) == v[k].h264 &&
+			      (!v[k].h264 || f.fmt == vc_h264_fmt()),
+		      "%s: try H.264 gave %#x", v[k].path, f.mode.fourcc);
+		vc_caps_clear(&c);
+		vc_src_test.close(s);
+	}
+}
+
+/* One access unit's summary: IDR, SPS/PPS present. */
+static void au_of(const uint8_t *b, size_t n, int *idr, int *ps)
+{
+	struct vc_h264_au au;
+
+	vc_h264_scan(b, n, &au);
+	*idr = au.idr && au.has_slice;
+	*ps = au.sps && au.pps;
+}
+
+struct run_cmp {
+	const uint8_t *want[3];
+	size_t len[3];
+	const uint64_t *seqs;
+	unsigned same;
+};
+
+static int run_cb(void *opaque, uint64_t seq, uint8_t *const mem[3], const size_t used[3])
+{
+	struct run_cmp *rc = opaque;
+
+	for (int i = 0; i < 3; i++)
+		rc->same += seq == rc->seqs[i] && used[0] == rc->len[i] &&
+			    !memcmp(mem[0], rc->want[i], used[0]);
+	return 0;
+}
+
+/* Live H.264 frames: an IDR with SPS/PPS (and the key flag) exactly at
+ * multiples of the GOP (1 s: 10 frames at 10 fps, here at 100 fps: 100),
+ * and every frame, also after late (skipped) frames, the bytes
+ * vc_testsrc_render gives for its number. */
+static void h264_frames(void)
+{
+	struct vc_src *s;
+	struct vc_src_format f;
+	unsigned n = 0, same = 0, got = 0, jumps = 0, keys_ok = 1;
+	uint64_t last = 0;
+
+	CHECK(vc_src_test.open("test:96x64@100:H264", &s) == 0 &&
+		      vc_src_test.get_format(s, &f) == 0 && f.fmt == vc_h264_fmt(),
+	      "open");
+	CHECK(vc_src_test.start(s, 3, &n) == 0, "start");
+	uint8_t *want = malloc(f.geom.sizeimage);
+	for (int i = 0; i < 30; i++) {
+		struct vc_src_buf b;
+		int idr, ps;
+
+		sleep_until(vc_src_test.next_due(s) + (i % 7 == 6 ? 35000 : 0));
+		if (vc_src_test.dequeue(s, &b) != 0)
+			continue;
+		got++;
+		au_of(b.mem[0], b.bytesused[0], &idr, &ps);
+		if (idr != (b.seq % 100 == 0) || ps != idr ||
+		    !!(b.flags & VC_SRC_BUF_KEYFRAME) != idr)
+			keys_ok = 0;
+		uint8_t *mem[3] = { want, 0, 0 };
+		size_t cap[3] = { f.geom.sizeimage, 0, 0 }, used[3];
+		same += vc_testsrc_render(&f.mode, b.seq, mem, cap, used) == 0 &&
+			used[0] == b.bytesused[0] && !memcmp(want, b.mem[0], used[0]);
+		jumps += got > 1 && b.seq > last + 1;
+		last = b.seq;
+		vc_src_test.queue(s, b.index);
+	}
+	CHECK(got >= 25 && same == got, "%u of %u frames equal their render", same, got);
+	CHECK(keys_ok, "IDR/SPS/key flag not exactly at GOP starts");
+	CHECK(jumps >= 1, "no late frame (the catch-up path went untested)");
+	vc_src_test.stop(s);
+	vc_src_test.close(s);
+	free(want);
+
+	/* render alone: frame 0 and 10 (GOP of 10 at 10 fps) are IDRs, 7 not;
+	 * frames differ; the same number twice gives the same bytes */
+	struct vc_mode m = { V4L2_PIX_FMT_H264, 98, 62, { 1, 10 } };
+	size_t cap[3] = { 1 << 20, 0, 0 }, u[3][3];
+	uint8_t *a[3];
+	int idr[3], ps[3];
+	static const uint64_t seqs[3] = { 0, 7, 10 };
+	for (int i = 0; i < 3; i++) {
+		a[i] = malloc(cap[0]);
+		uint8_t *mem[3] = { a[i], 0, 0 };
+		CHECK(vc_testsrc_render(&m, seqs[i], mem, cap, u[i]) == 0 && u[i][0] > 0, "render");
+		au_of(a[i], u[i][0], &idr[i], &ps[i]);
+	}
+	CHECK(idr[0] && ps[0] && !idr[1] && !ps[1] && idr[2] && ps[2], "IDRs %d %d %d", idr[0],
+	      idr[1], idr[2]);
+	uint8_t *again = malloc(cap[0]);
+	uint8_t *mem[3] = { again, 0, 0 };
+	size_t ua[3];
+	CHECK(vc_testsrc_render(&m, 7, mem, cap, ua) == 0 && ua[0] == u[1][0] &&
+		      !memcmp(again, a[1], ua[0]), "frame 7 twice differs");
+	CHECK(u[0][0] != u[2][0] || memcmp(a[0], a[2], u[0][0]), "IDRs 0 and 10 equal");
+	/* one run through frames 0..12 gives the same bytes */
+	struct run_cmp rc = { { a[0], a[1], a[2] }, { u[0][0], u[1][0], u[2][0] }, seqs, 0 };
+	struct vc_testsrc_opts o = { .mode = m, .h264 = 1 };
+	CHECK(vc_testsrc_render_run(&o, 0, 13, run_cb, &rc) == 0 && rc.same == 3,
+	      "run: %u of 3 frames equal their render", rc.same);
+	free(again);
+	for (int i = 0; i < 3; i++)
+		free(a[i]);
+}
+
+/* ps_once: SPS/PPS with frame 0's IDR only; later IDRs are the same slices
+ * without them. */
+static void h264_ps_once(void)
+{
+	struct vc_src *s;
+	struct vc_src_format f;
+	unsigned n = 0, idrs = 0, ps_later = 0, ps_first = 0;
+
+	CHECK(vc_src_test.open("test:64x48@100:H264:ps_once", &s) == 0 &&
+		      vc_src_test.get_format(s, &f) == 0 && vc_src_test.start(s, 4, &n) == 0,
+	      "open");
+	for (int i = 0; i < 230; i++) {
+		struct vc_src_buf b;
+		int idr, ps;
+
+		sleep_until(vc_src_test.next_due(s));
+		if (vc_src_test.dequeue(s, &b) != 0)
+			continue;
+		au_of(b.mem[0], b.bytesused[0], &idr, &ps);
+		idrs += idr;
+		if (b.seq == 0)
+			ps_first = ps && idr;
+		else
+			ps_later += ps;
+		vc_src_test.queue(s, b.index);
+	}
+	CHECK(ps_first && ps_later == 0 && idrs >= 3, "SPS/PPS first %d later %u, %u IDRs",
+	      ps_first, ps_later, idrs);
+	vc_src_test.stop(s);
+	vc_src_test.close(s);
+}
+
 int main(void)
 {
 	RUN("testsrc", parse);
@@ -387,5 +563,8 @@ int main(void)
 	RUN("testsrc", ahead_and_late_content);
 	RUN("testsrc", still_and_set_mode);
 	RUN("testsrc", only_one_format);
+	RUN("testsrc", h264_caps);
+	RUN("testsrc", h264_frames);
+	RUN("testsrc", h264_ps_once);
 	CHECK_EXIT();
 }
