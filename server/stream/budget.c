@@ -139,7 +139,7 @@ static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struc
 		for (const struct output *o = d->outputs; o; o = o->next)
 			pending += o->merged || o->latest_n ? 0 : budget_output_bytes(&d->target, &o->plan);
 	return vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
-	       vc_mem_held(VC_MEM_COPIES) + pending;
+	       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP) + pending;
 }
 
 int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t errlen)

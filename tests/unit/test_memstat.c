@@ -69,6 +69,7 @@ static void conv_scratch(void)
 static void names(void)
 {
 	CHECK(strcmp(vc_mem_kind_name(VC_MEM_DEVICE), "device") == 0 &&
+		      strcmp(vc_mem_kind_name(VC_MEM_GOP), "gop") == 0 &&
 		      strcmp(vc_mem_kind_name(VC_MEM_KINDS), "?") == 0 && vc_mem_held(VC_MEM_KINDS) == 0,
 	      "names, out of range");
 }
