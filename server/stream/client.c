@@ -176,25 +176,37 @@ static struct vc_part *output_part(struct output *o, int raw)
 static int client_take(struct client *c, int64_t now)
 {
 	struct output *o = c->out;
+	uint64_t n = o->latest_n;
+	/* H.264 passthrough, just joined: a kept frame before latest */
+	struct vc_frame *kept = c->h264 ? h264_out_kept(c, o, &n) : NULL;
 
 	if (c->sock >= 0 || c->h264 == H264_MP4) {
 		/* MP4 over TLS too: its bytes exist as parts only (client_read
 		 * copies from the part) */
-		if (c->h264 == H264_MP4)
-			c->part = h264_out_mp4_part(o, c);
-		else
+		if (c->h264 == H264_MP4) {
+			c->part = h264_out_mp4_part(o, c, kept, n);
+		} else if (kept) { /* a part of its own: joiners are few */
+			struct iovec iov = { (void *)kept->mem[0], kept->bytesused[0] };
+
+			c->part = vc_part_new(&iov, 1);
+		} else {
 			c->part = vc_part_ref(output_part(o, c->raw));
+		}
 		if (!c->part)
 			return -ENOMEM;
 		c->part_off = 0;
 	} else {
-		c->cur = vc_frame_ref(o->latest);
+		const struct vc_frame *f = kept ? kept : o->latest;
+
+		c->cur = vc_frame_ref(kept ? kept : o->latest);
 		c->off = 0;
-		c->n_pc = part_pieces(o->latest, o->latest_dht, c->raw, o->placeholder, c->hdr, c->pc,
-				      &c->part_len);
+		c->n_pc = part_pieces(f, kept ? 0 : o->latest_dht, c->raw, !kept && o->placeholder,
+				      c->hdr, c->pc, &c->part_len);
 	}
-	part_begin(c, o->latest_n, now);
+	part_begin(c, n, now);
 	c->need_key = 0; /* H.264: it has this frame's references (h264_out_may_take) */
+	if (!kept)
+		c->catchup = 0; /* live from now */
 	return 0;
 }
 

@@ -1,16 +1,19 @@
 /* H.264 outputs (see h264_out.h). Owns, per output, the MP4 init segment
  * made from the last IDR's SPS/PPS, the latest frame's MP4 fragment bytes
- * (their shared part is output.part[2], dropped with the frame), and the
- * rate pacing of frames into the encoder. */
+ * (their shared part is output.part[2], dropped with the frame), the rate
+ * pacing of frames into the encoder, and for passthrough the kept GOP
+ * (common/gop.h) that joining clients start from. */
 #define LOG_PREFIX "stream:"
 #include "server/stream/h264_out.h"
 
 #include <errno.h>
 #include <linux/videodev2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/frame.h"
+#include "common/gop.h"
 #include "common/h264.h"
 #include "common/log.h"
 #include "common/mp4.h"
@@ -31,6 +34,9 @@ struct h264_out {
 	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
 	size_t frag_len, frag_cap;
 	uint64_t frag_n;
+	int pass;             /* passthrough: the camera's own stream (h264_out_pass) */
+	struct vc_gop gop;    /* passthrough: the access units since the last IDR */
+	int gop_logged;       /* a drop was logged (again only after a whole GOP fitted) */
 };
 
 /* An H.264 camera's last SPS and PPS (NAL units without start code), kept
@@ -197,7 +203,12 @@ void h264_ps_free(struct hub *hub)
 
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 {
-	return state(o) ? h264_ps_complete(o->hub->h264_ps, f) : NULL;
+	struct h264_out *h = state(o);
+
+	if (!h)
+		return NULL;
+	h->pass = 1; /* the camera's own stream: its GOP is kept (keep) */
+	return h264_ps_complete(o->hub->h264_ps, f);
 }
 
 /* A new init segment for sps/pps; -ENOMEM or -EINVAL (SPS unreadable). */
@@ -233,6 +244,31 @@ static int same_ps(const struct h264_out *h, const struct vc_h264_au *au)
 	       !memcmp(h->ps + h->sps_len, au->pps, au->pps_len);
 }
 
+/* Passthrough: latest joins the kept GOP (copied: it may be a capture
+ * buffer). A GOP over the bounds is dropped: joiners wait for the next IDR
+ * then, as with no GOP kept. */
+static void keep(struct output *o, struct h264_out *h)
+{
+	int whole = h->gop.n > 0; /* the GOP this IDR ends stayed within the bounds */
+	int rc = vc_gop_add(&h->gop, o->latest, o->latest_n);
+
+	if (rc > 0 && o->latest->key && whole)
+		h->gop_logged = 0; /* logged again only after a GOP fitted */
+	if (rc < 0 && !h->gop_logged) {
+		char why[64];
+
+		h->gop_logged = 1;
+		if (rc == -E2BIG)
+			snprintf(why, sizeof(why), "over %zu MiB or %lld s since its IDR",
+				 (h->gop.max_bytes ? h->gop.max_bytes : VC_GOP_MAX_BYTES) >> 20,
+				 (long long)((h->gop.max_us ? h->gop.max_us : VC_GOP_MAX_US) / 1000000));
+		else
+			snprintf(why, sizeof(why), "%s", strerror(-rc));
+		log_info("cam %s: GOP not kept (%s): clients joining now wait for the next IDR",
+			 o->hub->cam ? vc_cam_id(o->hub->cam) : "?", why);
+	}
+}
+
 void h264_out_published(struct output *o)
 {
 	struct h264_out *h = state(o);
@@ -257,6 +293,8 @@ void h264_out_published(struct output *o)
 	    (f->ts_us - h->prev_ts_us) * 9 / 100 <= 2 * (int64_t)nominal)
 		h->dur = (uint32_t)((f->ts_us - h->prev_ts_us) * 9 / 100);
 	h->prev_ts_us = f->ts_us;
+	if (h->pass)
+		keep(o, h);
 	if (!f->key)
 		return;
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
@@ -277,8 +315,18 @@ void h264_out_published(struct output *o)
 
 void h264_out_join(struct output *o, struct client *c)
 {
-	c->need_key = 1;
+	const struct h264_out *h = o->h264;
+
 	c->init_gen = 0;
+	if (h && h->gop.n && (c->h264 != H264_MP4 || h->init)) {
+		/* passthrough: from the kept IDR on, then live (h264_out_kept) */
+		c->sent_n = h->gop.first_n - 1;
+		c->need_key = 0;
+		c->catchup = 1;
+		return;
+	}
+	c->need_key = 1;
+	c->catchup = 0;
 	/* atomic flag read by the encoding job: safe while one runs */
 	if (o->pipe)
 		vc_pipeline_force_key(o->pipe);
@@ -293,47 +341,107 @@ void h264_out_moved(struct output *to, struct client *c)
 		h264_out_join(to, c);
 }
 
+struct vc_frame *h264_out_kept(const struct client *c, const struct output *o, uint64_t *n)
+{
+	const struct h264_out *h = o->h264;
+
+	if (!c->catchup || !h || !h->gop.n || (c->h264 == H264_MP4 && !h->init))
+		return NULL;
+	uint64_t k = c->sent_n + 1;
+
+	if (k < h->gop.first_n)
+		k = h->gop.first_n; /* a newer GOP began while it caught up: from its IDR */
+	if (k >= o->latest_n)
+		return NULL; /* live */
+	struct vc_frame *f = vc_gop_get(&h->gop, k);
+
+	if (f)
+		*n = k;
+	return f;
+}
+
 int h264_out_may_take(const struct client *c, const struct output *o)
 {
+	uint64_t n;
+
+	if (h264_out_kept(c, o, &n))
+		return 1;
 	if (o->latest->key)
 		return c->h264 != H264_MP4 || (o->h264 && o->h264->init);
 	return !c->need_key && o->latest_n == c->sent_n + 1;
+}
+
+/* The MP4 fragment of frame f (number n, dur ticks long) in *buf (grown
+ * as needed, *cap bytes): its decode time is its capture time, so a kept
+ * frame sent late still plays in its place. Its length, or -ENOMEM or
+ * vc_mp4_fragment's error. */
+static long fragment_of(const struct h264_out *h, const struct vc_frame *f, uint64_t n,
+			uint32_t dur, uint8_t **buf, size_t *cap)
+{
+	size_t need = vc_mp4_fragment_bound(f->bytesused[0]);
+
+	if (need > *cap) {
+		uint8_t *b = realloc(*buf, need);
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = need;
+	}
+	struct vc_mp4_sample s = {
+		.annexb = f->mem[0], .len = f->bytesused[0], .seq = (uint32_t)n,
+		.decode_time = (uint64_t)(f->ts_us - h->t0_us) * 9 / 100,
+		.duration = dur, .key = f->key,
+	};
+	return vc_mp4_fragment(*buf, *cap, &s);
 }
 
 /* The latest frame's MP4 fragment bytes in h->frag (made once per frame).
  * -ENOMEM, or vc_mp4_fragment's error. */
 static int fragment(struct output *o, struct h264_out *h)
 {
-	const struct vc_frame *f = o->latest;
-
 	if (h->frag_n == o->latest_n && h->frag_len)
 		return 0;
-	size_t cap = vc_mp4_fragment_bound(f->bytesused[0]);
-
-	if (cap > h->frag_cap) {
-		uint8_t *b = realloc(h->frag, cap);
-
-		if (!b)
-			return -ENOMEM;
-		h->frag = b;
-		h->frag_cap = cap;
-	}
-	struct vc_mp4_sample s = {
-		.annexb = f->mem[0], .len = f->bytesused[0], .seq = (uint32_t)o->latest_n,
-		.decode_time = (uint64_t)(f->ts_us - h->t0_us) * 9 / 100,
-		.duration = h->dur, .key = f->key,
-	};
-	long len = vc_mp4_fragment(h->frag, h->frag_cap, &s);
+	long len = fragment_of(h, o->latest, o->latest_n, h->dur, &h->frag, &h->frag_cap);
 
 	h->frag_len = len > 0 ? (size_t)len : 0;
 	h->frag_n = o->latest_n;
 	return len > 0 ? 0 : (int)len;
 }
 
-struct vc_part *h264_out_mp4_part(struct output *o, struct client *c)
+/* The part of kept frame f (number n) for c: its own fragment, after the
+ * init segment when c has not had it. Its duration is the gap to the next
+ * kept one (in the GOP: f is older than latest). NULL on failure. */
+static struct vc_part *kept_mp4_part(struct h264_out *h, struct client *c,
+				     const struct vc_frame *f, uint64_t n)
+{
+	const struct vc_frame *next = vc_gop_get(&h->gop, n + 1);
+	uint32_t dur = next && next->ts_us > f->ts_us ? (uint32_t)((next->ts_us - f->ts_us) * 9 / 100)
+						       : h->dur;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	long len = fragment_of(h, f, n, dur, &buf, &cap);
+	struct vc_part *p = NULL;
+
+	if (len > 0) {
+		int first = c->init_gen != h->init_gen;
+		struct iovec iov[2] = { { h->init, h->init_len }, { buf, (size_t)len } };
+
+		p = vc_part_new(iov + !first, 2 - !first);
+		if (p && first)
+			c->init_gen = h->init_gen;
+	}
+	free(buf);
+	return p;
+}
+
+struct vc_part *h264_out_mp4_part(struct output *o, struct client *c,
+				  const struct vc_frame *kept, uint64_t n)
 {
 	struct h264_out *h = o->h264;
 
+	if (h && h->init && kept)
+		return kept_mp4_part(h, c, kept, n);
 	if (!h || !h->init || fragment(o, h) < 0)
 		return NULL;
 	struct iovec iov[2] = { { h->init, h->init_len }, { h->frag, h->frag_len } };
@@ -351,6 +459,14 @@ struct vc_part *h264_out_mp4_part(struct output *o, struct client *c)
 	return o->part[2] ? vc_part_ref(o->part[2]) : NULL;
 }
 
+void h264_out_drop(struct output *o)
+{
+	if (!o->h264)
+		return;
+	vc_gop_clear(&o->h264->gop);
+	o->h264->pass = 0; /* the new plan may encode: h264_out_pass says again */
+}
+
 void h264_out_free(struct output *o)
 {
 	if (!o->h264)
@@ -358,6 +474,7 @@ void h264_out_free(struct output *o)
 	free(o->h264->init);
 	free(o->h264->ps);
 	free(o->h264->frag);
+	vc_gop_free(&o->h264->gop);
 	free(o->h264);
 	o->h264 = NULL;
 }

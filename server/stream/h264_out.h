@@ -64,8 +64,12 @@ void h264_ps_release(struct h264_ps **ps);
  * the old one are ended: their decoder's configuration is gone). */
 void h264_out_published(struct output *o);
 
-/* A client starts: it waits for an IDR, and the encoder is asked for one
- * now instead of at the end of its GOP. */
+/* A client starts. Passthrough with a kept GOP (the access units since the
+ * camera's last IDR, copies: h264_out_published keeps them, bounded by
+ * common/gop.h): it is sent them from the IDR on at once, then goes on
+ * live with the frame after (h264_out_kept). Otherwise it waits for an
+ * IDR, and an encoder is asked for one now instead of at the end of its
+ * GOP. */
 void h264_out_join(struct output *o, struct client *c);
 
 /* c was moved to output `to` (merge/split after a mode change): an Annex-B
@@ -73,21 +77,34 @@ void h264_out_join(struct output *o, struct client *c);
  * client's stream ends (its init segment describes the old encoder). */
 void h264_out_moved(struct output *to, struct client *c);
 
-/* Whether c may send o's latest frame now: an IDR (for MP4 once the init
- * segment exists), or the frame right after the one it sent last. A client
- * that missed a frame (slow, or just joined) waits for the next IDR, so it
- * never gets a picture whose reference it lacks. */
+/* A joined client catching up on the kept GOP: the kept frame it sends
+ * next (borrowed; *n = its number), the one after the frame it sent last,
+ * or the kept IDR when a newer GOP began meanwhile. NULL when it is live:
+ * it sends o's latest then, under h264_out_may_take's rule. */
+struct vc_frame *h264_out_kept(const struct client *c, const struct output *o, uint64_t *n);
+
+/* Whether c may send a frame now: a kept one (h264_out_kept), o's latest
+ * when it is an IDR (for MP4 once the init segment exists), or the latest
+ * when it is the frame right after the one c sent last. A client that
+ * missed a frame (slow, or joined without a kept GOP) waits for the next
+ * IDR, so it never gets a picture whose reference it lacks. */
 int h264_out_may_take(const struct client *c, const struct output *o);
 
-/* The part c sends for o's latest frame, a new reference: the MP4 fragment
- * shared by all (made once per frame; the init segment before it, in a part
- * of c's own, when c has not had it yet). NULL on ENOMEM. Sets c's
- * init_gen. */
-struct vc_part *h264_out_mp4_part(struct output *o, struct client *c);
+/* The part c sends for o's latest frame (kept NULL), a new reference: the
+ * MP4 fragment shared by all (made once per frame; the init segment before
+ * it, in a part of c's own, when c has not had it yet); or for the kept
+ * frame `kept` number n, a fragment of c's own with its capture time.
+ * NULL on ENOMEM. Sets c's init_gen. */
+struct vc_part *h264_out_mp4_part(struct output *o, struct client *c,
+				  const struct vc_frame *kept, uint64_t n);
 
 /* Wall-clock time (CLOCK_REALTIME, us) of MP4 decode time 0: a player's
  * currentTime plus this is the shown frame's capture time. 0 = none yet. */
 int64_t h264_out_t0_real_us(const struct output *o);
+
+/* o's frames of the old mode are dropped (mode change, camera replaced):
+ * so is its kept GOP (a joiner must not get the old mode's pictures). */
+void h264_out_drop(struct output *o);
 
 void h264_out_free(struct output *o);
 

@@ -35,6 +35,7 @@ void output_drop_frames(struct output *o)
 	vc_frame_unref(o->pending);
 	o->pending = NULL;
 	o->placeholder = 0;
+	h264_out_drop(o);
 }
 
 /* Outputs that re-planned to the same picture become one: every client and

@@ -41,6 +41,8 @@ struct client {
 	int raw, suspended, ending;
 	uint8_t h264;              /* enum h264_kind: how it takes an H.264 output */
 	uint8_t need_key;          /* H.264: waits for an IDR (joined, or missed a frame) */
+	uint8_t catchup;           /* H.264 passthrough: joined, sending the kept GOP
+				    * until it reaches latest (h264_out_kept) */
 	uint32_t init_gen;         /* MP4: the init segment it has (h264_out.c) */
 	struct vc_request req;     /* what this client asked (mode choice) */
 	/* plain HTTP: after the response headers, parts go from the output's

@@ -9,7 +9,8 @@
  * frame; a gone peer or a socket that takes nothing for client_timeout
  * ends the stream; a reader that still takes bytes is kept; an H.264
  * client starts at an IDR and, once it missed a frame, resumes only at the
- * next IDR. */
+ * next IDR; a client joining a passthrough output is sent the kept GOP from
+ * its IDR at once, then live frames, none skipped. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 #include "common/h264.h"
 #include "common/image.h"
 #include "common/jpeg.h"
+#include "common/memstat.h"
 #include "server/stream/stream_int.h"
 
 static struct {
@@ -455,6 +457,125 @@ static void h264_key_frames(void)
 	CHECK(released == 6, "released %u of 6 frames", released);
 }
 
+/* Checks that buf (n bytes) holds the H.264 test frames want[0..k) whole. */
+static void check_h264_frames(int line, const uint8_t *buf, size_t n, const uint8_t *want,
+			      size_t k)
+{
+	CHECK_AT(line, n == k * H264_LEN, "received %zu bytes, want %zu frames", n, k);
+	for (size_t i = 0; i < k && n == k * H264_LEN; i++) {
+		const uint8_t *f = buf + i * H264_LEN;
+
+		CHECK_AT(line, f[5] == want[i] && f[H264_LEN - 1] == want[i],
+			 "frame %zu is %u (want %u)", i, f[5], want[i]);
+	}
+}
+
+/* An Annex-B client of a passthrough output with IDR 1 start its GOP and P
+ * frames 2, 3 out: sent 1, 2, 3 (copies kept since the IDR) at once, then 4
+ * live; none skipped, the capture's buffers all returned. */
+static void h264_join_kept_gop(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+	uint8_t *buf = malloc(5 * H264_LEN);
+	static const uint8_t want[] = { 1, 2, 3, 4 };
+
+	CHECK(c && buf, "fixture");
+	if (!c || !buf) {
+		free(buf);
+		fx_close(&x, c);
+		return;
+	}
+	x.o->plan.out.fourcc = V4L2_PIX_FMT_H264;
+	deliver(x.o, h264_frame(1, 1));
+	deliver(x.o, h264_frame(2, 0));
+	deliver(x.o, h264_frame(3, 0));
+	CHECK(released == 2 && vc_mem_held(VC_MEM_GOP) == 3 * H264_LEN,
+	      "capture buffers back (%u), GOP copied (%zu bytes)", released, vc_mem_held(VC_MEM_GOP));
+	c->h264 = H264_ANNEXB;
+	c->sent_n = x.o->latest_n; /* as client_start */
+	h264_out_join(x.o, c);
+	client_read(c, 0, NULL, 0);
+	size_t n = read_now(&x, buf, 5 * H264_LEN);
+	CHECK(n == 3 * H264_LEN && c->sent_n == 3 && !c->catchup, "at once: %zu bytes, sent_n %" PRIu64,
+	      n, c->sent_n);
+	deliver(x.o, h264_frame(4, 0));
+	n += read_now(&x, buf + n, 5 * H264_LEN - n);
+	check_h264_frames(__LINE__, buf, n, want, 4);
+	CHECK(c->frames == 4 && c->skipped == 0, "frames %" PRIu64 ", skipped %" PRIu64, c->frames,
+	      c->skipped);
+	free(buf);
+	fx_close(&x, c);
+	CHECK(released == 4 && vc_mem_held(VC_MEM_GOP) == 0, "released %u of 4 frames, GOP %zu",
+	      released, vc_mem_held(VC_MEM_GOP));
+}
+
+/* A joiner still sending the kept IDR 1 when IDR 4 starts a new GOP (2, 3
+ * are dropped with the old one): it goes on from IDR 4 (kept), then 5;
+ * never a frame whose reference it lacks. */
+static void h264_join_new_gop(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+	uint8_t *buf = malloc(5 * H264_LEN);
+	static const uint8_t want[] = { 1, 4, 5 };
+
+	CHECK(c && buf, "fixture");
+	if (!c || !buf) {
+		free(buf);
+		fx_close(&x, c);
+		return;
+	}
+	x.o->plan.out.fourcc = V4L2_PIX_FMT_H264;
+	deliver(x.o, h264_frame(1, 1));
+	deliver(x.o, h264_frame(2, 0));
+	deliver(x.o, h264_frame(3, 0));
+	c->h264 = H264_ANNEXB;
+	c->sent_n = x.o->latest_n;
+	h264_out_join(x.o, c);
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	CHECK(c->part && c->sent_n == 1 && c->part_off < H264_LEN, "IDR 1 partly sent (%zu)",
+	      c->part_off);
+	deliver(x.o, h264_frame(4, 1));
+	deliver(x.o, h264_frame(5, 0));
+	size_t n = read_now(&x, buf, 5 * H264_LEN);
+	check_h264_frames(__LINE__, buf, n, want, 3);
+	CHECK(c->frames == 3 && c->skipped == 2 && !c->catchup, "frames %" PRIu64 ", skipped %" PRIu64,
+	      c->frames, c->skipped);
+	free(buf);
+	fx_close(&x, c);
+	CHECK(released == 5 && vc_mem_held(VC_MEM_GOP) == 0, "released %u of 5 frames, GOP %zu",
+	      released, vc_mem_held(VC_MEM_GOP));
+}
+
+/* The device mode changes (output_drop_frames): the kept GOP is of the old
+ * mode and goes; a client joining then waits for the new mode's IDR. */
+static void h264_mode_change_drops_gop(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+
+	CHECK(c, "fixture");
+	if (!c) {
+		fx_close(&x, c);
+		return;
+	}
+	x.o->plan.out.fourcc = V4L2_PIX_FMT_H264;
+	deliver(x.o, h264_frame(1, 1));
+	deliver(x.o, h264_frame(2, 0));
+	CHECK(vc_mem_held(VC_MEM_GOP) == 2 * H264_LEN, "GOP kept: %zu", vc_mem_held(VC_MEM_GOP));
+	output_drop_frames(x.o);
+	CHECK(vc_mem_held(VC_MEM_GOP) == 0, "dropped with the frames: %zu", vc_mem_held(VC_MEM_GOP));
+	c->h264 = H264_ANNEXB;
+	c->sent_n = x.o->latest_n;
+	h264_out_join(x.o, c);
+	CHECK(c->need_key && !c->catchup, "waits for an IDR");
+	deliver(x.o, h264_frame(3, 0));
+	CHECK(vc_mem_held(VC_MEM_GOP) == 0, "a P frame after the drop is not kept");
+	fx_close(&x, c);
+}
+
 /* The peer closes: the send fails, the connection goes back to MHD (resumed,
  * the reader says end of stream) and the client is freed with its part. */
 static void plain_peer_gone(void)
@@ -579,5 +700,8 @@ int main(void)
 	RUN("client", plain_stall);
 	RUN("client", tls_copy_and_skip);
 	RUN("client", h264_key_frames);
+	RUN("client", h264_join_kept_gop);
+	RUN("client", h264_join_new_gop);
+	RUN("client", h264_mode_change_drops_gop);
 	CHECK_EXIT();
 }
