@@ -51,6 +51,11 @@
 #       NAL units byte for byte
 #   loopback.h264_join_mid_stream: a second client joining later starts at
 #       an IDR with SPS/PPS and decodes with 0 errors
+#   loopback.h264_join_kept_gop_annexb1/2, _mp4: clients joining mid-GOP
+#       (the camera's GOP is 1 s) get their first body byte within a
+#       quarter of it (the kept GOP from its IDR, then live; the time is
+#       printed), start at SPS/PPS/IDR, NAL units byte for byte the
+#       camera's, 0 decode errors
 # (LOOPBACK_ONLY=h264: only these, one short boot.)
 # After the boot, on the host: loopback.nodht_chromium: that repaired snapshot
 #       shows in headless Chromium at 640x480
@@ -58,6 +63,8 @@
 # (LOOPBACK_NO_DAEMON=1: only the camera-side checks, ~30 s).
 cd "$(dirname "$0")/../.." || exit 2
 B=${VCAP_BUILD:-build}
+# the H.264 camera's GOP in frames (15 fps; host and guest)
+H264_GOP=15
 FEED=$B/tools/mjpeg_feed
 
 if [ "${1:-}" = "--guest" ]; then
@@ -125,8 +132,18 @@ if [ "${1:-}" = "--guest" ]; then
 		timeout 10 curl -s -o "$work/served.mp4" "$U/stream.mp4" &
 		c2=$!
 		sleep 3
+		# three more joining mid-GOP at uneven offsets once the output
+		# keeps a GOP (an IDR came since it started: /api/status memory
+		# "gop"), timed (first body byte after the request); one more
+		# client holds the output meanwhile
+		timeout 60 curl -s -o /dev/null "$U/stream.h264" &
+		hold=$!
+		python3 tests/tools/http_join.py 18301 4 --wait-gop 0.3 /stream.h264 "$work/j1.h264" \
+			1.1 /stream.h264 "$work/j2.h264" 1.7 /stream.mp4 "$work/j3.mp4" >"$work/joins.t" &
+		jn=$!
 		timeout 5 curl -s -o "$work/joined.h264" "$U/stream.h264"
-		wait $c1 $c2
+		wait $c1 $c2 $jn
+		kill $hold 2>/dev/null
 		# the clients' timeouts cut the streams mid-picture: checked and
 		# decoded up to their last whole picture / MP4 fragment
 		$NALS trim "$work/served.h264" "$work/served_t.h264"
@@ -154,6 +171,39 @@ if [ "${1:-}" = "--guest" ]; then
 		else
 			echo "loopback.h264_join_mid_stream: FAIL $r $(head -c 300 "$work/h264join.err")"
 		fi
+		# kept GOP: without it a joiner waits for the camera's next IDR,
+		# 0-1 s (uniform: all three under 250 ms by chance 1 in 64); with
+		# it, at once
+		gop_ms=$((H264_GOP * 1000 / 15))
+		for j in j1 j2 j3; do
+			ttfb=$(grep "/$j\.[hm]" "$work/joins.t" | awk '{print $3}')
+			if [ $j = j3 ]; then
+				name=h264_join_kept_gop_mp4
+				$NALS mp4trim "$work/j3.mp4" "$work/j3_t.mp4"
+				n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries \
+					stream=nb_read_frames -of csv=p=0 "$work/j3_t.mp4" 2>"$work/$j.err")
+				ffmpeg -nostdin -v error -i "$work/j3_t.mp4" -c:v copy -bsf:v h264_mp4toannexb \
+					-f h264 "$work/${j}_t.h264" 2>/dev/null
+			else
+				name=h264_join_kept_gop_annexb${j#j}
+				$NALS trim "$work/$j.h264" "$work/${j}_t.h264"
+				ffmpeg -nostdin -v error -i "$work/${j}_t.h264" -f null - >"$work/$j.err" 2>&1
+				n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries \
+					stream=nb_read_frames -of csv=p=0 "$work/${j}_t.h264" 2>/dev/null)
+			fi
+			first=$(ffprobe -v error -show_frames -read_intervals '%+#1' -show_entries \
+				frame=key_frame,pict_type -of csv=p=0 "$work/${j}_t.h264" 2>&1 | head -1)
+			r=$($NALS check "$work/cam.h264" "$work/${j}_t.h264")
+			set -- $r
+			msg="first byte after ${ttfb:-?} ms (camera GOP $gop_ms ms; kept GOP $(awk '/^gop_bytes/ {print $2}' "$work/joins.t") bytes when they began), $n frames, first '$first'; $r"
+			if [ "${ttfb:--1}" -ge 0 ] && [ "$ttfb" -lt $((gop_ms / 4)) ] && [ "${10}" = 0 ] &&
+				[ "${12}" = 1 ] && [ "$8" = "$6" ] && [ "${n:-0}" -ge 10 ] &&
+				[ "$first" = "1,I" ] && [ ! -s "$work/$j.err" ]; then
+				echo "loopback.$name: OK $msg"
+			else
+				echo "loopback.$name: FAIL $msg $(head -c 300 "$work/$j.err")"
+			fi
+		done
 		$NALS mp4trim "$work/served.mp4" "$work/served_t.mp4"
 		# decoded by ffprobe (-count_frames decodes every frame; its errors
 		# go to stderr): ffmpeg -f null also re-muxes, and its null muxer
@@ -414,9 +464,9 @@ ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=640x480:rate=15 -frames:v 45 
 	-c:v mjpeg -huffman default -q:v 5 -f mjpeg "$work/in.mjpeg" || { echo "loopback: FAIL ffmpeg"; exit 1; }
 
 # The H.264 camera's stream: libx264, a GOP of 15 (one IDR a second at
-# 15 fps), SPS/PPS only before the first IDR, 60 s long
+# 15 fps), SPS/PPS only before every 4th IDR, 60 s long
 if ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=640x480:rate=15 -frames:v 900 \
-	-c:v libx264 -preset ultrafast -tune zerolatency -crf 30 -g 15 -bf 0 -pix_fmt yuv420p \
+	-c:v libx264 -preset ultrafast -tune zerolatency -crf 30 -g $H264_GOP -bf 0 -pix_fmt yuv420p \
 	-f h264 "$work/x264.h264" 2>"$work/x264.err"; then
 	python3 tests/tools/h264_nals.py strip-ps "$work/x264.h264" "$work/cam.h264"
 else
