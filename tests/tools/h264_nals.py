@@ -12,6 +12,20 @@
   (foreign: served NAL units that are not byte for byte a fed one; idr:
   IDR pictures; idr_ps: those with an SPS and a PPS since the previous slice; sps_first: the served
   stream starts with an SPS, i.e. at an access unit a decoder can begin at)
+  h264_nals.py mp4frags FILE     follows a fragmented MP4's fragment sequence
+                                 numbers (vcapd: the output's frame numbers);
+                                 prints one line:
+    frags N seq_gaps G not_idr_after_gap B first_idr 0|1
+  (seq_gaps: fragments not numbered one after the previous, i.e. frames
+  skipped before them; not_idr_after_gap: those without an IDR)
+  h264_nals.py refs FILE GOP     follows frame_num through FILE's pictures;
+                                 prints one line:
+    pics N idr I broken B short_gops S first_idr 0|1
+  (broken: non-IDR pictures whose frame_num is not the one after the
+  previous picture's, i.e. sent although a picture they may reference was
+  not; short_gops: IDRs that end a GOP of fewer than GOP pictures, i.e.
+  where frames were skipped and the stream resumed; first_idr: the first
+  picture is an IDR)
 """
 import sys
 
@@ -79,6 +93,80 @@ def check(fed, served):
           % (len(units), slices, idr, idr_ps, foreign, int(first)))
 
 
+class Bits:
+    """Reads an RBSP (emulation prevention bytes removed) bit by bit."""
+
+    def __init__(self, nal):
+        self.b = nal.replace(b"\x00\x00\x03", b"\x00\x00")
+        self.pos = 8  # after the NAL header byte
+
+    def u(self, n):
+        v = 0
+        for _ in range(n):
+            v = (v << 1) | ((self.b[self.pos >> 3] >> (7 - (self.pos & 7))) & 1)
+            self.pos += 1
+        return v
+
+    def ue(self):
+        z = 0
+        while self.u(1) == 0:
+            z += 1
+        return (1 << z) - 1 + self.u(z)
+
+
+def sps_log2_max_frame_num(nal):
+    r = Bits(nal)
+    profile = r.u(8)
+    r.u(16)  # constraint flags, level
+    r.ue()  # seq_parameter_set_id
+    if profile in (100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135):
+        if r.ue() == 3:  # chroma_format_idc
+            r.u(1)
+        r.ue()
+        r.ue()
+        r.u(1)
+        if r.u(1):
+            sys.exit("refs: SPS scaling matrices are not read here")
+    return r.ue() + 4
+
+
+def refs(path, gop):
+    log2 = None
+    pics = idr = broken = short = 0
+    first_idr = -1
+    prev_fn = prev_ref = None
+    in_gop = 0
+    for u in nals(open(path, "rb").read()):
+        t = u[0] & 0x1F
+        if t == 7:
+            log2 = sps_log2_max_frame_num(u)
+            continue
+        if t not in (1, 5) or log2 is None:
+            continue
+        r = Bits(u)
+        if r.ue() != 0:  # not a picture's first slice
+            continue
+        r.ue()  # slice_type
+        r.ue()  # pic_parameter_set_id
+        fn = r.u(log2)
+        ref = (u[0] >> 5) & 3 != 0
+        pics += 1
+        if first_idr < 0:
+            first_idr = int(t == 5)
+        if t == 5:
+            idr += 1
+            if 0 < in_gop < gop:
+                short += 1
+            in_gop = 1
+        else:
+            want = None if prev_fn is None else (prev_fn + int(prev_ref)) % (1 << log2)
+            broken += fn != want
+            in_gop += 1 if in_gop else 0
+        prev_fn, prev_ref = fn, ref
+    print("pics %d idr %d broken %d short_gops %d first_idr %d"
+          % (pics, idr, broken, short, max(first_idr, 0)))
+
+
 def trim(src, dst):
     units = nals(open(src, "rb").read())
     last = 0
@@ -93,6 +181,38 @@ def trim(src, dst):
     with open(dst, "wb") as f:
         for u in units[:last]:
             f.write(b"\x00\x00\x00\x01" + u)
+
+
+def boxes(buf, pos, end):
+    """(type, payload start, box end) of the boxes in buf[pos:end]."""
+    while pos + 8 <= end:
+        size = int.from_bytes(buf[pos:pos + 4], "big")
+        if size < 8 or pos + size > end:
+            return
+        yield buf[pos + 4:pos + 8], pos + 8, pos + size
+        pos += size
+
+
+def mp4frags(path):
+    buf = open(path, "rb").read()
+    seqs, idrs = [], []
+    for t, p, e in boxes(buf, 0, len(buf)):
+        if t == b"moof":
+            for t2, p2, _ in boxes(buf, p, e):
+                if t2 == b"mfhd":
+                    seqs.append(int.from_bytes(buf[p2 + 4:p2 + 8], "big"))
+        elif t == b"mdat" and len(idrs) < len(seqs):
+            # 4-byte lengths before each NAL unit
+            idr, q = False, p
+            while q + 4 <= e:
+                n = int.from_bytes(buf[q:q + 4], "big")
+                idr |= n > 0 and q + 4 < e and buf[q + 4] & 0x1F == 5
+                q += 4 + n
+            idrs.append(idr)
+    gaps = [i for i in range(1, len(idrs)) if seqs[i] != seqs[i - 1] + 1]
+    bad = [i for i in gaps if not idrs[i]]
+    print("frags %d seq_gaps %d not_idr_after_gap %d first_idr %d"
+          % (len(idrs), len(gaps), len(bad), int(bool(idrs) and idrs[0])))
 
 
 def mp4trim(src, dst):
@@ -115,6 +235,10 @@ if __name__ == "__main__":
         trim(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "mp4trim":
         mp4trim(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "mp4frags":
+        mp4frags(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "refs":
+        refs(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "check":
         check(sys.argv[2], sys.argv[3])
     else:
