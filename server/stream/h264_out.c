@@ -269,6 +269,22 @@ static void keep(struct output *o, struct h264_out *h)
 	}
 }
 
+/* The MP4 duration of a frame captured at from_us whose successor came at
+ * to_us (0: unknown), in 90 kHz ticks: the time between them when it looks
+ * like the rate's jitter; after a pause (the output had no client for a
+ * while, the camera restarted) the nominal interval: a pause is a gap in
+ * the timeline, never one frame lasting seconds, which a player would
+ * stretch its buffer over and show frozen (a page jumping to the live edge
+ * then ran seconds ahead of the capture clock). */
+static uint32_t frame_dur(const struct output *o, int64_t from_us, int64_t to_us)
+{
+	uint32_t nominal = VC_MP4_TIMESCALE / (o->plan.out.fps ? o->plan.out.fps : 30);
+
+	if (from_us && to_us > from_us && (to_us - from_us) * 9 / 100 <= 2 * (int64_t)nominal)
+		return (uint32_t)((to_us - from_us) * 9 / 100);
+	return nominal;
+}
+
 void h264_out_published(struct output *o)
 {
 	struct h264_out *h = state(o);
@@ -281,17 +297,7 @@ void h264_out_published(struct output *o)
 		h->t0_us = f->ts_us;
 		h->t0_real_us = f->ts_real_us;
 	}
-	/* the time since the frame before, when it looks like the rate's
-	 * jitter; after a pause (the output had no client for a while, the
-	 * camera restarted) the nominal interval: a pause is a gap in the
-	 * timeline, never one frame lasting seconds, which a player would
-	 * stretch its buffer over and show frozen (a page jumping to the live
-	 * edge then ran seconds ahead of the capture clock) */
-	uint32_t nominal = VC_MP4_TIMESCALE / (o->plan.out.fps ? o->plan.out.fps : 30);
-	h->dur = nominal;
-	if (h->prev_ts_us && f->ts_us > h->prev_ts_us &&
-	    (f->ts_us - h->prev_ts_us) * 9 / 100 <= 2 * (int64_t)nominal)
-		h->dur = (uint32_t)((f->ts_us - h->prev_ts_us) * 9 / 100);
+	h->dur = frame_dur(o, h->prev_ts_us, f->ts_us);
 	h->prev_ts_us = f->ts_us;
 	if (h->pass)
 		keep(o, h);
@@ -411,13 +417,12 @@ static int fragment(struct output *o, struct h264_out *h)
 
 /* The part of kept frame f (number n) for c: its own fragment, after the
  * init segment when c has not had it. Its duration is the gap to the next
- * kept one (in the GOP: f is older than latest). NULL on failure. */
-static struct vc_part *kept_mp4_part(struct h264_out *h, struct client *c,
-				     const struct vc_frame *f, uint64_t n)
+ * kept one (f is older than latest), as frame_dur rules. NULL on failure. */
+static struct vc_part *kept_mp4_part(const struct output *o, struct h264_out *h,
+				     struct client *c, const struct vc_frame *f, uint64_t n)
 {
 	const struct vc_frame *next = vc_gop_get(&h->gop, n + 1);
-	uint32_t dur = next && next->ts_us > f->ts_us ? (uint32_t)((next->ts_us - f->ts_us) * 9 / 100)
-						       : h->dur;
+	uint32_t dur = next ? frame_dur(o, f->ts_us, next->ts_us) : h->dur;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
 	long len = fragment_of(h, f, n, dur, &buf, &cap);
@@ -441,7 +446,7 @@ struct vc_part *h264_out_mp4_part(struct output *o, struct client *c,
 	struct h264_out *h = o->h264;
 
 	if (h && h->init && kept)
-		return kept_mp4_part(h, c, kept, n);
+		return kept_mp4_part(o, h, c, kept, n);
 	if (!h || !h->init || fragment(o, h) < 0)
 		return NULL;
 	struct iovec iov[2] = { { h->init, h->init_len }, { h->frag, h->frag_len } };
