@@ -37,6 +37,9 @@ struct h264_out {
 	int pass;             /* passthrough: the camera's own stream (h264_out_pass) */
 	struct vc_gop gop;    /* passthrough: the access units since the last IDR */
 	int gop_logged;       /* a drop was logged (again only after a whole GOP fitted) */
+	uint64_t last_seq;    /* passthrough: the camera's sequence number of the last frame */
+	int seq_known;
+	int after_hole;       /* passthrough: frames lost since the last IDR: publish none */
 };
 
 /* An H.264 camera's last SPS and PPS (NAL units without start code), kept
@@ -68,7 +71,9 @@ int h264_out_due(struct output *o, const struct vc_frame *f)
 	struct h264_out *h = state(o);
 	uint32_t fps = o->plan.out.fps;
 
-	if (!h || !fps)
+	/* a camera's own stream is never thinned: each picture may be the
+	 * reference of the next (a jittery camera clock ran 10 % early) */
+	if (!h || !fps || (o->plan.steps & VC_STEP_PASSTHROUGH))
 		return h != NULL;
 	int64_t ival = 1000000 / fps;
 
@@ -208,6 +213,24 @@ struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 	if (!h)
 		return NULL;
 	h->pass = 1; /* the camera's own stream: its GOP is kept (keep) */
+	/* A hole in the camera's sequence (the driver or the capture dropped
+	 * a buffer): the pictures after it may refer to the lost one, so
+	 * none is published until the next IDR. Clients see a pause, never a
+	 * picture built on a reference they lack; the kept GOP ends there. */
+	int hole = h->seq_known && f->seq != h->last_seq + 1;
+
+	h->last_seq = f->seq;
+	h->seq_known = 1;
+	if (f->key)
+		h->after_hole = 0;
+	else if (hole || h->after_hole) {
+		if (!h->after_hole)
+			log_debug("cam %s: H.264 frame %llu after a hole in the camera's sequence: "
+				  "waiting for its next IDR",
+				  o->hub->cam ? vc_cam_id(o->hub->cam) : "?", (unsigned long long)f->seq);
+		h->after_hole = 1;
+		return NULL;
+	}
 	return h264_ps_complete(o->hub->h264_ps, f);
 }
 

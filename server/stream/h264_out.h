@@ -38,7 +38,9 @@ int h264_out_due(struct output *o, const struct vc_frame *f);
  * SPS/PPS (many UVC cameras send them once) a copy with the last ones the
  * camera sent inserted before its first slice, every NAL unit of f byte for
  * byte (as it came when the camera has sent none yet; the kept ones are
- * the hub's, h264_ps_keep). NULL on ENOMEM. */
+ * the hub's, h264_ps_keep). NULL on ENOMEM, and for the pictures after a
+ * hole in the camera's sequence numbers up to its next IDR (they may refer
+ * to the lost one: nothing is published for them). */
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
 
 /* An H.264 camera's frame f reached hub: its SPS/PPS, if any, are kept
