@@ -13,7 +13,8 @@
 #   /dev/video20 (v4l2loopback fed with MJPEG): libv4l2's emulated formats
 #   /dev/video3, /dev/video4  build/vcapd serving both (YUYV webcams): /api/cams,
 #                /snapshot and /stream decode in ffmpeg, /raw exact sizes, two
-#                streams at once, SIGTERM exit status
+#                streams at once, /stream.h264 and /stream.mp4 through the
+#                software encoder, SIGTERM exit status
 # The format matrix: every capture format at 320x180 (webcam input, 60 fps)
 # and 640x480, 1280x720 (HDMI input, DV timings at 60 Hz: vivid's webcam
 # gives 720p only at 12.5 fps, too slow under TCG), 30 frames each, driver
@@ -98,6 +99,12 @@ if [ "${1:-}" = "--guest" ]; then
 			curl -s --max-time 10 -D "$d/s0.h" -o "$d/s0.bin" "$U/stream?cam=0" &
 			p0=$!
 			curl -s --max-time 10 -D "$d/s1.h" -o "$d/s1.bin" "$U/stream?cam=1" &
+			p1=$!
+			wait $p0 $p1
+			# H.264 from the YUYV webcams by the software encoder
+			curl -s --max-time 8 -D "$d/h0.h" -o "$d/h0.h264" "$U/stream.h264?cam=0&size=320x180" &
+			p0=$!
+			curl -s --max-time 8 -D "$d/h1.h" -o "$d/h1.mp4" "$U/stream.mp4?cam=1&size=320x180" &
 			p1=$!
 			wait $p0 $p1
 			curl -s -o "$d/status.json" "$U/api/status"
@@ -299,6 +306,20 @@ else
 		dec=$(ffmpeg -nostdin -v error -f mjpeg -i "$d/$sN.bin" -f framecrc - 2>"$d/$sN.err" | grep -vc '^#')
 		[ "$parts" -ge 10 ] && [ "$dec" -ge "$parts" ] && [ ! -s "$d/$sN.err" ]
 		dres "stream_cam${sN#s}" $? "$parts parts, $dec decoded, errors: $(head -c 200 "$d/$sN.err")" "$parts JPEG parts in 10 s, all decode"
+	done
+	# H.264 (software encoder) from vivid's YUYV: decodes with no error,
+	# starts with an IDR, carries the size asked
+	for hN in h0.h264 h1.mp4; do
+		got=$(ffprobe -v error -select_streams v:0 -count_frames \
+			-show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$d/$hN" 2>&1)
+		ffmpeg -nostdin -v error -i "$d/$hN" -f null - 2>"$d/$hN.err"
+		first=$(ffprobe -v error -select_streams v:0 -show_entries frame=key_frame,pict_type \
+			-read_intervals '%+#1' -of csv=p=0 "$d/$hN" 2>/dev/null | head -1)
+		n=${got##*,}
+		case $got in h264,320,180,*) ;; *) n=0 ;; esac
+		[ "${n:-0}" -ge 10 ] 2>/dev/null && [ ! -s "$d/$hN.err" ] && [ "$first" = "1,I" ]
+		dres "h264_${hN%%.*}_${hN##*.}" $? "ffprobe '$got', first frame '$first', steps '$(hdr "$d/${hN%%.*}.h" X-Steps)', decode: $(head -c 200 "$d/$hN.err")" \
+			"$n frames of 320x180 H.264 in 8 s ($(hdr "$d/${hN%%.*}.h" X-Steps)), 0 errors, IDR first"
 	done
 	bv=$(grep -o '"key":"brightness"[^}]*' "$d/ctrl.json" | sed -n 's/.*"value":\([0-9-]*\).*/\1/p')
 	[ "$bv" = 200 ]
