@@ -17,12 +17,12 @@
  * - client_take, below, is the one place a stream client gets a frame:
  *   plain HTTP takes a ref on the output's shared part (c->part), TLS a ref
  *   on the frame itself (c->cur), except MP4, whose bytes exist only as
- *   parts: its TLS clients take the part too and copy from it. A client holds one at most: it takes the
- *   next only when the whole part is sent, and then the newest (frames in
- *   between are skipped). The client drops its ref when the part is sent
- *   (direct_pump, client_read) or when MHD frees the response (client_free,
- *   the response's free callback; once MHD owns a response, only that
- *   callback frees what it holds).
+ *   parts: its TLS clients take the part too and copy from it. A client
+ *   holds one at most: it takes the next only when the whole part is sent,
+ *   and then the newest (frames in between are skipped). The client drops
+ *   its ref when the part is sent (direct_pump, client_read) or when MHD
+ *   frees the response (client_free, the response's free callback; once
+ *   MHD owns a response, only that callback frees what it holds).
  * - snapshot.c: snapshot_wake gives a waiting request one ref on latest,
  *   dropped by waiter_free; send_frame gives the MHD response one ref,
  *   dropped by the response's free callback. */
@@ -196,9 +196,9 @@ static int client_take(struct client *c, int64_t now)
 			return -ENOMEM;
 		c->part_off = 0;
 	} else {
-		const struct vc_frame *f = kept ? kept : o->latest;
+		struct vc_frame *f = kept ? kept : o->latest;
 
-		c->cur = vc_frame_ref(kept ? kept : o->latest);
+		c->cur = vc_frame_ref(f);
 		c->off = 0;
 		c->n_pc = part_pieces(f, kept ? 0 : o->latest_dht, c->raw, !kept && o->placeholder,
 				      c->hdr, c->pc, &c->part_len);

@@ -34,7 +34,6 @@ struct h264_out {
 	uint8_t *frag;        /* latest's MP4 fragment (frame frag_n), frag_len bytes */
 	size_t frag_len, frag_cap;
 	uint64_t frag_n;
-	int pass;             /* passthrough: the camera's own stream (h264_out_pass) */
 	struct vc_gop gop;    /* passthrough: the access units since the last IDR */
 	int gop_logged;       /* a drop was logged (again only after a whole GOP fitted) */
 	uint64_t last_seq;    /* passthrough: the camera's sequence number of the last frame */
@@ -66,6 +65,12 @@ int64_t h264_out_t0_real_us(const struct output *o)
 	return o->h264 ? o->h264->t0_real_us : 0;
 }
 
+/* The camera's own stream, passed through (h264_out_pass): its GOP is kept. */
+static int passthrough(const struct output *o)
+{
+	return !!(o->plan.steps & VC_STEP_PASSTHROUGH);
+}
+
 int h264_out_due(struct output *o, const struct vc_frame *f)
 {
 	struct h264_out *h = state(o);
@@ -73,7 +78,7 @@ int h264_out_due(struct output *o, const struct vc_frame *f)
 
 	/* a camera's own stream is never thinned: each picture may be the
 	 * reference of the next (a jittery camera clock ran 10 % early) */
-	if (!h || !fps || (o->plan.steps & VC_STEP_PASSTHROUGH))
+	if (!h || !fps || passthrough(o))
 		return h != NULL;
 	int64_t ival = 1000000 / fps;
 
@@ -196,23 +201,12 @@ struct vc_frame *h264_ps_complete(const struct h264_ps *ps, struct vc_frame *f)
 	return with_ps(ps, f, !au.sps, !au.pps);
 }
 
-int h264_ps_keep(struct hub *hub, const struct vc_frame *f)
-{
-	return h264_ps_update(&hub->h264_ps, f);
-}
-
-void h264_ps_free(struct hub *hub)
-{
-	h264_ps_release(&hub->h264_ps);
-}
-
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f)
 {
 	struct h264_out *h = state(o);
 
 	if (!h)
 		return NULL;
-	h->pass = 1; /* the camera's own stream: its GOP is kept (keep) */
 	/* A hole in the camera's sequence (the driver or the capture dropped
 	 * a buffer): the pictures after it may refer to the lost one, so
 	 * none is published until the next IDR. Clients see a pause, never a
@@ -322,7 +316,7 @@ void h264_out_published(struct output *o)
 	}
 	h->dur = frame_dur(o, h->prev_ts_us, f->ts_us);
 	h->prev_ts_us = f->ts_us;
-	if (h->pass)
+	if (passthrough(o))
 		keep(o, h);
 	if (!f->key)
 		return;
@@ -492,7 +486,6 @@ void h264_out_drop(struct output *o)
 	if (!o->h264)
 		return;
 	vc_gop_clear(&o->h264->gop);
-	o->h264->pass = 0; /* the new plan may encode: h264_out_pass says again */
 }
 
 void h264_out_free(struct output *o)

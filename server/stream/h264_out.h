@@ -30,7 +30,8 @@ int h264_out_is(const struct output *o);
 
 /* Whether frame f (of the hub's mode) is to be encoded, by the output's
  * rate (plan.fps below the camera's: frames in between are skipped before
- * the encoder, so every client gets a stream it can decode). */
+ * the encoder, so every client gets a stream it can decode). Always for
+ * passthrough: a camera's own stream is never thinned. */
 int h264_out_due(struct output *o, const struct vc_frame *f);
 
 /* Passthrough (an H.264 camera's own stream): what o publishes for the
@@ -38,21 +39,15 @@ int h264_out_due(struct output *o, const struct vc_frame *f);
  * SPS/PPS (many UVC cameras send them once) a copy with the last ones the
  * camera sent inserted before its first slice, every NAL unit of f byte for
  * byte (as it came when the camera has sent none yet; the kept ones are
- * the hub's, h264_ps_keep). NULL on ENOMEM, and for the pictures after a
+ * the hub's h264_ps, updated by hub_on_frame). NULL on ENOMEM, and for the pictures after a
  * hole in the camera's sequence numbers up to its next IDR (they may refer
  * to the lost one: nothing is published for them). */
 struct vc_frame *h264_out_pass(struct output *o, struct vc_frame *f);
 
-/* An H.264 camera's frame f reached hub: its SPS/PPS, if any, are kept
- * (the camera may send them once, at the start, before any output exists).
- * Returns whether an SPS and a PPS are known now, i.e. an IDR can be
- * decoded (0 on ENOMEM too). */
-int h264_ps_keep(struct hub *hub, const struct vc_frame *f);
-void h264_ps_free(struct hub *hub);
-
 /* The same memory for any H.264 stream (a camera's, kept per hub; a
  * hardware encoder's, kept per session): update keeps f's SPS/PPS in *ps
- * (made at the first call) and says whether both are known; complete
+ * (made at the first call) and says whether both are known, i.e. an IDR
+ * can be decoded (0 on ENOMEM too); complete
  * returns what to publish for f, a new reference: f itself, or, for an IDR
  * lacking them, a copy with the kept ones inserted before its first slice
  * (every NAL unit of f byte for byte; NULL on ENOMEM); release frees *ps. */

@@ -155,7 +155,7 @@ void hub_free(struct hub *h)
 	policy_free(h);
 	while (h->outputs)
 		output_free(h->outputs);
-	h264_ps_free(h);
+	h264_ps_release(&h->h264_ps);
 	free(h);
 }
 
@@ -198,9 +198,11 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	}
 	h->switching = 0;
 	policy_switch_end(h, 1);
-	/* an IDR before any SPS/PPS (streaming began mid-way) is no place for a
-	 * decoder to start: clients wait for one after them */
-	if (f->fmt == vc_h264_fmt() && !h264_ps_keep(h, f))
+	/* an H.264 camera's SPS/PPS are kept per hub (it may send them once,
+	 * at the start, before any output exists). An IDR before any (streaming
+	 * began mid-way) is no place for a decoder to start: clients wait for
+	 * one after them */
+	if (f->fmt == vc_h264_fmt() && !h264_ps_update(&h->h264_ps, f))
 		f->key = 0;
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o) && !o->provisional && policy_feeds(h, o))
