@@ -12,74 +12,12 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fake_m2m.h"
+#include "hwenc_fixture.h"
 #include "server/capture/m2m_discover.h"
 #include "server/stream/hwenc.h"
 #include "server/stream/stream_int.h"
 
-#define YUYV V4L2_PIX_FMT_YUYV
 #define MJPG V4L2_PIX_FMT_MJPEG
-
-static void run_ms(struct event_base *b, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(b, &tv);
-	event_base_dispatch(b);
-}
-
-struct fixture {
-	struct event_base *base;
-	struct vc_cam *cam;
-	struct vc_streams *s;
-	struct hub *h;
-	struct fake fake;
-	struct vc_m2m_enc_io io;
-	struct vc_m2m_list list;
-	struct vc_m2m_node node;
-};
-
-/* A YUYV-only test camera with `encoder` set, served by streams that know
- * one M2M JPEG encoder: the fake at /dev/video31. */
-static int fixture_open(struct fixture *fx, const char *encoder)
-{
-	struct vc_cam_config cfg = { .id = "t", .path = "test:640x480@30:YUYV:only", .input = -1,
-				     .idle_stop_ms = 1000 };
-
-	memset(fx, 0, sizeof(*fx));
-	snprintf(cfg.encoder, sizeof(cfg.encoder), "%s", encoder);
-	fake_init(&fx->fake, 1, &fx->io);
-	snprintf(fx->node.path, sizeof(fx->node.path), "/dev/video31");
-	fx->node.device_caps = V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING;
-	fx->node.mplane = 1;
-	fx->node.n_out = 1;
-	fx->node.out[0].fourcc = YUYV;
-	fx->node.n_cap = 1;
-	fx->node.cap[0] = (struct vc_m2m_fmt){ V4L2_PIX_FMT_JPEG, V4L2_FMT_FLAG_COMPRESSED };
-	fx->node.roles = vc_m2m_classify(&fx->node);
-	fx->list.nodes = &fx->node;
-	fx->list.n = 1;
-	fx->base = event_base_new();
-	if (!fx->base || vc_cam_new(fx->base, &cfg, &fx->cam) < 0 ||
-	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
-		return -1;
-	vc_streams_set_m2m(fx->s, &fx->list, &fx->io);
-	fx->h = hub_for(fx->s, fx->cam);
-	for (int i = 0; fx->h && i < 100 && !fx->h->target.fourcc; i++)
-		run_ms(fx->base, 20);
-	return fx->h && fx->h->target.fourcc == YUYV ? 0 : -1;
-}
-
-static void fixture_close(struct fixture *fx)
-{
-	while (fx->h && fx->h->outputs)
-		output_free(fx->h->outputs);
-	vc_streams_free(fx->s);
-	vc_cam_free(fx->cam);
-	if (fx->base)
-		event_base_free(fx->base);
-	fake_free(&fx->fake);
-}
 
 /* The output serving req on the hub's mode (no user: frames come from us). */
 static struct output *output(struct fixture *fx, const struct vc_request *req)
@@ -134,7 +72,7 @@ static void hardware_then_fallback(void)
 	struct fixture fx;
 	struct vc_hwenc_stats st;
 
-	if (fixture_open(&fx, "auto") < 0) {
+	if (fixture_open(&fx, "auto", "/dev/video31", V4L2_PIX_FMT_JPEG) < 0) {
 		CHECK(0, "fixture");
 		fixture_close(&fx);
 		return;
@@ -194,7 +132,7 @@ static void dmabuf_frames(void)
 	struct fixture fx;
 	struct vc_hwenc_stats st;
 
-	if (fixture_open(&fx, "auto") < 0) {
+	if (fixture_open(&fx, "auto", "/dev/video31", V4L2_PIX_FMT_JPEG) < 0) {
 		CHECK(0, "fixture");
 		fixture_close(&fx);
 		return;
@@ -235,7 +173,7 @@ static void hung_device(void)
 	struct fixture fx;
 	struct vc_hwenc_stats st;
 
-	if (fixture_open(&fx, "/dev/video31") < 0) {
+	if (fixture_open(&fx, "/dev/video31", "/dev/video31", V4L2_PIX_FMT_JPEG) < 0) {
 		CHECK(0, "fixture");
 		fixture_close(&fx);
 		return;
@@ -261,7 +199,7 @@ static void cpu_paths(void)
 	struct vc_hwenc_stats st;
 	static const struct vc_request half = { MJPG, 320, 240, 0, 70, 0, 0 };
 
-	if (fixture_open(&fx, "cpu") == 0) {
+	if (fixture_open(&fx, "cpu", "/dev/video31", V4L2_PIX_FMT_JPEG) == 0) {
 		struct output *o = output(&fx, &full);
 		feed(&fx, o, 2);
 		vc_streams_hwenc_stats(fx.s, &st);
@@ -271,7 +209,7 @@ static void cpu_paths(void)
 		CHECK(0, "fixture");
 	}
 	fixture_close(&fx);
-	if (fixture_open(&fx, "auto") == 0) {
+	if (fixture_open(&fx, "auto", "/dev/video31", V4L2_PIX_FMT_JPEG) == 0) {
 		struct output *o = output(&fx, &half);
 		feed(&fx, o, 2);
 		vc_streams_hwenc_stats(fx.s, &st);

@@ -18,78 +18,13 @@
 #include <wels/codec_api.h>
 
 #include "check.h"
-#include "fake_m2m.h"
+#include "hwenc_fixture.h"
 #include "server/capture/m2m_discover.h"
 #include "server/stream/hwenc.h"
 #include "server/stream/stream_int.h"
 
-#define YUYV V4L2_PIX_FMT_YUYV
 #define W 640
 #define H 480
-
-static void run_ms(struct event_base *b, int ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(b, &tv);
-	event_base_dispatch(b);
-}
-
-struct fixture {
-	struct event_base *base;
-	struct vc_cam *cam;
-	struct vc_streams *s;
-	struct hub *h;
-	struct fake fake;
-	struct vc_m2m_enc_io io;
-	struct vc_m2m_list list;
-	struct vc_m2m_node node;
-	uint64_t seq;
-};
-
-/* A YUYV-only test camera served by streams that know one M2M H.264
- * encoder: the fake at /dev/video11 (configure fx->fake before the first
- * frame). */
-static int fixture_open(struct fixture *fx)
-{
-	struct vc_cam_config cfg = { .id = "t", .path = "test:640x480@30:YUYV:only", .input = -1,
-				     .idle_stop_ms = 1000 };
-
-	memset(fx, 0, sizeof(*fx));
-	snprintf(cfg.encoder, sizeof(cfg.encoder), "auto");
-	fake_init(&fx->fake, 1, &fx->io);
-	fx->fake.h264 = 1;
-	snprintf(fx->node.path, sizeof(fx->node.path), "/dev/video11");
-	fx->node.device_caps = V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING;
-	fx->node.mplane = 1;
-	fx->node.n_out = 1;
-	fx->node.out[0].fourcc = YUYV;
-	fx->node.n_cap = 1;
-	fx->node.cap[0] = (struct vc_m2m_fmt){ V4L2_PIX_FMT_H264, V4L2_FMT_FLAG_COMPRESSED };
-	fx->node.roles = vc_m2m_classify(&fx->node);
-	fx->list.nodes = &fx->node;
-	fx->list.n = 1;
-	fx->base = event_base_new();
-	if (!fx->base || vc_cam_new(fx->base, &cfg, &fx->cam) < 0 ||
-	    vc_streams_new(fx->base, NULL, &fx->cam, 1, &fx->s) < 0)
-		return -1;
-	vc_streams_set_m2m(fx->s, &fx->list, &fx->io);
-	fx->h = hub_for(fx->s, fx->cam);
-	for (int i = 0; fx->h && i < 100 && !fx->h->target.fourcc; i++)
-		run_ms(fx->base, 20);
-	return fx->h && fx->h->target.fourcc == YUYV ? 0 : -1;
-}
-
-static void fixture_close(struct fixture *fx)
-{
-	while (fx->h && fx->h->outputs)
-		output_free(fx->h->outputs);
-	vc_streams_free(fx->s);
-	vc_cam_free(fx->cam);
-	if (fx->base)
-		event_base_free(fx->base);
-	fake_free(&fx->fake);
-}
 
 static struct output *output(struct fixture *fx, uint32_t bitrate, uint16_t gop)
 {
@@ -230,7 +165,7 @@ static void hardware_h264(void)
 	struct sim a, b;
 	int bad_key = 0;
 
-	if (fixture_open(&fx) < 0) {
+	if (fixture_open(&fx, "auto", "/dev/video11", V4L2_PIX_FMT_H264) < 0) {
 		CHECK(0, "fixture");
 		fixture_close(&fx);
 		return;
@@ -307,7 +242,7 @@ static void quirky_encoders(void)
 		struct sim a, b;
 		int bad_key = 0;
 
-		if (fixture_open(&fx) < 0) {
+		if (fixture_open(&fx, "auto", "/dev/video11", V4L2_PIX_FMT_H264) < 0) {
 			CHECK_AT(t[i].line, 0, "fixture");
 			fixture_close(&fx);
 			continue;
@@ -377,7 +312,7 @@ static void fallback_keeps_client(void)
 	struct sim a, m;
 	int bad_key = 0;
 
-	if (fixture_open(&fx) < 0) {
+	if (fixture_open(&fx, "auto", "/dev/video11", V4L2_PIX_FMT_H264) < 0) {
 		CHECK(0, "fixture");
 		fixture_close(&fx);
 		return;
