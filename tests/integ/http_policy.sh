@@ -6,11 +6,11 @@
 # 2 s; clients joining and leaving every 300 ms switch the mode at most once
 # per 2 s; outputs without clients are freed (RSS and output count flat under
 # the churn of issue 13). Each check prints its numbers.
-# POLICY_CHURN_S (default 60): how long the churn runs.
+# POLICY_CHURN_S (default 90): how long the churn runs.
 cd "$(dirname "$0")/../.." || exit 2
 T=http_policy
 . tests/integ/lib/common.sh
-CHURN_S=${POLICY_CHURN_S:-60}
+CHURN_S=${POLICY_CHURN_S:-90}
 DEV=test:1280x720@30:YUYV:only
 
 if ! start_vcapd_any --device "$DEV"; then
@@ -130,23 +130,35 @@ while [ $(( $(date +%s) - t0 )) -lt "$CHURN_S" ]; do
 	[ $((i % 5)) -eq 2 ] && curl -s -o /dev/null --max-time 5 "$U/snapshot?width=320" &
 	sleep 1
 	i=$((i + 1))
+	el=$(( $(date +%s) - t0 )); r=$(rss_kb "$VPID")
+	echo "$el $r" >>"$TMP/rss"
 	if [ $((i % 5)) -eq 0 ]; then
-		el=$(( $(date +%s) - t0 )); r=$(rss_kb "$VPID"); o=$(outputs)
-		echo "$el $r" >>"$TMP/rss"
+		o=$(outputs)
 		[ $((i % 10)) -eq 0 ] && line="$line ${el}s:$((r / 1024))MiB/${o}out"
 		[ "$o" -gt "$out_max" ] && out_max=$o
 	fi
 done
 stopbg "$l1"; stopbg "$l2"
 echo "$T: churn RSS/outputs over time:$line"
-# RSS moves with the allocator's arenas (worker threads): the highest of the
-# last third against the highest of the first third after a 10 s warm-up
-set -- $(awk -v d="$CHURN_S" '$1 >= 10 && $1 <= 10 + (d - 10) / 3 { if ($2 > a) a = $2 }
-	$1 >= d - (d - 10) / 3 { if ($2 > b) b = $2 } END { print a + 0, b + 0 }' "$TMP/rss")
-rss_a=$1 rss_b=$2
-[ "$rss_a" -gt 0 ] && [ "$out_max" -le 10 ] &&
+# RSS moves with the allocator's arenas (worker threads), the frames in
+# flight and whether a 1920x1080 snapshot's output is alive at the moment:
+# one sample lands anywhere in 20-45 MiB here with no trend over 2 minutes
+# (CI once saw 31, 42, 37, 51, 56 MiB at 6 outputs throughout, and the
+# highest of 4 samples per third against +4 MiB failed on that). So RSS is
+# read every second and the median of the last third is held against the
+# median of the first third after a 30 s warm-up (the arenas grow for about
+# 40 s: medians 29 -> 38 MiB with a 10 s warm-up, then flat for minutes):
+# what piles up (outputs kept, frames not freed: +58 MiB a minute in the
+# issue) moves the median.
+set -- $(awk -v d="$CHURN_S" '$1 >= 30 && $1 <= 30 + (d - 30) / 3 { a[na++] = $2 }
+	$1 >= d - (d - 30) / 3 { b[nb++] = $2 }
+	function med(v, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+		t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }; return n ? v[int(n / 2)] : 0 }
+	END { print med(a, na), med(b, nb), na, nb }' "$TMP/rss")
+rss_a=$1 rss_b=$2 n_a=$3 n_b=$4
+[ "$rss_a" -gt 0 ] && [ "$n_a" -ge 10 ] && [ "$n_b" -ge 10 ] && [ "$out_max" -le 10 ] &&
 	awk -v a="$rss_a" -v b="$rss_b" 'BEGIN { exit !(b <= a * 1.10 + 4096) }'
-check churn_flat $? "RSS at most $((rss_a / 1024)) MiB in the first third -> $((rss_b / 1024)) MiB in the last third of ${CHURN_S} s (limit +10 % + 4 MiB), at most $out_max outputs (limit 10)"
+check churn_flat $? "median RSS $((rss_a / 1024)) MiB in the first third ($n_a samples) -> $((rss_b / 1024)) MiB in the last third ($n_b) of ${CHURN_S} s (limit +10 % + 4 MiB), at most $out_max outputs (limit 10)"
 
 # outputs without clients go after the grace (the last short clients end
 # within 5 s)
