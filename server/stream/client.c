@@ -120,12 +120,22 @@ static void part_begin(struct client *c, uint64_t n, int64_t now)
 		c->skipped += n - c->sent_n - 1;
 	c->sent_n = n;
 	if (c->fps_limit) {
+		/* the limit as a rate, not a fixed grid: next_due_us is when the
+		 * next part is due at exactly fps_limit; one taken late moves it
+		 * later, one taken early (see early_for_limit) moves it on by a
+		 * whole period, so the long-run rate never exceeds the limit */
 		int64_t ival = 1000000 / c->fps_limit;
-		/* next due relative to the schedule, with 10% slack for jitter */
-		c->next_due_us = (c->next_due_us && now - c->next_due_us < ival)
-					 ? c->next_due_us + ival : now + ival;
-		c->next_due_us -= ival / 10;
+
+		c->next_due_us = (c->next_due_us > now ? c->next_due_us : now) + ival;
 	}
+}
+
+/* Whether c's fps limit holds its next part back at now. A part may start
+ * up to half a period early: frames jitter (capture, the event loop), and a
+ * source at exactly the limit must not lose every other frame to it. */
+static int early_for_limit(const struct client *c, int64_t now)
+{
+	return c->fps_limit && now < c->next_due_us - 1000000 / c->fps_limit / 2;
 }
 
 /* Bookkeeping when c has sent a whole part. */
@@ -144,7 +154,7 @@ static void part_end(struct client *c)
 /* Whether c should start a part of o's latest frame now. */
 static int part_due(const struct client *c, const struct output *o, int64_t now)
 {
-	return o->latest && o->latest_n != c->sent_n && !(c->fps_limit && now < c->next_due_us) &&
+	return o->latest && o->latest_n != c->sent_n && !early_for_limit(c, now) &&
 	       (!c->h264 || h264_out_may_take(c, o));
 }
 
@@ -406,7 +416,7 @@ void client_wake(struct client *c, int64_t now)
 	}
 	if (!c->suspended)
 		return;
-	if (c->fps_limit && now < c->next_due_us)
+	if (early_for_limit(c, now))
 		return;
 	c->suspended = 0;
 	c->s->http_ops->resume(c->conn);

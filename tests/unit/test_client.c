@@ -10,7 +10,8 @@
  * ends the stream; a reader that still takes bytes is kept; an H.264
  * client starts at an IDR and, once it missed a frame, resumes only at the
  * next IDR; a client joining a passthrough output is sent the kept GOP from
- * its IDR at once, then live frames, none skipped. */
+ * its IDR at once, then live frames, none skipped; an fps limit takes a
+ * frame up to half a period early and never exceeds its rate over time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -687,6 +688,50 @@ static void tls_copy_and_skip(void)
 	CHECK(released == 4, "released %u of 4 frames", released);
 }
 
+/* An fps limit is a rate with room for jitter: a frame up to half a period
+ * early is taken, and the next is then due a whole period after the one it
+ * was taken for (the room is not added per period: fps=5 once gave 5.56/s);
+ * a frame earlier than that waits for a later one. fps_limit 1: a period
+ * of 1 s, so the margins (200-300 ms) hold on a slow machine too. */
+static void tls_fps_limit(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 0, 0, 0);
+	static uint8_t buf[32768];
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	c->fps_limit = 1;
+	CHECK(client_read(c, 0, (char *)buf, 100) == 0 && c->suspended, "idle at first");
+	deliver(x.o, jpeg_frame(1));
+	CHECK(!c->suspended, "the first frame is due at once");
+	int64_t t0 = now_us();
+	check_part(__LINE__, buf, read_part(c, buf, sizeof(buf)), 1);
+	int64_t due = c->next_due_us;
+	CHECK(due > t0 && due <= now_us() + 1000000, "next due %" PRId64 " us after the part",
+	      due - t0);
+	CHECK(client_read(c, 0, (char *)buf, 100) == 0 && c->suspended, "idle after the part");
+	deliver(x.o, jpeg_frame(2)); /* about a period early */
+	CHECK(c->suspended, "a frame a period early was taken");
+	c->next_due_us = due = now_us() + 300000; /* as if 0.7 s had passed */
+	deliver(x.o, jpeg_frame(3));
+	CHECK(!c->suspended, "a frame 300 ms early (room: 500 ms) was held back");
+	check_part(__LINE__, buf, read_part(c, buf, sizeof(buf)), 3);
+	CHECK(c->next_due_us == due + 1000000, "next due moved by %" PRId64 " us, want a period",
+	      c->next_due_us - due);
+	CHECK(client_read(c, 0, (char *)buf, 100) == 0 && c->suspended, "idle after the part");
+	c->next_due_us = now_us() + 800000;
+	deliver(x.o, jpeg_frame(4));
+	CHECK(c->suspended, "a frame 800 ms early (room: 500 ms) was taken");
+	CHECK(c->frames == 2 && c->skipped == 1, "frames %" PRIu64 ", skipped %" PRIu64 " (want 2, 1)", c->frames,
+	      c->skipped);
+	fx_close(&x, c);
+	CHECK(released == 4, "released %u of 4 frames", released);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN); /* as the daemon: sendfile has no MSG_NOSIGNAL */
@@ -699,6 +744,7 @@ int main(void)
 	RUN("client", plain_peer_gone);
 	RUN("client", plain_stall);
 	RUN("client", tls_copy_and_skip);
+	RUN("client", tls_fps_limit);
 	RUN("client", h264_key_frames);
 	RUN("client", h264_join_kept_gop);
 	RUN("client", h264_join_new_gop);

@@ -23,7 +23,8 @@ trap "exit 1" INT TERM PIPE HUP
 start_vcapd() {
 	_port=$1; shift
 	if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$_port/"; then
-		echo "port $_port is already taken by another process" >&2
+		echo "port $_port is already taken by another process:" \
+			"$(ss -ltnpH "sport = :$_port" 2>/dev/null | sed 's/.*users://' | head -1)" >&2
 		return 1
 	fi
 	"$VCAPD" --listen "127.0.0.1:$_port" "$@" >"$TMP/vcapd-$_port.log" 2>&1 &
