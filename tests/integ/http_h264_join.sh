@@ -47,7 +47,7 @@ for j in j1 j2 j3; do
 	if [ $j = j3 ]; then
 		name=mp4
 		$NALS mp4trim "$TMP/j3.mp4" "$TMP/j3_t.mp4"
-		ffmpeg -nostdin -v error -i "$TMP/j3_t.mp4" -f null - >"$TMP/$j.err" 2>&1
+		ffmpeg -nostdin -v error -i "$TMP/j3_t.mp4" -enc_time_base -1 -f null - >"$TMP/$j.err" 2>&1
 		ffmpeg -nostdin -v error -i "$TMP/j3_t.mp4" -c:v copy -bsf:v h264_mp4toannexb \
 			-f h264 "$TMP/${j}_t.h264" 2>/dev/null
 	else

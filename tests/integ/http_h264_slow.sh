@@ -51,7 +51,7 @@ r=$(python3 tests/tools/http_stall_read.py "$VPORT" "/stream.mp4?$Q" 2 4 3 "$TMP
 set -- $r
 skipped=${8:--1}
 $NALS mp4trim "$TMP/slow.mp4" "$TMP/slow_t.mp4"
-ffmpeg -nostdin -v error -i "$TMP/slow_t.mp4" -f null - >"$TMP/mp4.err" 2>&1
+ffmpeg -nostdin -v error -i "$TMP/slow_t.mp4" -enc_time_base -1 -f null - >"$TMP/mp4.err" 2>&1
 gaps=$($NALS mp4frags "$TMP/slow_t.mp4")
 echo "$T.mp4: INFO client: $r; stream: $gaps"
 set -- $gaps

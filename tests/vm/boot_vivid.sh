@@ -312,7 +312,7 @@ else
 	for hN in h0.h264 h1.mp4; do
 		got=$(ffprobe -v error -select_streams v:0 -count_frames \
 			-show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 "$d/$hN" 2>&1)
-		ffmpeg -nostdin -v error -i "$d/$hN" -f null - 2>"$d/$hN.err"
+		ffmpeg -nostdin -v error -i "$d/$hN" -enc_time_base -1 -f null - 2>"$d/$hN.err"
 		first=$(ffprobe -v error -select_streams v:0 -show_entries frame=key_frame,pict_type \
 			-read_intervals '%+#1' -of csv=p=0 "$d/$hN" 2>/dev/null | head -1)
 		n=${got##*,}
