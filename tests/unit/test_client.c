@@ -31,6 +31,7 @@
 
 static struct {
 	unsigned suspends, resumes, wakes;
+	unsigned timeout_s; /* client_timeout; 0 = 1 s */
 } fake;
 
 static void f_suspend(struct MHD_Connection *c)
@@ -54,7 +55,7 @@ static void f_wake(struct vc_http *h)
 static unsigned f_timeout(const struct vc_http *h)
 {
 	(void)h;
-	return 1; /* client_timeout: 1 s */
+	return fake.timeout_s ? fake.timeout_s : 1; /* client_timeout */
 }
 
 static const struct client_http_ops fake_ops = { f_suspend, f_resume, f_wake, f_timeout };
@@ -603,8 +604,13 @@ static void plain_peer_gone(void)
 	CHECK(released == 1, "released %u of 1 frame", released);
 }
 
-/* A socket that takes nothing for client_timeout (1 s here) ends the stream;
- * one whose reader still takes bytes is waited for. */
+/* A socket that takes nothing for client_timeout (3 s here) ends the stream;
+ * one whose reader still takes bytes is waited for.
+ * A loop's end and the client's timer fall due at least 1.25 s apart, on
+ * the side each step needs: libevent runs everything due when it wakes, so
+ * a stall of the whole process (qemu-user, a loaded host) shorter than
+ * that cannot reorder them. With a 1 s timeout the margin was 300 ms and
+ * such a stall dropped the reader. */
 static void plain_stall(void)
 {
 	struct fx x;
@@ -616,19 +622,25 @@ static void plain_stall(void)
 		fx_close(&x, NULL);
 		return;
 	}
+	fake.timeout_s = 3;
 	client_read(c, 0, NULL, 0);
 	loop_once(&x);
 	deliver(x.o, raw_frame(1));
 	CHECK(c->part && c->part_off < RAW_LEN, "socket not full");
-	loop_ms(&x, 600);
+	uint64_t sent = c->bytes;
+	loop_ms(&x, 1500); /* the timer is due at +3 s */
 	size_t took = 0;
 	ssize_t k;
 	while ((k = read(x.sv[1], buf, sizeof(buf))) > 0)
 		took += (size_t)k;
 	CHECK(took > 0, "nothing to read");
-	loop_ms(&x, 700); /* 1.3 s after the send: bytes were taken, kept */
-	CHECK(!c->ending && fake.resumes == 0, "a reader that took %zu bytes was dropped", took);
-	loop_ms(&x, 2200); /* now nothing is taken for over 1 s */
+	/* +3.25 s: past the first deadline, the reader was seen (more was
+	 * sent) and kept; the wait renewed at the read is due at +4.5 s */
+	loop_ms(&x, 1750);
+	CHECK(!c->ending && fake.resumes == 0 && c->bytes > sent,
+	      "a reader that took %zu bytes: ending %d, sent %llu then %llu", took, c->ending,
+	      (unsigned long long)sent, (unsigned long long)c->bytes);
+	loop_ms(&x, 3250); /* +6.5 s: the renewed wait found nothing taken */
 	CHECK(c->ending && fake.resumes == 1, "stalled: ending %d, resumes %u", c->ending,
 	      fake.resumes);
 	fx_close(&x, c);

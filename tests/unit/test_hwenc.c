@@ -10,6 +10,8 @@
 #include <linux/videodev2.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "hwenc_fixture.h"
@@ -34,6 +36,34 @@ static struct output *output(struct fixture *fx, const struct vc_request *req)
 	return o;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A time limit in ms, x3 under qemu-user (VC_TEST_EMULATED), where a CPU
+ * JPEG encode of 640x480 can outlast a count of short loop turns. The
+ * limit only bounds how long a broken build takes to fail. */
+static int64_t deadline(int ms)
+{
+	const char *emu = getenv("VC_TEST_EMULATED");
+
+	return now_ms() + (int64_t)ms * (emu && *emu && strcmp(emu, "0") ? 3 : 1);
+}
+
+/* Runs the loop until o is idle: no encode in flight and, while it
+ * encodes in hardware, n frames published; at most 2 s (see deadline). */
+static void wait_idle(struct fixture *fx, struct output *o, uint64_t n)
+{
+	int64_t end = deadline(2000);
+
+	while ((o->busy || (hwenc_path(o) && o->latest_n < n)) && now_ms() < end)
+		run_ms(fx->base, 5);
+}
+
 /* A captured frame of the hub's mode, as capture would hand it. */
 static void feed(struct fixture *fx, struct output *o, int n)
 {
@@ -50,9 +80,7 @@ static void feed(struct fixture *fx, struct output *o, int n)
 		output_frame(o, f);
 		vc_frame_unref(f);
 		/* the fake encodes at QBUF; the worker pool needs a moment */
-		for (int k = 0; k < 50 && (o->busy || (hwenc_path(o) && o->latest_n < before + (uint64_t)i + 1));
-		     k++)
-			run_ms(fx->base, 10);
+		wait_idle(fx, o, before + (uint64_t)i + 1);
 		run_ms(fx->base, 5);
 	}
 }
@@ -153,8 +181,7 @@ static void dmabuf_frames(void)
 		}
 		output_frame(o, f);
 		vc_frame_unref(f); /* the session holds its own reference while it reads */
-		for (int k = 0; k < 50 && (o->busy || o->latest_n < (uint64_t)i + 1); k++)
-			run_ms(fx.base, 10);
+		wait_idle(&fx, o, (uint64_t)i + 1);
 	}
 	vc_streams_hwenc_stats(fx.s, &st);
 	CHECK(o && o->latest_n == 4 && st.frames == 3 && st.copies == 0 && st.dmabuf && fx.fake.jobs == 3 &&
@@ -181,8 +208,8 @@ static void hung_device(void)
 	struct output *o = output(&fx, &full);
 	fx.fake.hang = 1;
 	feed(&fx, o, 1);
-	for (int i = 0; i < 40 && hwenc_path(o); i++)
-		run_ms(fx.base, 100);
+	for (int64_t end = deadline(4000); hwenc_path(o) && now_ms() < end;)
+		run_ms(fx.base, 20);
 	feed(&fx, o, 2);
 	vc_streams_hwenc_stats(fx.s, &st);
 	CHECK(st.fallbacks == 1 && !hwenc_path(o) && o->latest_n == 2 && latest_is_jpeg(o, 640, 480),
