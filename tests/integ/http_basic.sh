@@ -207,9 +207,14 @@ check sigterm_streams_ended "$([ "$r1" != 124 ] && [ -s "$TMP/s1" ] && [ -s "$TM
 if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
 	"$VCAPD" --listen "[::1]:$((PORT + 1))" --listen "127.0.0.1:$((PORT + 2))" >"$TMP/v6.log" 2>&1 &
 	V6=$!; PIDS="$PIDS $V6"
-	sleep 0.5
-	c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$((PORT + 1))/api/status")
-	c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((PORT + 2))/api/status")
+	# up to 5 s for it to come up (as start_vcapd waits), both must answer
+	for _i in $(seq 50); do
+		c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$((PORT + 1))/api/status")
+		c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((PORT + 2))/api/status")
+		[ "$c6" = 200 ] && [ "$c4" = 200 ] && break
+		kill -0 "$V6" 2>/dev/null || break
+		sleep 0.1
+	done
 	check listen_ipv6_and_ipv4 "$([ "$c6" = 200 ] && [ "$c4" = 200 ]; echo $?)" "v6 $c6 v4 $c4"
 	kill "$V6"
 else
