@@ -49,7 +49,11 @@ decode() {
 curl -s -D "$TMP/h" -o /dev/null --max-time 1 "$U/stream.h264?size=320x240"
 check annexb_headers "$([ "$(hdr "$TMP/h" Content-Type)" = video/h264 ] &&
 	[ "$(hdr "$TMP/h" X-Size)" = 320x240 ]; echo $?)" "$(tr -d '\r' <"$TMP/h" | tr '\n' ' ')"
-curl -s -D "$TMP/h" -o "$TMP/head.mp4" --max-time 1 "$U/stream.mp4"
+# The init segment comes with the first IDR, which may wait for a device
+# mode switch and the encoder's start (over a second under ASan): up to 5 s,
+# reading stops after the first 4 KiB (ftyp, moov and the start of the
+# first fragment); the second box must still be a moov.
+curl -s -D "$TMP/h" --max-time 5 "$U/stream.mp4" | head -c 4096 >"$TMP/head.mp4"
 boxes=$(od -An -c -j4 -N4 "$TMP/head.mp4" | tr -d ' \n')
 size=$(od -An -tu1 -N4 "$TMP/head.mp4" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
 second=$(od -An -c -j$((size + 4)) -N4 "$TMP/head.mp4" | tr -d ' \n')
