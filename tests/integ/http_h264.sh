@@ -143,9 +143,34 @@ check api_try "$(grep -q '"endpoint":"/stream.h264"' "$TMP/try" && grep -q '"fou
 # the grace period) is a gap in the MP4 timeline: no fragment lasts longer
 # than 2 frame intervals (one once lasted the whole pause, and a player
 # stretched its buffer over it and ran ahead of the capture clock).
-curl -s -o /dev/null --max-time 1 "$U/stream.mp4?size=320x240&fps=30"
-sleep 2
-curl -s -o "$TMP/pause.mp4" --max-time 2 "$U/stream.mp4?size=320x240&fps=30"
+# The pause is 1.2 s: an output without clients is freed once idle for
+# OUTPUT_LINGER_MS (2 s; the gc runs every second), so a pause of 2 s
+# could meet a new output, whose timeline has no pause, and pass without
+# exercising it. Both clients must meet one output: its MP4 timeline's
+# start (mp4_t0_ms) is the same (the first client stays 2 s so that the
+# output surely had frames before).
+# mp4_t0 PID: while curl PID runs, the mp4_t0_ms of the output its client
+# is on (the 320-wide H.264 output with a client)
+mp4_t0() {
+	for _i in $(seq 30); do
+		t=$(curl -s "$U/api/status" | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+print(" ".join(str(o["mp4_t0_ms"]) for c in s["cams"] for o in c.get("outputs", [])
+	if o["plan"]["output"]["fourcc"] == "H264" and o["plan"]["output"]["width"] == 320 and
+	o["clients"] and "mp4_t0_ms" in o))' 2>/dev/null)
+		[ -n "$t" ] && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$t"
+}
+curl -s -o /dev/null --max-time 2 "$U/stream.mp4?size=320x240&fps=30" & p=$!
+t0a=$(mp4_t0 $p)
+wait $p
+sleep 1.2
+curl -s -o "$TMP/pause.mp4" --max-time 2 "$U/stream.mp4?size=320x240&fps=30" & p=$!
+t0b=$(mp4_t0 $p)
+wait $p
 durs=$(python3 -c 'import struct, sys
 d = open(sys.argv[1], "rb").read(); i = 0; out = []
 while i + 8 <= len(d):
@@ -157,7 +182,7 @@ while i + 8 <= len(d):
     i += sz
 print(len(out), max(out) if out else 0)' "$TMP/pause.mp4")
 set -- $durs
-[ "${1:-0}" -ge 20 ] && [ "${2:-999999}" -le 6000 ]
-check mp4_pause_is_a_gap "$?" "$1 fragments, longest duration $2 ticks of 90 kHz (at most 6000: 2 frames at 30 fps)"
+[ "${1:-0}" -ge 20 ] && [ "${2:-999999}" -le 6000 ] && [ "$t0a" = "$t0b" ] && [ -n "$t0a" ]
+check mp4_pause_is_a_gap "$?" "$1 fragments, longest duration $2 ticks of 90 kHz (at most 6000: 2 frames at 30 fps); output's mp4_t0_ms before the pause '$t0a', after '$t0b' (want one output)"
 stop_vcapd
 check clean_exit "$?" "exit status"
