@@ -44,13 +44,7 @@ check img_stream_shows_picture $? "screenshot equals the blank page"
 ! cmp -s "$TMP/a.png" "$TMP/b.png"
 check img_stream_animates $? "two screenshots 1 s apart are identical"
 # the stream client Chromium opened has gone once it quit
-# (the daemon sees the closed connections some time after Chromium exits:
-# polled up to 3 s, the last count judged)
-for _i in $(seq 30); do
-	n=$(curl -s "$U/api/status" | grep -o '"peer"' | wc -l)
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+n=$(clients_after_quit "$U")
 check browser_clients_released "$([ "$n" = 0 ]; echo $?)" "$n clients left (polled up to 3 s after the browser quit)"
 stop_vcapd
 check exit_clean $? "daemon exit status not 0"

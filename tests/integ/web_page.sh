@@ -386,14 +386,8 @@ err=$(console "$TMP/ios.err")
 [ -z "$err" ]
 check ios_no_console_errors $? "$err"
 
-# The stream clients Chromium opened have gone once it quit (the daemon sees
-# the closed connections some time after Chromium exits: polled up to 3 s,
-# the last count judged)
-for _i in $(seq 30); do
-	n=$(curl -s "$B/api/status" | grep -o '"peer"' | wc -l)
-	[ "$n" = 0 ] && break
-	sleep 0.1
-done
+# The stream clients Chromium opened have gone once it quit
+n=$(clients_after_quit "$B")
 check browser_clients_released "$([ "$n" = 0 ]; echo $?)" "$n clients left (polled up to 3 s after the browser quit)"
 stop_vcapd
 check exit_clean_b $? "daemon B exit status not 0"

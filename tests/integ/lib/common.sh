@@ -76,6 +76,18 @@ hdr() { tr -d '\r' <"$1" | sed -n "s/^$2: //Ip" | head -1; }
 # status FILE: HTTP status code of a curl -D dump.
 status() { head -1 "$1" | awk '{print $2}'; }
 # rss_kb PID
+# clients_after_quit URL: the number of stream clients /api/status of the
+# daemon at URL lists, polled up to 3 s until none is left (a daemon sees
+# closed connections some time after a browser exits); the last count.
+clients_after_quit() {
+	for _i in $(seq 30); do
+		_n=$(curl -s "$1/api/status" | grep -o '"peer"' | wc -l)
+		[ "$_n" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$_n"
+}
+
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 
 # try_answer QUERY: what /api/try answers for these parameters, as
