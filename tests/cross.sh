@@ -30,7 +30,8 @@ deps() {
 	if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 		echo "cross: dpkg --add-architecture $arch"
 		$SUDO dpkg --add-architecture "$arch" || exit 1
-		$SUDO apt-get update -qq || exit 1
+		# no apt-get update here: deps.sh updates (tolerating an index it
+		# does not need that a mirror has half-synced) before it installs
 	fi
 	pkgs="crossbuild-essential-$arch qemu-user"
 	for p in $DEV; do pkgs="$pkgs $p:$arch"; done
@@ -42,7 +43,7 @@ deps() {
 	tmp=$(mktemp -d) || exit 1
 	# apt-get download needs no root; the user _apt must be able to write tmp
 	chmod 777 "$tmp"
-	(cd "$tmp" && apt-get download -q "libevent-dev:$arch" >/dev/null) || {
+	sh tests/deps.sh --download "$tmp" "libevent-dev:$arch" || {
 		echo "cross: apt-get download libevent-dev:$arch failed" >&2; rm -rf "$tmp"; exit 1; }
 	dpkg-deb -x "$tmp"/libevent-dev_*.deb "$sysroot" || exit 1
 	rm -rf "$tmp"

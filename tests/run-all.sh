@@ -2,8 +2,10 @@
 # Runs test suites and counts their one-line results ("name: OK", "name: FAIL ...",
 # "name: SKIP why"). A test program that exits non-zero without printing a FAIL
 # line is counted as one failure, so a crash can never pass silently.
-#   sh tests/run-all.sh [unit|unit-asan|integ|integ-asan|vm|cross|fuzz]...
+#   sh tests/run-all.sh [unit|build-asan|unit-asan|integ|integ-asan|build-cross|cross|vm|fuzz]...
 # VCAP_BUILD selects the build directory for "unit" and "integ" (default build).
+# The default order puts fast results first: a slow build that fails late (a
+# cross package a mirror cannot give) leaves every result before it.
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${VCAP_BUILD:-build}
 LOGDIR=build/test-logs
@@ -31,6 +33,9 @@ run_one() {
 }
 
 unit() { # $1 = build dir
+	if ! ls "$1"/tests/test_* >/dev/null 2>&1; then
+		echo "unit[$1]: FAIL no unit test built in $1" | tee -a "$FAILS"; fail=$((fail + 1)); return
+	fi
 	for t in "$1"/tests/test_*; do
 		[ -x "$t" ] || continue
 		run_one "$t" 600 "$t"
@@ -38,17 +43,29 @@ unit() { # $1 = build dir
 }
 
 integ() { # $1 = build dir
+	if [ ! -x "$1/vcapd" ]; then
+		echo "integ[$1]: FAIL no daemon built in $1" | tee -a "$FAILS"; fail=$((fail + 1)); return
+	fi
 	for t in tests/integ/*.sh; do
 		[ -f "$t" ] || continue
 		VCAPD="$1/vcapd" VCAP_BUILD="$1" run_one "$t[$1]" 900 sh "$t"
 	done
 }
 
-suites=${*:-unit unit-asan integ integ-asan vm cross fuzz}
+# build NAME TARGET...: a build step counted as one check (its log kept).
+build() {
+	name=$1; shift
+	run_one "$name" 3600 sh -c 'make --no-print-directory -j2 "$@" && echo "$0: OK"' "$name" "$@"
+}
+
+suites=${*:-unit build-asan unit-asan integ integ-asan vm build-cross cross fuzz}
 for s in $suites; do
 	echo "=== suite $s"
 	case $s in
 	unit) unit "$BUILD" ;;
+	build-asan) build build-asan BUILD=build/asan SAN=1 all ;;
+	build-cross) # the Raspberry Pi builds; each installs its cross packages first
+		for a in arm64 armhf; do build "build-cross-$a" cross ARCH=$a; done ;;
 	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
 	integ) integ "$BUILD" ;;
 	integ-asan) ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
