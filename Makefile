@@ -176,8 +176,9 @@ fuzz-bins:
 
 fuzzers: $(FUZZ_BIN)
 
-# Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian multiarch
-# cross toolchain and the target's -dev packages, then builds the daemon and
+# Raspberry Pi: `make cross ARCH=arm64|armhf` installs the Debian cross
+# toolchain, unpacks the target's -dev packages into a sysroot under
+# build/cross-$(ARCH), then builds the daemon and
 # the unit tests into build/cross-$(ARCH); `make test-cross` builds both and
 # runs the unit tests under qemu-user (tests/cross.sh has the details).
 ARCH ?= arm64
@@ -188,7 +189,8 @@ cross:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/cross-$(ARCH) \
 		CC=$$(sh tests/cross.sh triplet $(ARCH))-gcc \
 		PKG_CONFIG="sh tests/cross.sh pkg-config $(ARCH)" \
-		CFLAGS="$(CROSS_CFLAGS) -Ibuild/cross-$(ARCH)/sysroot/usr/include" all
+		CFLAGS="$(CROSS_CFLAGS) $$(sh tests/cross.sh cflags $(ARCH))" \
+		LDFLAGS="$$(sh tests/cross.sh ldflags $(ARCH))" all
 
 test-cross:
 	$(Q)$(MAKE) --no-print-directory cross ARCH=arm64
@@ -198,4 +200,5 @@ test-cross:
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the cross builds' sysroot: it has folders named *.d)
+-include $(shell find $(BUILD) -name sysroot -prune -o -name '*.d' -type f -print 2>/dev/null)

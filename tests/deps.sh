@@ -3,6 +3,7 @@
 # Prints what it installs; does nothing (and needs no network) when all are there.
 #   sh tests/deps.sh PKG...                  install the missing ones
 #   sh tests/deps.sh --download DIR PKG...   apt-get download into DIR (no root)
+#   sh tests/deps.sh --update                apt-get update (as below)
 # While another apt/dpkg holds its lock (unattended-upgrades, a Raspberry Pi's
 # first-boot updates, a packagekit run) it waits, saying so, for at most
 # VCAP_APT_LOCK_WAIT seconds (default 600), then gives up with the holder's
@@ -73,21 +74,17 @@ if [ "$1" = --download ]; then
 	exit 1
 fi
 
-missing=""
-for p in "$@"; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
-	case "$st" in *"ok installed"*) ;; *) missing="$missing $p" ;; esac
-done
-[ -z "$missing" ] && exit 0
-echo "deps: installing Debian packages:$missing"
-if [ "$(id -u)" = 0 ]; then
-	SUDO=
-elif command -v sudo >/dev/null 2>&1; then
-	SUDO=sudo
-else
-	echo "deps: run this as root (su -c ...), or install sudo first: the packages need apt-get as root" >&2
-	exit 1
-fi
+# needs_root: sets SUDO, or ends with what to do
+needs_root() {
+	if [ "$(id -u)" = 0 ]; then
+		SUDO=
+	elif command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "deps: run this as root (su -c ...), or install sudo first: the packages need apt-get as root" >&2
+		exit 1
+	fi
+}
 
 # refresh: apt-get update, tried again on failure; never fatal by itself.
 refresh() {
@@ -97,6 +94,22 @@ refresh() {
 	apt_errors
 	return 0
 }
+
+if [ "$1" = --update ]; then
+	needs_root
+	refresh
+	exit 0
+fi
+
+missing=""
+for p in "$@"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+	case "$st" in *"ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing Debian packages:$missing"
+needs_root
+
 
 install_missing() {
 	# shellcheck disable=SC2086

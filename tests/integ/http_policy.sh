@@ -120,6 +120,18 @@ bg curl -s -N -o /dev/null "$U/stream?size=1280x720"; l1=$LAST
 bg curl -s -N -o /dev/null "$U/stream?size=640x360"; l2=$LAST
 sizes="320x180 640x360 800x450 960x540 1280x720 424x240 512x288 1024x576"
 outputs() { curl -s "$U/api/status" | grep -o '"plan":' | wc -l; }
+# heap_and_counted: the daemon's own counts, in KiB: the allocator's bytes in
+# use (glibc mallinfo2; not glibc's allocator under ASan) and the bytes the
+# memory budget counts (frames, scratch, copies, device, gop)
+heap_and_counted() {
+	curl -s --max-time 3 "$U/api/status" | head -c 600 | awk '{
+		h = 0; c = 0
+		if (match($0, /"heap":\{"in_use":[0-9]+/)) { s = substr($0, RSTART, RLENGTH); sub(/.*:/, "", s); h = s }
+		if (match($0, /"memory":\{[^}]*\}/)) { s = substr($0, RSTART + 10, RLENGTH - 11); n = split(s, kv, ",")
+			for (i = 1; i <= n; i++) { split(kv[i], p, ":"); c += p[2] } }
+		printf "%d %d", h / 1024, c / 1024 }'
+}
+ASAN=; grep -aq __asan_init "$VCAPD" && ASAN=1
 t0=$(date +%s); i=0; out_max=0; line=""; : >"$TMP/rss"
 while [ $(( $(date +%s) - t0 )) -lt "$CHURN_S" ]; do
 	set -- $sizes
@@ -131,7 +143,7 @@ while [ $(( $(date +%s) - t0 )) -lt "$CHURN_S" ]; do
 	sleep 1
 	i=$((i + 1))
 	el=$(( $(date +%s) - t0 )); r=$(rss_kb "$VPID")
-	echo "$el $r" >>"$TMP/rss"
+	echo "$el $r $(heap_and_counted)" >>"$TMP/rss"
 	if [ $((i % 5)) -eq 0 ]; then
 		o=$(outputs)
 		[ $((i % 10)) -eq 0 ] && line="$line ${el}s:$((r / 1024))MiB/${o}out"
@@ -140,25 +152,34 @@ while [ $(( $(date +%s) - t0 )) -lt "$CHURN_S" ]; do
 done
 stopbg "$l1"; stopbg "$l2"
 echo "$T: churn RSS/outputs over time:$line"
-# RSS moves with the allocator's arenas (worker threads), the frames in
-# flight and whether a 1920x1080 snapshot's output is alive at the moment:
-# one sample lands anywhere in 20-45 MiB here with no trend over 2 minutes
-# (CI once saw 31, 42, 37, 51, 56 MiB at 6 outputs throughout, and the
-# highest of 4 samples per third against +4 MiB failed on that). So RSS is
-# read every second and the median of the last third is held against the
-# median of the first third after a 30 s warm-up (the arenas grow for about
-# 40 s: medians 29 -> 38 MiB with a 10 s warm-up, then flat for minutes):
-# what piles up (outputs kept, frames not freed: +58 MiB a minute in the
-# issue) moves the median.
-set -- $(awk -v d="$CHURN_S" '$1 >= 30 && $1 <= 30 + (d - 30) / 3 { a[na++] = $2 }
-	$1 >= d - (d - 30) / 3 { b[nb++] = $2 }
+# What piles up under churn (outputs kept, frames not freed: +58 MiB a minute
+# in issue 13) is judged on the daemon's own counts, read every second: the
+# heap in use (glibc's mallinfo2; the ASan build's allocator is not glibc's,
+# LeakSanitizer covers it there) and the bytes the memory budget counts. RSS
+# is printed, not judged: it moves with the allocator's arenas (worker
+# threads) and the frames in flight, one sample anywhere in 20-45 MiB with no
+# trend, and on a host busy with other work a clean run went 30 -> 45 MiB.
+# Medians of the first third after a 30 s warm-up against the last third;
+# the warm-up holds the first outputs' scratch and the thread arenas.
+# med COLUMN: "median-of-first-third median-of-last-third n-first n-last"
+med() {
+	awk -v d="$CHURN_S" -v c="$1" '$1 >= 30 && $1 <= 30 + (d - 30) / 3 { a[na++] = $c }
+	$1 >= d - (d - 30) / 3 { b[nb++] = $c }
 	function med(v, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
 		t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }; return n ? v[int(n / 2)] : 0 }
-	END { print med(a, na), med(b, nb), na, nb }' "$TMP/rss")
-rss_a=$1 rss_b=$2 n_a=$3 n_b=$4
-[ "$rss_a" -gt 0 ] && [ "$n_a" -ge 10 ] && [ "$n_b" -ge 10 ] && [ "$out_max" -le 10 ] &&
-	awk -v a="$rss_a" -v b="$rss_b" 'BEGIN { exit !(b <= a * 1.10 + 4096) }'
-check churn_flat $? "median RSS $((rss_a / 1024)) MiB in the first third ($n_a samples) -> $((rss_b / 1024)) MiB in the last third ($n_b) of ${CHURN_S} s (limit +10 % + 4 MiB), at most $out_max outputs (limit 10)"
+	END { print med(a, na), med(b, nb), na, nb }' "$TMP/rss"
+}
+# flat A B: B within +10 % + 4 MiB of A (KiB)
+flat() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b <= a * 1.10 + 4096) }'; }
+set -- $(med 2); rss_a=$1 rss_b=$2
+set -- $(med 3); heap_a=$1 heap_b=$2
+set -- $(med 4); cnt_a=$1 cnt_b=$2 n_a=$3 n_b=$4
+if [ -n "$ASAN" ]; then heap_ok=0; heap_note="heap not judged (ASan's allocator)"
+else [ "$heap_a" -gt 0 ] && flat "$heap_a" "$heap_b"; heap_ok=$?
+	heap_note="median heap in use $((heap_a / 1024)) -> $((heap_b / 1024)) MiB"; fi
+[ "$heap_ok" = 0 ] && [ "$cnt_a" -gt 0 ] && [ "$n_a" -ge 10 ] && [ "$n_b" -ge 10 ] && [ "$out_max" -le 10 ] &&
+	flat "$cnt_a" "$cnt_b"
+check churn_flat $? "$heap_note, counted $((cnt_a / 1024)) -> $((cnt_b / 1024)) MiB from the first third ($n_a samples) to the last ($n_b) of ${CHURN_S} s (limit +10 % + 4 MiB each), at most $out_max outputs (limit 10); RSS $((rss_a / 1024)) -> $((rss_b / 1024)) MiB (printed)"
 
 # outputs without clients go after the grace (the last short clients end
 # within 5 s)

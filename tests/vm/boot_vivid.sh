@@ -161,13 +161,18 @@ if [ "${1:-}" = "--guest" ]; then
 			cp=$!
 			sleep 1
 			# put NAME BODY: the status code; 503 (the camera reopens after
-			# a signal change: the driver reports a source change) is
-			# retried as its Retry-After says
+			# a signal change: the driver reports a source change, and a
+			# reopen that fails backs off) is retried as its Retry-After
+			# says, for up to 60 s by the guest's clock (10 tries 1 s apart
+			# once ran out on a loaded TCG guest: "503 ... (error): retry")
 			put() {
-				for i in $(seq 10); do
-					c=$(curl -s -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal")
-					[ "$c" = 503 ] || break
-					sleep 1
+				_end=$(($(date +%s) + 60))
+				while :; do
+					c=$(curl -s -D "$d/$1.h" -o "$d/$1.json" -w '%{http_code}' -X PUT --data "$2" "$U/api/cams/tv/signal")
+					[ "$c" = 503 ] && [ "$(date +%s)" -lt "$_end" ] || break
+					ra=$(sed -n 's/^Retry-After: *\([0-9]*\).*/\1/ip' "$d/$1.h" | head -1)
+					[ -n "$ra" ] && [ "$ra" -ge 1 ] && [ "$ra" -le 5 ] || ra=1
+					sleep "$ra"
 				done
 				echo "$c"
 			}
