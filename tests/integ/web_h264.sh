@@ -53,9 +53,14 @@ async function run() {
 	}
 	for (let i = 0; i < 100 && v.readyState < 2; i++)
 		await sleep(100);
+	// 1.5 s of wall time, longer (up to 8 s) until the video has played
+	// 1 s: on a loaded host, or the ASan daemon, 1.5 s once held only
+	// 0.37 s of video. A video that stalls still fails (advanced <= 0.5).
 	const t0 = v.currentTime;
 	const a = grab(v);
 	await sleep(1500);
+	for (let i = 0; i < 65 && v.currentTime - t0 < 1; i++)
+		await sleep(100);
 	const b = grab(v);
 	let diff = 0, lit = 0;
 	for (let i = 0; i < a.length; i += 4) {
@@ -158,8 +163,11 @@ async function run() {
 		c.getContext('2d').drawImage(v, 0, 0, 160, 120);
 		return c.getContext('2d').getImageData(0, 0, 160, 120).data;
 	};
+	// as above: at least 1.5 s, up to 8 s until 1 s of video has played
 	const t0 = v.currentTime, a = grabv();
 	await sleep(1500);
+	for (let i = 0; i < 65 && v.currentTime - t0 < 1; i++)
+		await sleep(100);
 	const b = grabv();
 	let diff = 0, lit = 0;
 	for (let i = 0; i < a.length; i += 4) {
