@@ -35,6 +35,8 @@ void vc_cli_usage(FILE *f)
 		"                      token_ttl or 3600), signed with the config's secret\n"
 		"  --check-config      validate the config, print the effective config and\n"
 		"                      exit (non-zero with file:line messages on errors)\n"
+		"  --routes            print every HTTP route (method, path, match, auth\n"
+		"                      class) and exit\n"
 		"  --help              this text\n"
 		"  --version           print the version\n"
 		"\n"
@@ -58,6 +60,7 @@ enum {
 	OPT_CONFIG,
 	OPT_CHECK_CONFIG,
 	OPT_MAKE_TOKEN,
+	OPT_ROUTES,
 	OPT_RESOLUTION,
 	OPT_FPS,
 	OPT_FORMAT,
@@ -163,6 +166,7 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "make-token", required_argument, NULL, OPT_MAKE_TOKEN },
+		{ "routes", no_argument, NULL, OPT_ROUTES },
 		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
 		{ "fps", required_argument, NULL, OPT_FPS },
 		{ "desired-fps", required_argument, NULL, OPT_FPS }, /* µStreamer's name */
@@ -210,6 +214,9 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 			break;
 		case OPT_MAKE_TOKEN:
 			o->make_token = optarg;
+			break;
+		case OPT_ROUTES:
+			o->routes = 1;
 			break;
 		case OPT_RESOLUTION:
 		case OPT_FPS:

@@ -52,6 +52,7 @@ struct vc_cli {
 	int check_config;       /* --check-config */
 	int log_level;          /* from the flag, -1 = none; overrides the file */
 	const char *make_token; /* --make-token SCOPE[:SECONDS] */
+	int routes;             /* --routes */
 };
 
 /* Parses argv into *o (zeroed first; log_level -1). Sets vc_log_level when

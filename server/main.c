@@ -1,6 +1,6 @@
 /* vcapd entry point: command line, one libevent loop owning the cameras, the
  * HTTP server and the signals; graceful stop on SIGINT/SIGTERM. Features
- * plug in as routes (vc_http_route) from setup_routes(). */
+ * plug in as routes (vc_http_route) through vc_routes_add() (routes.c). */
 #define LOG_PREFIX "vcapd:"
 #include <errno.h>
 #include <event2/event.h>
@@ -17,7 +17,6 @@
 #include "server/http/auth_http.h"
 #include "server/http/api.h"
 #include "server/capture/capture.h"
-#include "server/http/compat.h"
 #include "server/capture/controls.h"
 #include "server/capture/discover.h"
 #include "server/http/http.h"
@@ -25,10 +24,10 @@
 #include "server/cli.h"
 #include "server/loop.h"
 #include "server/opsconf.h"
+#include "server/routes.h"
 #include "server/sdnotify.h"
 #include "server/stream/stream.h"
 #include "server/capture/v4l2src.h"
-#include "server/http/webroot.h"
 
 /* The running daemon: everything the signal handlers reach. */
 struct app {
@@ -263,17 +262,29 @@ static void on_status_tick(evutil_socket_t fd, short what, void *arg)
 
 static int setup_routes(struct app *a)
 {
-	if (vc_streams_routes(a->streams, a->http) < 0)
-		return -ENOSPC;
-	if (vc_api_routes(a->api, a->http) < 0)
-		return -ENOSPC;
 	const size_t *n_cams;
 	struct vc_cam *const *cams = vc_camset_cams(a->camset, &n_cams);
 
-	if (vc_compat_routes(a->http, cams, n_cams) < 0)
-		return -ENOSPC;
-	/* last: the web page takes every other path */
-	return vc_webroot_routes(a->http, a->conf ? a->conf->web_root : NULL);
+	return vc_routes_add(a->http, a->streams, a->api, cams, n_cams,
+			     a->conf ? a->conf->web_root : NULL);
+}
+
+/* --routes: the table the daemon would serve, built the same way but with
+ * no camera, loop or listener behind it. */
+static int print_routes(void)
+{
+	static const size_t no_cams;
+	struct vc_http *h = NULL;
+	int e = vc_http_new(NULL, NULL, &h);
+
+	if (e == 0)
+		e = vc_routes_add(h, NULL, NULL, NULL, &no_cams, NULL);
+	if (e == 0)
+		vc_routes_print(h, stdout);
+	else
+		fprintf(stderr, "vcapd: cannot build the route table: %s\n", strerror(-e));
+	vc_http_free(h);
+	return e == 0 ? 0 : 1;
 }
 
 /* Every stream client is a socket and may hold a frame's memfd while it
@@ -387,6 +398,8 @@ int main(int argc, char **argv)
 	}
 	if (o.make_token)
 		return make_token(&o);
+	if (o.routes)
+		return print_routes();
 	/* Config first, then flags on top of it. */
 	struct vc_http_config hc = { 0 };
 	if (load_config(&a, &o, &hc) < 0)
@@ -407,8 +420,12 @@ int main(int argc, char **argv)
 	struct vc_cam *const *cams = vc_camset_cams(a.camset, &n_cams);
 	if (vc_http_new(a.base, &hc, &a.http) < 0 ||
 	    vc_streams_new(a.base, a.http, cams, *n_cams, &a.streams) < 0 ||
-	    vc_api_new(a.streams, a.http, &a.api) < 0 || setup_routes(&a) < 0) {
+	    vc_api_new(a.streams, a.http, &a.api) < 0) {
 		log_error("out of memory");
+		goto out;
+	}
+	if (setup_routes(&a) < 0) {
+		log_error("cannot build the route table");
 		goto out;
 	}
 	vc_camset_serve(a.camset, a.streams);

@@ -688,9 +688,12 @@ void vc_api_free(struct vc_api *a)
 int vc_api_routes(struct vc_api *a, struct vc_http *http)
 {
 	static const struct vc_http_route_def t[] = {
-		{ "GET", "/api/cams", 0, h_cams },   { "GET", "/api/cams/", 1, h_cam },
-		{ "PUT", "/api/cams/", 1, h_cam_put }, { "GET", "/api/try", 0, h_try },
-		{ "GET", "/api/status", 0, h_status }, { "GET", "/metrics", 0, h_metrics },
+		{ "GET", "/api/cams", 0, VC_HTTP_STATUS, h_cams },
+		{ "GET", "/api/cams/", 1, VC_HTTP_STATUS, h_cam },
+		{ "PUT", "/api/cams/", 1, VC_HTTP_CONTROL, h_cam_put },
+		{ "GET", "/api/try", 0, VC_HTTP_STATUS, h_try },
+		{ "GET", "/api/status", 0, VC_HTTP_STATUS, h_status },
+		{ "GET", "/metrics", 0, VC_HTTP_STATUS, h_metrics },
 	};
 
 	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), a);

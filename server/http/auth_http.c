@@ -1,9 +1,8 @@
-/* Maps requests to endpoint classes and runs the gate: Host and
- * control-from-network guards, then the class policy; password hashes run on
- * a one-thread worker pool while the connection is suspended, so failed
- * logins never stall the loop. The class table is by path prefix, so new
- * routes under /api/ or /stream inherit the right policy without touching
- * this file. */
+/* Runs the gate: Host and control-from-network guards, then the policy of
+ * the class the matched route row names (http.h: every row has one, so no
+ * path is classified here and none can slip through unclassified);
+ * password hashes run on a one-thread worker pool while the connection is
+ * suspended, so failed logins never stall the loop. */
 #define LOG_PREFIX "auth: "
 #include "server/http/auth_http.h"
 
@@ -21,28 +20,20 @@
 #include "server/http/backoff.h"
 #include "server/workers.h"
 
-static const struct {
-	const char *prefix;
-	int cls;
-} classes[] = {
-	{ "/stream", VC_CLASS_VIEW },   { "/snapshot", VC_CLASS_VIEW }, { "/raw", VC_CLASS_VIEW },
-	{ "/api/", VC_CLASS_STATUS },   { "/api", VC_CLASS_STATUS },     { "/metrics", VC_CLASS_STATUS },
-	{ "/state", VC_CLASS_STATUS },
-};
-
-int vc_auth_classify(const char *method, const char *url, const char *action)
+int vc_auth_class_of(enum vc_http_class c)
 {
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+	switch (c) {
+	case VC_HTTP_VIEW:
+		return VC_CLASS_VIEW;
+	case VC_HTTP_STATUS:
+		return VC_CLASS_STATUS;
+	case VC_HTTP_CONTROL:
 		return VC_CLASS_CONTROL;
-	if (action && (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0))
-		return VC_CLASS_VIEW; /* mjpg-streamer's /?action=stream|snapshot */
-	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
-		size_t n = strlen(classes[i].prefix);
-		if (strncmp(url, classes[i].prefix, n) == 0 &&
-		    (url[n] == '\0' || url[n] == '/' || url[n] == '_' || classes[i].prefix[n - 1] == '/'))
-			return classes[i].cls;
+	case VC_HTTP_PUBLIC:
+		return -1;
+	default:
+		return -EINVAL;
 	}
-	return -1;
 }
 
 void vc_auth_warn_open(const struct vc_auth *a, const struct vc_guard *g,
@@ -318,7 +309,7 @@ int vc_auth_gate(void *opaque, struct vc_http_req *r, enum MHD_Result *res)
 	struct vc_auth_gate *g = opaque;
 	struct vc_auth *a = *g->auth;
 	struct vc_auth_pending *p;
-	int cl = vc_auth_classify(r->method, r->url, vc_http_arg(r, "action"));
+	int cl = vc_auth_class_of(r->cls);
 
 	if (r->gate_state) {
 		struct gate_job *j = r->gate_state;
@@ -336,6 +327,9 @@ int vc_auth_gate(void *opaque, struct vc_http_req *r, enum MHD_Result *res)
 			if (e != -ESTALE)
 				return e;
 		}
+	} else if (cl == -EINVAL) { /* unreachable: http.c refuses such rows */
+		log_error("%s %s: route without an auth class: 403", r->method, r->url);
+		return answer(r, res, MHD_HTTP_FORBIDDEN, 0, NULL, "route without an auth class");
 	} else if (guard(g, a, r, res, cl)) {
 		return 1;
 	}

@@ -1,5 +1,5 @@
-/* The HTTP side of authentication: which endpoint class a request belongs
- * to, and the gate (vc_http_set_gate) run before every handler: the Host
+/* The HTTP side of authentication: the endpoint class of a route's class
+ * (the router found the route; auth never looks at the path), and the gate (vc_http_set_gate) run before every handler: the Host
  * check (guard.h), control writes kept to loopback while auth_control is
  * open, the class policy with 401 + WWW-Authenticate, password hashes on a
  * worker thread while the connection is suspended, and 429 for addresses
@@ -27,10 +27,10 @@ struct vc_auth_gate;
 #define VC_AUTH_HASH_RATE 10
 #define VC_AUTH_HASH_BURST 20
 
-/* The class of a request, or -1 for open resources (the web page's static
- * files). Any method other than GET/HEAD is control. action: the "action"
- * query argument (mjpg-streamer URLs on "/"), or NULL. */
-int vc_auth_classify(const char *method, const char *url, const char *action);
+/* The auth class (enum vc_auth_class) checked for requests of a route of
+ * class c, -1 for PUBLIC (no credentials), -EINVAL for no valid class
+ * (the gate refuses those: deny by default). */
+int vc_auth_class_of(enum vc_http_class c);
 
 /* auth and guard point to the app's current objects, which a reload swaps
  * in place (*auth NULL = no auth configured; *guard must be set). Starts one

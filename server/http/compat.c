@@ -1,6 +1,8 @@
 /* Compatibility aliases: parse the foreign URL, set the query arguments the
  * vcapd handler understands, then call that handler directly, so behaviour
- * (negotiation, auth class, headers) is exactly the native endpoint's. */
+ * (negotiation, headers) is exactly the native endpoint's. The auth class is
+ * the alias row's own (the gate ran before the handler); delegate() refuses
+ * a target of another class, so an alias cannot drift from its target. */
 #define LOG_PREFIX "compat: "
 #include "server/http/compat.h"
 
@@ -25,9 +27,15 @@ static enum MHD_Result delegate(struct vc_http_req *r, const char *path)
 {
 	vc_http_fn fn;
 	void *opaque;
+	enum vc_http_class cls;
 
-	if (vc_http_find(r->srv, path, &fn, &opaque) < 0)
+	if (vc_http_find(r->srv, path, &fn, &opaque, &cls) < 0)
 		return vc_http_error(r, MHD_HTTP_NOT_FOUND, "no such path: %s", path);
+	if (cls != r->cls) {
+		log_error("%s delegates to %s of class %s, but was checked as %s", r->url, path,
+			  vc_http_class_name(cls), vc_http_class_name(r->cls));
+		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "alias class mismatch");
+	}
 	return fn(opaque, r);
 }
 
@@ -39,8 +47,8 @@ static enum MHD_Result h_root(void *opaque, struct vc_http_req *r)
 	const char *target;
 	size_t n;
 
-	if (!action) /* the web page (server/http/webroot.c) */
-		return delegate(r, "/index.html");
+	if (!action) /* the row needs it: "/" alone is the web page's */
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "no action");
 	if (strncmp(action, "stream", 6) == 0) {
 		target = "/stream";
 		n = 6;
@@ -73,8 +81,12 @@ static enum MHD_Result h_state(void *opaque, struct vc_http_req *r)
 
 int vc_compat_routes(struct vc_http *http, struct vc_cam *const *cams, const size_t *n_cams)
 {
+	/* "/" only with ?action=: without it "/" is the web page (webroot.c) */
+	static const struct vc_http_route_def t[] = {
+		{ "GET", "/", 0, VC_HTTP_VIEW, h_root, "action" },
+		{ "GET", "/state", 0, VC_HTTP_STATUS, h_state },
+	};
+
 	the_compat = (struct compat){ http, cams, n_cams };
-	int ret = vc_http_route(http, "GET", "/", 0, h_root, &the_compat);
-	ret |= vc_http_route(http, "GET", "/state", 0, h_state, &the_compat);
-	return ret ? -ENOSPC : 0;
+	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), &the_compat);
 }

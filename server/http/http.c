@@ -31,6 +31,8 @@ struct route {
 	const char *method; /* NULL = GET/HEAD */
 	const char *path;
 	int prefix;
+	enum vc_http_class cls;
+	const char *arg;    /* query argument the request must carry, or NULL */
 	vc_http_fn fn;
 	void *opaque;
 };
@@ -115,21 +117,26 @@ static int path_matches(const struct route *rt, const char *url)
 	return strcmp(url, rt->path) == 0;
 }
 
-/* Finds the route; *path_known tells 405 from 404. */
-static const struct route *find_route(const struct vc_http *h, const char *url,
-				      const char *method, int *path_known)
+int vc_http_lookup(const struct vc_http *h, const char *method, const char *url,
+		   int (*has_arg)(void *ctx, const char *name), void *ctx)
 {
-	*path_known = 0;
+	int known = 0;
+
 	for (size_t i = 0; i < h->n_routes; i++) {
 		const struct route *rt = &h->routes[i];
 
-		if (!path_matches(rt, url))
+		if (!path_matches(rt, url) || (rt->arg && !(has_arg && has_arg(ctx, rt->arg))))
 			continue;
-		*path_known = 1;
+		known = 1;
 		if (method_matches(rt, method))
-			return rt;
+			return (int)i;
 	}
-	return NULL;
+	return known ? -EPERM : -ENOENT;
+}
+
+static int conn_has_arg(void *ctx, const char *name)
+{
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name) != NULL;
 }
 
 /* The methods routed for url, "GET, HEAD, PUT" style ("" = none): the
@@ -302,18 +309,19 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 		return vc_http_error(&rq->pub, MHD_HTTP_CONTENT_TOO_LARGE,
 				     "request body larger than %zu bytes", h->cfg.body_limit);
 	if (!rq->route) {
-		int known;
+		/* No row, no answer but 404/405: nothing is served unclassified. */
+		int i = vc_http_lookup(h, method, rq->url, conn_has_arg, c);
 
-		rq->route = find_route(h, rq->url, method, &known);
-		if (!rq->route) {
-			if (known && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
-				return options(&rq->pub, h->cors != NULL);
-			if (known)
-				return vc_http_error(&rq->pub, MHD_HTTP_METHOD_NOT_ALLOWED,
-						     "method %s not allowed on %s", method, rq->url);
+		if (i == -EPERM && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+			return options(&rq->pub, h->cors != NULL);
+		if (i == -EPERM)
+			return vc_http_error(&rq->pub, MHD_HTTP_METHOD_NOT_ALLOWED,
+					     "method %s not allowed on %s", method, rq->url);
+		if (i < 0)
 			return vc_http_error(&rq->pub, MHD_HTTP_NOT_FOUND, "no such path: %s",
 					     rq->url);
-		}
+		rq->route = &h->routes[i];
+		rq->pub.cls = rq->route->cls;
 		rq->pub.rest = rq->url + (rq->route->prefix ? strlen(rq->route->path) : strlen(rq->url));
 	}
 	if (h->gate && !rq->gated) { /* again after a resume, when the gate suspended */
@@ -492,19 +500,41 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	return 0;
 }
 
-int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque)
+int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque,
+		 enum vc_http_class *cls)
 {
 	for (size_t i = 0; i < h->n_routes; i++) {
 		const struct route *rt = &h->routes[i];
 
-		if (!rt->prefix && strcmp(rt->path, path) == 0 &&
+		if (!rt->prefix && !rt->arg && strcmp(rt->path, path) == 0 &&
 		    (!rt->method || strcmp(rt->method, "GET") == 0)) {
 			*fn = rt->fn;
 			*opaque = rt->opaque;
+			*cls = rt->cls;
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+int vc_http_route_at(const struct vc_http *h, size_t i, struct vc_http_route_info *out)
+{
+	if (i >= h->n_routes)
+		return -ENOENT;
+	const struct route *rt = &h->routes[i];
+	*out = (struct vc_http_route_info){ rt->method ? rt->method : "GET", rt->path, rt->arg,
+					    rt->prefix, rt->cls };
+	return 0;
+}
+
+const char *vc_http_class_name(enum vc_http_class c)
+{
+	static const char *const names[VC_HTTP_CLASS_COUNT] = {
+		[VC_HTTP_VIEW] = "view", [VC_HTTP_STATUS] = "status",
+		[VC_HTTP_CONTROL] = "control", [VC_HTTP_PUBLIC] = "public",
+	};
+
+	return (unsigned)c < VC_HTTP_CLASS_COUNT && names[c] ? names[c] : "?";
 }
 
 void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
@@ -513,21 +543,48 @@ void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque)
 	h->gate_opaque = opaque;
 }
 
+/* Deny by default: a row that does not say who may use it, or a write
+ * (any method but GET/HEAD) not classed as control, is a programming error
+ * the daemon refuses to start with rather than serve unchecked. */
+static int add_route(struct vc_http *h, const struct vc_http_route_def *d, void *opaque)
+{
+	const char *m = d->method ? d->method : "GET";
+	const char *why = NULL;
+
+	if (!d->path || d->path[0] != '/' || !d->fn)
+		why = "no path or handler";
+	else if (d->cls <= VC_HTTP_CLASS_UNSET || d->cls >= VC_HTTP_CLASS_COUNT)
+		why = "no auth class";
+	else if (strcmp(m, "GET") != 0 && d->cls != VC_HTTP_CONTROL)
+		why = "a write must be class control";
+	if (why) {
+		log_error("route %s %s refused: %s", m, d->path ? d->path : "(null)", why);
+		return -EINVAL;
+	}
+	if (h->n_routes >= MAX_ROUTES)
+		return -ENOSPC;
+	h->routes[h->n_routes++] = (struct route){ d->method, d->path, d->prefix, d->cls, d->arg,
+						   d->fn, opaque };
+	return 0;
+}
+
 int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t n, void *opaque)
 {
-	for (size_t i = 0; i < n; i++)
-		if (vc_http_route(h, t[i].method, t[i].path, t[i].prefix, t[i].fn, opaque) < 0)
-			return -ENOSPC;
+	for (size_t i = 0; i < n; i++) {
+		int e = add_route(h, &t[i], opaque);
+
+		if (e < 0)
+			return e;
+	}
 	return 0;
 }
 
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
-		  vc_http_fn fn, void *opaque)
+		  enum vc_http_class cls, vc_http_fn fn, void *opaque)
 {
-	if (h->n_routes >= MAX_ROUTES)
-		return -ENOSPC;
-	h->routes[h->n_routes++] = (struct route){ method, path, prefix, fn, opaque };
-	return 0;
+	const struct vc_http_route_def d = { method, path, prefix, cls, fn, NULL };
+
+	return add_route(h, &d, opaque);
 }
 
 int vc_http_set_cors(struct vc_http *h, const char *origin)

@@ -14,6 +14,24 @@
 struct event_base;
 struct vc_http;
 
+/* Who may use a route: the auth class its requests are checked against
+ * (server/http/auth_http.c maps these onto the config's auth_view,
+ * auth_status and auth_control), or PUBLIC for what needs no credentials
+ * ever (the web page's files). Every route names one: 0 is no class, and
+ * vc_http_route refuses it, so a route added without a class keeps the
+ * daemon from starting instead of being served unchecked. */
+enum vc_http_class {
+	VC_HTTP_CLASS_UNSET = 0, /* refused */
+	VC_HTTP_VIEW,            /* pictures and streams */
+	VC_HTTP_STATUS,          /* status JSON, metrics */
+	VC_HTTP_CONTROL,         /* writes; the only class a non-GET route may have */
+	VC_HTTP_PUBLIC,          /* open in every auth mode */
+	VC_HTTP_CLASS_COUNT
+};
+
+/* "view", "status", "control", "public"; "?" for anything else. */
+const char *vc_http_class_name(enum vc_http_class c);
+
 /* One request as handlers see it. `state` survives suspend/resume: a handler
  * that suspends the connection (MHD_suspend_connection) is called again after
  * MHD_resume_connection with the same struct. */
@@ -23,6 +41,7 @@ struct vc_http_req {
 	const char *method;   /* "GET", "HEAD", "PUT"... */
 	const char *url;      /* path without the query */
 	const char *rest;     /* for prefix routes: the part after the prefix */
+	enum vc_http_class cls; /* the matched route's class (the auth gate's input) */
 	const char *body;     /* request body (PUT/POST), NUL-terminated; NULL when none */
 	size_t body_len;
 	void *state;          /* handler-owned; freed by state_free when the request ends */
@@ -71,21 +90,48 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 int vc_http_listen(struct vc_http *h, const char *addr);
 
 /* Adds a route. `method` NULL = GET (and HEAD); "GET" also answers HEAD.
- * prefix = 1 matches every path starting with `path` (r->rest = the remainder).
- * Routes are tried in order; the first match wins. Strings must outlive h. */
+ * prefix = 1 matches every path starting with `path` (r->rest = the
+ * remainder). cls is required: VC_HTTP_CLASS_UNSET or an unknown value, or
+ * a non-GET method with a class other than CONTROL, is -EINVAL (logged), and
+ * the daemon does not start. Routes are tried in order; the first match
+ * wins. Strings must outlive h. 0, -EINVAL or -ENOSPC. */
 int vc_http_route(struct vc_http *h, const char *method, const char *path, int prefix,
-		  vc_http_fn fn, void *opaque);
-/* A table of routes sharing one opaque, added in order: 0 or -ENOSPC. */
+		  enum vc_http_class cls, vc_http_fn fn, void *opaque);
+/* One row of a route table. cls sits before fn so that a row written
+ * without a class does not compile. arg: the row matches only requests that
+ * carry this query argument (mjpg-streamer's "/?action=..."), NULL = any. */
 struct vc_http_route_def {
 	const char *method, *path;
 	int prefix;
+	enum vc_http_class cls;
 	vc_http_fn fn;
+	const char *arg;
 };
+/* A table of routes sharing one opaque, added in order: 0, -EINVAL (a row
+ * vc_http_route refuses) or -ENOSPC. */
 int vc_http_routes(struct vc_http *h, const struct vc_http_route_def *t, size_t n, void *opaque);
 
-/* The handler routed for an exact GET path, so an alias (compatibility URLs)
- * can delegate to it. 0 or -ENOENT. (ops) */
-int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque);
+/* The rows as registered, in order (tests, vcapd --routes): 0 with *out
+ * filled (fn and opaque left out), -ENOENT past the end. */
+struct vc_http_route_info {
+	const char *method; /* "GET" for the GET/HEAD default */
+	const char *path, *arg;
+	int prefix;
+	enum vc_http_class cls;
+};
+int vc_http_route_at(const struct vc_http *h, size_t i, struct vc_http_route_info *out);
+
+/* The row a request resolves to, the same lookup requests get: its index,
+ * or -ENOENT (no row for the path: 404) / -EPERM (rows for the path, none
+ * for the method: 405). has_arg tells whether the request carries a query
+ * argument (NULL = none does). */
+int vc_http_lookup(const struct vc_http *h, const char *method, const char *url,
+		   int (*has_arg)(void *ctx, const char *name), void *ctx);
+
+/* The handler and class routed for an exact GET path, so an alias
+ * (compatibility URLs) can delegate to it. 0 or -ENOENT. (ops) */
+int vc_http_find(const struct vc_http *h, const char *path, vc_http_fn *fn, void **opaque,
+		 enum vc_http_class *cls);
 
 /* A gate runs after a request's route is found and before the handler
  * (authentication): it returns 0 to let the request through, or 1 after

@@ -215,8 +215,13 @@ int vc_webroot_routes(struct vc_http *http, const char *root)
 		else
 			log_info("web root %s", w->path);
 	}
-	/* "/index.html" exact so compat's "/" (no action=) can delegate to it */
-	int ret = vc_http_route(http, "GET", "/index.html", 0, h_file, w);
-	ret |= vc_http_route(http, "GET", "/", 1, h_file, w);
-	return ret ? -ENOSPC : 0;
+	/* The page is open in every auth mode (its requests ask for the
+	 * password); "/index.html" exact so compat's "/" (no action=) can
+	 * delegate to it. */
+	static const struct vc_http_route_def t[] = {
+		{ "GET", "/index.html", 0, VC_HTTP_PUBLIC, h_file },
+		{ "GET", "/", 1, VC_HTTP_PUBLIC, h_file },
+	};
+
+	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), w);
 }

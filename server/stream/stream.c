@@ -339,9 +339,12 @@ void vc_streams_free(struct vc_streams *s)
 int vc_streams_routes(struct vc_streams *s, struct vc_http *http)
 {
 	static const struct vc_http_route_def t[] = {
-		{ "GET", "/stream", 0, h_stream }, { "GET", "/snapshot", 0, h_snapshot },
-		{ "GET", "/raw", 0, h_raw },       { "GET", "/raw/stream", 0, h_raw_stream },
-		{ "GET", "/stream.h264", 0, h_stream_h264 }, { "GET", "/stream.mp4", 0, h_stream_mp4 },
+		{ "GET", "/stream", 0, VC_HTTP_VIEW, h_stream },
+		{ "GET", "/snapshot", 0, VC_HTTP_VIEW, h_snapshot },
+		{ "GET", "/raw", 0, VC_HTTP_VIEW, h_raw },
+		{ "GET", "/raw/stream", 0, VC_HTTP_VIEW, h_raw_stream },
+		{ "GET", "/stream.h264", 0, VC_HTTP_VIEW, h_stream_h264 },
+		{ "GET", "/stream.mp4", 0, VC_HTTP_VIEW, h_stream_mp4 },
 	};
 
 	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), s);

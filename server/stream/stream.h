@@ -54,7 +54,8 @@ void vc_streams_free(struct vc_streams *s);
  * that the HTTP server can stop with nothing suspended. */
 void vc_streams_shutdown(struct vc_streams *s);
 
-/* Registers GET /stream, /snapshot, /raw, /raw/stream on http. */
+/* Registers GET /stream, /snapshot, /raw, /raw/stream, /stream.h264 and
+ * /stream.mp4 on http (class view). */
 int vc_streams_routes(struct vc_streams *s, struct vc_http *http);
 
 size_t vc_streams_n_cams(const struct vc_streams *s);

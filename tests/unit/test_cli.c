@@ -58,10 +58,13 @@ static void plain(void)
 	CHECK(o.n_devices == 2 && !strcmp(o.devices[0], "test") &&
 	      !strcmp(o.devices[1], "/dev/video0"), "devices");
 	CHECK(o.n_listen == 1 && !strcmp(o.listen[0], ":1") && !strcmp(o.config, "x.conf"), "listen, config");
-	CHECK(o.log_level == -1 && !o.check_config && !o.make_token, "unset: log_level %d", o.log_level);
+	CHECK(o.log_level == -1 && !o.check_config && !o.make_token && !o.routes,
+	      "unset: log_level %d", o.log_level);
 	CHECK(!o.all.set && !o.dev[0].set && !o.dev[1].set, "no camera flags");
 	r = parse(&o, msg, sizeof(msg), ARGS("--log-level", "debug", "--check-config"));
 	CHECK(r == 0 && o.log_level == VC_LOG_DEBUG && o.check_config && !o.n_devices, "log level");
+	r = parse(&o, msg, sizeof(msg), ARGS("--routes"));
+	CHECK(r == 0 && o.routes && !o.check_config, "--routes");
 	vc_log_level = VC_LOG_INFO;
 }
 
@@ -167,7 +170,7 @@ static void help(void)
 	static const char *const flags[] = { "--device", "--listen", "--log-level", "--config",
 					     "--make-token", "--check-config", "--resolution WxH",
 					     "--fps N", "--desired-fps", "--format F", "--quality Q",
-					     "--rotate", "--flip" };
+					     "--rotate", "--flip", "--routes" };
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		CHECK(strstr(buf, flags[i]) != NULL, "--help lacks %s", flags[i]);
 }
