@@ -98,7 +98,9 @@ static void mhd_log(void *cls, const char *fm, va_list ap)
 	size_t n = strlen(buf);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = 0;
-	log_warn("mhd: %s", buf);
+	/* accept errors and refusals come per connection: a flood must not
+	 * become a log flood */
+	log_warn_lim("libmicrohttpd", NULL, "mhd: %s", buf);
 }
 
 static int method_matches(const struct route *rt, const char *method)

@@ -300,8 +300,9 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 			direct_wait(c);
 			return;
 		}
-		log_info("client %s: took nothing for %u s, dropped", c->peer,
-			 c->s->http_ops->timeout_s(c->s->http));
+		log_info_lim("stalled client dropped", c->peer,
+			     "client %s: took nothing for %u s, dropped", c->peer,
+			     c->s->http_ops->timeout_s(c->s->http));
 		direct_end(c);
 		return;
 	}
