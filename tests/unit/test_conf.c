@@ -603,6 +603,7 @@ static void key_table(void)
 static void key_apply(void)
 {
 	const char *restart[] = { "listen", "max_clients", "max_clients_per_ip", "client_timeout",
+				  "header_timeout",
 				  "tls_cert", "tls_key", "tls_priorities", "web_root" };
 	size_t n, want = 0;
 	const struct vc_conf_key *t = vc_conf_keys(0, &n);
