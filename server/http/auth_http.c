@@ -9,6 +9,7 @@
 
 #include <crypt.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -114,10 +115,17 @@ static void job_work(void *arg, unsigned worker)
 	 * and the encoders win the CPU over a flood of logins (on Linux
 	 * setpriority on a thread id affects that thread alone). */
 	static _Thread_local int niced;
+	/* told once per process: a unit whose SystemCallFilter= denies
+	 * setpriority (@resources) makes it fail with EPERM */
+	static atomic_int told;
 
 	if (!niced) {
 		niced = 1;
-		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+		if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0 &&
+		    !atomic_exchange(&told, 1))
+			log_warn("password hash thread: cannot lower its priority (nice 10): %s; "
+				 "a login flood competes with the streams for the CPU (systemd: allow "
+				 "setpriority in SystemCallFilter=)", strerror(errno));
 	}
 	vc_auth_pending_run(j->p, &j->g->cd[worker]);
 }
