@@ -6,7 +6,8 @@
 # rest told in one summary line. 2,000 connections from 32 addresses that
 # never finish their request head: a new /stream viewer still gets its
 # first part within 2 s, a viewer already there keeps its frames, and the
-# half-open ones are closed after header_timeout (2 s here).
+# half-open ones are closed after header_timeout (2 s here), as is a
+# kept-alive connection idle after its answer.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_flood
 . tests/integ/lib/common.sh
@@ -80,6 +81,30 @@ parts=$(grep -ac 'Content-Type: image/jpeg' "$TMP/before.bin")
 # 11 s at 30 fps; a generous floor: the flood takes the CPU for a while
 [ "$parts" -ge 150 ]
 check halfopen_old_viewer $? "$parts parts in 11 s (want >= 150)"
+# 4. A kept-alive connection idle after its answer waits for its next head:
+# closed after header_timeout (2 s), not client_timeout (30 s).
+idle=$(python3 - "$VPORT" <<'EOF2'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+buf = b""
+while b"\r\n\r\n" not in buf:
+    buf += s.recv(4096)
+head, _, body = buf.partition(b"\r\n\r\n")
+n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+while len(body) < n:
+    body += s.recv(4096)
+t0 = time.monotonic()
+try:
+    while s.recv(4096):
+        pass
+except OSError:
+    pass
+print("%.1f" % (time.monotonic() - t0))
+EOF2
+)
+awk "BEGIN { exit !(${idle:-99} >= 1.5 && ${idle:-99} <= 4) }"
+check keepalive_idle_closed $? "an idle kept-alive connection closed after ${idle:-?} s (want 1.5-4)"
 curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$U/api/status" | grep -q 200
 check alive $? "api/status after the floods"
 stop_vcapd
