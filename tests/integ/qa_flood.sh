@@ -109,3 +109,5 @@ curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$U/api/status" | grep -q 20
 check alive $? "api/status after the floods"
 stop_vcapd
 check clean_exit $? "exit status"
+grep -q -E 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; [ $? != 0 ]
+check sanitizer_clean $? "$(grep -m3 -E 'Sanitizer|runtime error' "$VLOG")"
