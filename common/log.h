@@ -14,10 +14,10 @@ enum vc_log_level { VC_LOG_ERROR = 0, VC_LOG_WARN, VC_LOG_INFO, VC_LOG_DEBUG };
 extern int vc_log_level;
 
 /* Under systemd (JOURNAL_STREAM set) lines get "<N>" priority prefixes instead
- * of timestamps; call once at start. When stderr is a pipe it is made
- * non-blocking (a socket, like the journal's, is written with
- * MSG_DONTWAIT): a slow reader costs dropped lines, counted and reported,
- * never a stalled event loop. */
+ * of timestamps; call once at start. When stderr is a pipe it is reopened
+ * non-blocking (a description of our own; a socket, like the journal's, is
+ * written with MSG_DONTWAIT): a slow reader costs dropped lines, counted
+ * and reported, never a stalled event loop. */
 void vc_log_init(void);
 
 /* Parses "error", "warn", "info", "debug"; returns the level or -1. */
@@ -27,7 +27,7 @@ void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Rate limiting for lines a client can cause (a refused request, a bad
- * Host): one vc_log_site per call site (a static made by log_limited),
+ * Host): one vc_log_site per call site (a static made by vc_log_lim),
  * keyed further by client address. In each VC_LOG_LIMIT_WINDOW_S window a
  * site passes at most VC_LOG_LIMIT_SITE lines, and at most
  * VC_LOG_LIMIT_ADDR of them from one address (so one flooder cannot hide
@@ -38,13 +38,14 @@ void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 #define VC_LOG_LIMIT_ADDR 3
 #define VC_LOG_LIMIT_NADDR 8
 
+/* Fields past kind and level belong to log.c (under its mutex). */
 struct vc_log_site {
 	const char *kind;   /* names the line in the summary */
 	int level;
 	const char *prefix; /* the caller's LOG_PREFIX, for the summary */
 	int linked;         /* on the list vc_log_tick walks */
 	struct vc_log_site *next;
-	long long win_ms;   /* window start (monotonic ms); 0 = no window open */
+	long long win_ms;   /* window start (monotonic ms), while passed + suppressed > 0 */
 	unsigned passed, suppressed;
 	char last[48];      /* address of the last suppressed line */
 	struct {
