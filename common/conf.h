@@ -80,6 +80,7 @@ struct vc_conf {
 	int max_clients;       /* 0 = unset */
 	int max_clients_per_ip;
 	int client_timeout;    /* s a connection may make no progress; 0 = unset (30) */
+	int header_timeout;    /* s to send a whole request head; 0 = unset (5) */
 	char *tls_cert, *tls_key; /* both or neither */
 	char *tls_priorities;  /* GnuTLS priority string; NULL = TLS 1.2 and 1.3 (http.h) */
 	char *cors_origin;     /* NULL = CORS off */

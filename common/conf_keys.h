@@ -19,6 +19,7 @@
 #define VC_CONF_DEF_MAX_CLIENTS 256
 #define VC_CONF_DEF_MAX_CLIENTS_PER_IP 64
 #define VC_CONF_DEF_CLIENT_TIMEOUT_S 30
+#define VC_CONF_DEF_HEADER_TIMEOUT_S 5
 #define VC_CONF_DEF_TOKEN_TTL_S 3600     /* lifetime of a --make-token token */
 #define VC_CONF_DEF_MAX_OUTPUTS 8        /* distinct pictures per camera (memory budget) */
 #define VC_CONF_DEF_FRAME_MEMORY_MB 64   /* estimated bytes of all outputs' frames */

@@ -314,15 +314,34 @@ static int p_token_secret_file(struct vc_conf_pstate *st, const struct vc_conf_k
 			    *secret_line);
 		return 0;
 	}
-	int r = read_secret_file(v, &c->token_secret, &c->token_secret_len);
+	/* A name without '/' is a systemd credential (LoadCredential=NAME:PATH
+	 * in the unit): root reads PATH and hands it to this service alone in
+	 * $CREDENTIALS_DIRECTORY, which DynamicUser= cannot do with a file. */
+	char cred[4096];
+	const char *path = v;
+
+	if (!strchr(v, '/')) {
+		const char *dir = getenv("CREDENTIALS_DIRECTORY");
+
+		if (!dir || !*dir) {
+			vc_conf_bad(st, line, "token_secret_file: '%s' is a credential name (no '/') "
+				    "but CREDENTIALS_DIRECTORY is not set (LoadCredential=%s:PATH in "
+				    "the unit, or give a path)", v, v);
+			return 0;
+		}
+		snprintf(cred, sizeof(cred), "%s/%s", dir, v);
+		path = cred;
+	}
+	int r = read_secret_file(path, &c->token_secret, &c->token_secret_len);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -EMSGSIZE) {
-		vc_conf_bad(st, line, "token_secret_file: '%s' holds fewer than %d bytes", v, MIN_SECRET);
+		vc_conf_bad(st, line, "token_secret_file: '%s' holds fewer than %d bytes", path,
+			    MIN_SECRET);
 		return 0;
 	}
 	if (r < 0) {
-		vc_conf_bad(st, line, "token_secret_file: cannot read '%s': %s", v, strerror(-r));
+		vc_conf_bad(st, line, "token_secret_file: cannot read '%s': %s", path, strerror(-r));
 		return 0;
 	}
 	*secret_line = line;
@@ -417,6 +436,9 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	{ .name = "client_timeout", .type = VC_CONF_T_INT, .apply = VC_CONF_RESTART,
 	  .off = SRV_INT(client_timeout), .lo = 1, .hi = 3600, .def = VC_CONF_DEF_CLIENT_TIMEOUT_S,
 	  .range = "seconds 1-3600", .example = "60" },
+	{ .name = "header_timeout", .type = VC_CONF_T_INT, .apply = VC_CONF_RESTART,
+	  .off = SRV_INT(header_timeout), .lo = 1, .hi = 3600, .def = VC_CONF_DEF_HEADER_TIMEOUT_S,
+	  .range = "seconds 1-3600", .example = "10" },
 	{ .name = "tls_cert", .type = VC_CONF_T_STR, .apply = VC_CONF_RESTART, .off = SRV(tls_cert),
 	  .check = chk_readable, .example = "/etc/vcapd/cert.pem" },
 	{ .name = "tls_key", .type = VC_CONF_T_STR, .apply = VC_CONF_RESTART, .off = SRV(tls_key),

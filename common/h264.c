@@ -175,22 +175,34 @@ static int high_profile(uint8_t p)
 	return 0;
 }
 
-/* chroma_format_idc .. scaling matrices of the high profiles (7.3.2.1.1). */
-static void parse_high(struct bits *r, struct vc_h264_sps *s)
+/* chroma_format_idc .. scaling matrices of the high profiles (7.3.2.1.1).
+ * Each value is range-checked on its full ue(v) width before it is narrowed
+ * into the struct: (uint8_t)257 is 1, and a wrapped value would pass.
+ * 0 or -EBADMSG. */
+static int parse_high(struct bits *r, struct vc_h264_sps *s)
 {
-	s->chroma_format_idc = (uint8_t)get_ue(r);
-	if (s->chroma_format_idc == 3)
+	uint32_t chroma = get_ue(r), luma, cdepth;
+
+	if (chroma > 3)
+		return -EBADMSG;
+	s->chroma_format_idc = (uint8_t)chroma;
+	if (chroma == 3)
 		get_bit(r); /* separate_colour_plane_flag */
-	s->bit_depth_luma = (uint8_t)(get_ue(r) + 8);
-	s->bit_depth_chroma = (uint8_t)(get_ue(r) + 8);
+	luma = get_ue(r);   /* bit_depth_luma_minus8 */
+	cdepth = get_ue(r); /* bit_depth_chroma_minus8 */
+	if (luma > 6 || cdepth > 6)
+		return -EBADMSG; /* 0..6 (7.4.2.1.1): depths 8..14 */
+	s->bit_depth_luma = (uint8_t)(luma + 8);
+	s->bit_depth_chroma = (uint8_t)(cdepth + 8);
 	get_bit(r); /* qpprime_y_zero_transform_bypass_flag */
 	if (get_bit(r)) { /* seq_scaling_matrix_present_flag */
-		int n = s->chroma_format_idc != 3 ? 8 : 12;
+		int n = chroma != 3 ? 8 : 12;
 
 		for (int i = 0; i < n && !r->over; i++)
 			if (get_bit(r))
 				skip_scaling_list(r, i < 6 ? 16 : 64);
 	}
+	return 0;
 }
 
 static int parse_poc(struct bits *r)
@@ -272,9 +284,7 @@ int vc_h264_parse_sps(const uint8_t *nal, size_t len, struct vc_h264_sps *out)
 	s.level_idc = (uint8_t)get_bits(&r, 8);
 	if (get_ue(&r) > 31) /* seq_parameter_set_id */
 		return -EBADMSG;
-	if (high_profile(s.profile_idc))
-		parse_high(&r, &s);
-	if (s.chroma_format_idc > 3 || s.bit_depth_luma > 14 || s.bit_depth_chroma > 14)
+	if (high_profile(s.profile_idc) && parse_high(&r, &s) < 0)
 		return -EBADMSG;
 	get_ue(&r); /* log2_max_frame_num_minus4 */
 	if (parse_poc(&r) < 0)

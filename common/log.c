@@ -1,12 +1,21 @@
 /* Log output to stderr: a timestamp on a terminal or plain file, a syslog
- * "<N>" priority prefix when stderr is the journal. One write() per line so
- * lines from worker threads never interleave. */
+ * "<N>" priority prefix when stderr is the journal. One write() per line,
+ * under a mutex, so lines from worker threads never interleave. Output
+ * never blocks the caller when stderr is a socket (the journal) or a pipe:
+ * a line that does not fit is dropped and counted (a line the socket took
+ * only part of is finished first). Lines a client can cause go through the
+ * per-site rate limiter (vc_log_limited). */
 #include "common/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,9 +27,87 @@ static int journal_prefix;
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 static const int syslog_prio[] = { 3, 4, 6, 7 };
 
+/* Output and limiter state, shared by every thread that logs: the log is
+ * one per process, so is its back-pressure. All of it under mu. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct vc_log_site *sites;      /* every site used so far */
+static unsigned long dropped, dropped_told;
+static char pending[1100];              /* the unsent tail of one line */
+static size_t pending_len;
+
 void vc_log_init(void)
 {
+	struct stat st;
+
 	journal_prefix = getenv("JOURNAL_STREAM") != NULL;
+	/* A pipe gets a non-blocking description of its own (through
+	 * /proc/self/fd), so a stdout sharing the pipe stays blocking. */
+	if (fstat(STDERR_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		int fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd > STDERR_FILENO) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+	}
+}
+
+/* Writes without blocking on a socket (MSG_DONTWAIT changes nothing shared);
+ * other files are written as they are opened. Bytes written or -1. */
+static ssize_t put(const char *b, size_t n)
+{
+	ssize_t w;
+
+	do
+		w = send(STDERR_FILENO, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w >= 0 || errno != ENOTSOCK)
+		return w;
+	do
+		w = write(STDERR_FILENO, b, n);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
+/* The rest of a partly written line first; 0 when it is out. Under mu. */
+static int flush_pending(void)
+{
+	while (pending_len) {
+		ssize_t w = put(pending, pending_len);
+
+		if (w <= 0)
+			return -1;
+		memmove(pending, pending + w, pending_len - (size_t)w);
+		pending_len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void output(const char *line, size_t n)
+{
+	pthread_mutex_lock(&mu);
+	if (flush_pending() < 0) {
+		dropped++;
+	} else {
+		ssize_t w = put(line, n);
+
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				dropped++;
+		} else if ((size_t)w < n && n - (size_t)w <= sizeof(pending)) {
+			memcpy(pending, line + w, n - (size_t)w);
+			pending_len = n - (size_t)w;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+unsigned long vc_log_dropped(void)
+{
+	pthread_mutex_lock(&mu);
+	unsigned long d = dropped;
+	pthread_mutex_unlock(&mu);
+	return d;
 }
 
 int vc_log_parse_level(const char *s)
@@ -65,9 +152,10 @@ static size_t escape(char *line, size_t n, size_t cap, const char *msg)
 	return n;
 }
 
-void vc_log_write(int level, const char *prefix, const char *fmt, ...)
+/* Formats and writes one line of msg. */
+static void emit(int level, const char *prefix, const char *msg)
 {
-	char line[1024], msg[1024];
+	char line[1024];
 	size_t n;
 
 	if (level < 0)
@@ -88,13 +176,181 @@ void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 				      ts.tv_nsec / 1000000, level_names[level], prefix,
 				      *prefix ? " " : "");
 	}
+	n = escape(line, n < sizeof(line) ? n : sizeof(line), sizeof(line) - 1, msg);
+	line[n++] = '\n';
+	output(line, n);
+}
+
+void vc_log_write(int level, const char *prefix, const char *fmt, ...)
+{
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	n = escape(line, n < sizeof(line) ? n : sizeof(line), sizeof(line) - 1, msg);
-	line[n++] = '\n';
-	ssize_t w = write(STDERR_FILENO, line, n);
-	(void)w;
+	emit(level, prefix, msg);
+}
+
+/* ---- rate limiting ---- */
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The address without its port: "host:port" -> host, "[v6]:port" -> [v6]. */
+static void addr_key(const char *addr, char *key, size_t len)
+{
+	size_t n;
+
+	if (!addr) {
+		key[0] = '\0';
+		return;
+	}
+	if (addr[0] == '[') {
+		const char *e = strchr(addr, ']');
+		n = e ? (size_t)(e - addr) + 1 : strlen(addr);
+	} else {
+		const char *c = strchr(addr, ':');
+		n = c && !strchr(c + 1, ':') ? (size_t)(c - addr) : strlen(addr);
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(key, addr, n);
+	key[n] = '\0';
+}
+
+/* Ends site's window when it is over; its summary (if lines were held
+ * back) goes to sum, "" otherwise. Under mu. */
+static void close_window(struct vc_log_site *s, long long now, char *sum, size_t len)
+{
+	sum[0] = '\0';
+	if (!(s->passed + s->suppressed) || now - s->win_ms < VC_LOG_LIMIT_WINDOW_S * 1000LL)
+		return;
+	if (s->suppressed)
+		snprintf(sum, len, "%s: %u more in the last %d s%s%s%s", s->kind, s->suppressed,
+			 VC_LOG_LIMIT_WINDOW_S, s->last[0] ? " (last from " : "", s->last,
+			 s->last[0] ? ")" : "");
+	s->passed = s->suppressed = 0;
+	s->last[0] = '\0';
+	memset(s->a, 0, sizeof(s->a));
+}
+
+/* Counts the line in site's window: 1 when it may be written. Under mu. */
+static int admit(struct vc_log_site *s, long long now, const char *key)
+{
+	int slot = -1;
+
+	if (!(s->passed + s->suppressed))
+		s->win_ms = now;
+	for (int i = 0; key[0] && i < VC_LOG_LIMIT_NADDR && slot < 0; i++)
+		if (s->a[i].n && strcmp(s->a[i].addr, key) == 0)
+			slot = i;
+	for (int i = 0; key[0] && i < VC_LOG_LIMIT_NADDR && slot < 0; i++)
+		if (!s->a[i].n) {
+			slot = i;
+			snprintf(s->a[i].addr, sizeof(s->a[i].addr), "%s", key);
+		}
+	/* an address beyond the table counts against the site only */
+	if (s->passed >= VC_LOG_LIMIT_SITE || (slot >= 0 && s->a[slot].n >= VC_LOG_LIMIT_ADDR)) {
+		s->suppressed++;
+		snprintf(s->last, sizeof(s->last), "%s", key);
+		return 0;
+	}
+	s->passed++;
+	if (slot >= 0)
+		s->a[slot].n++;
+	return 1;
+}
+
+static void limited(struct vc_log_site *s, long long now, const char *prefix, const char *addr,
+		    const char *fmt, va_list ap)
+{
+	char key[48], sum[256], msg[1024];
+	int pass;
+
+	addr_key(addr, key, sizeof(key));
+	pthread_mutex_lock(&mu);
+	if (!s->linked) {
+		s->linked = 1;
+		s->prefix = prefix;
+		s->next = sites;
+		sites = s;
+	}
+	close_window(s, now, sum, sizeof(sum));
+	pass = admit(s, now, key);
+	pthread_mutex_unlock(&mu);
+	if (sum[0])
+		emit(s->level, s->prefix, sum);
+	if (pass) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		emit(s->level, prefix, msg);
+	}
+}
+
+void vc_log_limited(struct vc_log_site *site, const char *prefix, const char *addr,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	limited(site, mono_ms(), prefix, addr, fmt, ap);
+	va_end(ap);
+}
+
+void vc_log_limited_at(struct vc_log_site *site, long long now_ms, const char *prefix,
+		       const char *addr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	limited(site, now_ms, prefix, addr, fmt, ap);
+	va_end(ap);
+}
+
+void vc_log_tick_at(long long now_ms)
+{
+	char sum[256];
+	unsigned long lost = 0;
+
+	/* one summary per pass: emit() takes mu itself */
+	for (;;) {
+		struct vc_log_site *s, *found = NULL;
+
+		pthread_mutex_lock(&mu);
+		for (s = sites; s && !found; s = s->next) {
+			close_window(s, now_ms, sum, sizeof(sum));
+			if (sum[0])
+				found = s;
+		}
+		if (!found) {
+			if (flush_pending() == 0 && dropped > dropped_told) {
+				lost = dropped - dropped_told;
+				dropped_told = dropped;
+			}
+			pthread_mutex_unlock(&mu);
+			break;
+		}
+		pthread_mutex_unlock(&mu);
+		emit(found->level, found->prefix, sum);
+	}
+	if (lost) {
+		snprintf(sum, sizeof(sum), "%lu lines dropped: the log output was not writable",
+			 lost);
+		emit(VC_LOG_WARN, "log:", sum);
+	}
+}
+
+void vc_log_tick(void)
+{
+	vc_log_tick_at(mono_ms());
+}
+
+void vc_log_flush(void)
+{
+	vc_log_tick_at(mono_ms() + VC_LOG_LIMIT_WINDOW_S * 1000LL);
 }

@@ -52,9 +52,18 @@ struct app {
 	struct vc_conf *boot_conf;
 	int listen_flags;          /* --listen given: the file's listen lines are ignored */
 	struct event *status_timer; /* systemd STATUS= refresh */
+	struct event *log_timer;    /* rate-limited log summaries, once a second */
 	char status_last[160];
 	time_t status_sent;
 };
+
+static void on_log_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	vc_log_tick();
+}
 
 static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
 {
@@ -313,7 +322,7 @@ static void app_close(struct app *a)
 	vc_streams_free(a->streams);
 	vc_camset_free(a->camset);
 	struct event *evs[] = { a->sig_int, a->sig_term, a->stop_timer, a->sig_hup,
-				a->status_timer };
+				a->status_timer, a->log_timer };
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		if (evs[i])
 			event_free(evs[i]);
@@ -350,6 +359,7 @@ static int load_config(struct app *a, struct vc_cli *o, struct vc_http_config *h
 		hc->conn_limit = (unsigned)a->conf->max_clients;
 		hc->per_ip_limit = (unsigned)a->conf->max_clients_per_ip;
 		hc->timeout_s = (unsigned)a->conf->client_timeout;
+		hc->header_timeout_s = (unsigned)a->conf->header_timeout;
 		if (a->conf->tls_cert && (vc_ops_read_file(a->conf->tls_cert, &a->tls_cert) < 0 ||
 					 vc_ops_read_file(a->conf->tls_key, &a->tls_key) < 0)) {
 			log_error("cannot read %s / %s", a->conf->tls_cert, a->conf->tls_key);
@@ -452,6 +462,10 @@ int main(int argc, char **argv)
 			goto out;
 	if (add_signals(&a) < 0)
 		goto out;
+	struct timeval log_tv = { 1, 0 };
+	a.log_timer = event_new(a.base, -1, EV_PERSIST, on_log_tick, NULL);
+	if (!a.log_timer || evtimer_add(a.log_timer, &log_tv) < 0)
+		goto out;
 	a.boot_conf = a.conf;
 	vc_auth_warn_open(a.auth, a.guard, o.listen, o.n_listen);
 	status_update(&a, 1);
@@ -460,6 +474,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	app_close(&a);
+	vc_log_flush();
 	log_info("stopped");
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <crypt.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,10 +106,17 @@ static void job_work(void *arg, unsigned worker)
 	 * and the encoders win the CPU over a flood of logins (on Linux
 	 * setpriority on a thread id affects that thread alone). */
 	static _Thread_local int niced;
+	/* told once per process: a unit whose SystemCallFilter= denies
+	 * setpriority (@resources) makes it fail with EPERM */
+	static atomic_int told;
 
 	if (!niced) {
 		niced = 1;
-		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+		if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) < 0 &&
+		    !atomic_exchange(&told, 1))
+			log_warn("password hash thread: cannot lower its priority (nice 10): %s; "
+				 "a login flood competes with the streams for the CPU (systemd: allow "
+				 "setpriority in SystemCallFilter=)", strerror(errno));
 	}
 	vc_auth_pending_run(j->p, &j->g->cd[worker]);
 }
@@ -229,8 +237,9 @@ static int job_result(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_
 	if (e == -EAGAIN)
 		return answer(r, res, MHD_HTTP_SERVICE_UNAVAILABLE, 1, NULL, "server stopping");
 	if (vc_backoff_fail(g->bo, vc_http_peer_addr(r), now))
-		log_warn("%s: %d failed logins within %d s: refused for %d s", vc_http_peer(r, peer, sizeof(peer)),
-			 VC_AUTH_FAIL_LIMIT, VC_AUTH_FAIL_WINDOW_S, VC_AUTH_BLOCK_S);
+		log_warn_lim("login back-off", vc_http_peer(r, peer, sizeof(peer)),
+			     "%s: %d failed logins within %d s: refused for %d s", peer,
+			     VC_AUTH_FAIL_LIMIT, VC_AUTH_FAIL_WINDOW_S, VC_AUTH_BLOCK_S);
 	return deny(a, r, res, cl);
 }
 
@@ -289,15 +298,17 @@ static int guard(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_req *
 	char peer[64];
 
 	if (!vc_guard_host_ok(gd, host)) {
-		log_info("%s %s from %s: Host '%.80s' is not a name of this server (allowed_hosts): 421",
-			 r->method, r->url, vc_http_peer(r, peer, sizeof(peer)), host);
+		log_info_lim("Host not a name of this server (421)", vc_http_peer(r, peer, sizeof(peer)),
+			     "%s %s from %s: Host '%.80s' is not a name of this server "
+			     "(allowed_hosts): 421", r->method, r->url, peer, host);
 		return answer(r, res, MHD_HTTP_MISDIRECTED_REQUEST, 0, NULL,
 			      "Host is not a name of this server (add it to allowed_hosts)");
 	}
 	if (cl == VC_CLASS_CONTROL && (!a || !vc_auth_policy(a, VC_CLASS_CONTROL)) &&
 	    !vc_guard_control_open_net(gd) && !vc_guard_is_loopback(vc_http_peer_addr(r))) {
-		log_info("%s %s from %s: control from the network needs auth_control: 403", r->method,
-			 r->url, vc_http_peer(r, peer, sizeof(peer)));
+		log_info_lim("control from the network (403)", vc_http_peer(r, peer, sizeof(peer)),
+			     "%s %s from %s: control from the network needs auth_control: 403",
+			     r->method, r->url, peer);
 		return answer(r, res, MHD_HTTP_FORBIDDEN, 0, NULL,
 			      "control from a non-loopback address needs auth_control in the config");
 	}

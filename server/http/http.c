@@ -2,7 +2,10 @@
  * them from the libevent loop, buffers request bodies and dispatches each
  * request through the route table. MHD runs in external epoll mode: its
  * epoll fd is one libevent read event, MHD_get_timeout arms one timer, so
- * idle clients and suspended streams cost nothing. */
+ * idle clients and suspended streams cost nothing. A connection gets
+ * header_timeout_s to send its request head and client_timeout once it
+ * did; connections still waiting for their head are counted per address
+ * (headwait.c) so a half-open flood cannot take every slot. */
 #define LOG_PREFIX "http:"
 #include "server/http/http.h"
 
@@ -19,6 +22,7 @@
 
 #include "common/conf_keys.h"
 #include "common/log.h"
+#include "server/http/headwait.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
  * safelisted ones). */
@@ -68,6 +72,7 @@ struct vc_http {
 	void *gate_opaque;
 	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
 	char *tls_prio;       /* owned copy of cfg.tls_priorities or the default */
+	struct vc_headwait *hw; /* connections without a request head yet */
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -100,7 +105,74 @@ static void mhd_log(void *cls, const char *fm, va_list ap)
 	size_t n = strlen(buf);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = 0;
-	log_warn("mhd: %s", buf);
+	/* accept errors and refusals come per connection: a flood must not
+	 * become a log flood */
+	log_warn_lim("libmicrohttpd", NULL, "mhd: %s", buf);
+}
+
+/* "a.b.c.d:port" or "[v6]:port" of sa ("?:0" when unknown). */
+static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		port = ntohs(s6->sin6_port);
+	} else if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		port = ntohs(s4->sin_port);
+	}
+	snprintf(buf, len, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+	return buf;
+}
+
+/* Accept policy: an address already holding connections that have not
+ * sent their head gets no more once many are waiting (headwait.h). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	struct vc_http *h = cls;
+	char peer[64];
+
+	(void)len;
+	if (vc_headwait_admit(h->hw, sa))
+		return MHD_YES;
+	log_info_lim("connections without a request head", addr_str(sa, peer, sizeof(peer)),
+		     "%s: refused: it holds connections that sent no request head "
+		     "(%u such in all)", peer, vc_headwait_count(h->hw));
+	return MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct vc_http *h = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL);
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		vc_headwait_end(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* The head is in: the connection leaves the waiting count and gets the
+ * client timeout for the rest of the request and its response. */
+static void got_head(struct vc_http *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci)
+		vc_headwait_got_head(ci->socket_context);
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, h->cfg.timeout_s);
 }
 
 static int method_matches(const struct route *rt, const char *method)
@@ -264,6 +336,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 		char msg[160];
 		unsigned status;
 
+		got_head(h, c);
 		if (!(rq = calloc(1, sizeof(*rq))))
 			return MHD_NO;
 		*req_cls = rq; /* on_completed frees it from here on */
@@ -340,11 +413,14 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct vc_http *h = cls;
 	struct req *rq = *req_cls;
 
-	(void)cls;
-	(void)c;
-	(void)toe;
+	/* a kept-alive connection waits for its next head: header_timeout_s
+	 * (MHD calls this with c still on its timeout list) */
+	if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  h->cfg.header_timeout_s);
 	if (!rq || seen_of(rq))
 		return;
 	if (rq->pub.state_free)
@@ -372,6 +448,12 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 		h->cfg.per_ip_limit = VC_CONF_DEF_MAX_CLIENTS_PER_IP;
 	if (!h->cfg.timeout_s)
 		h->cfg.timeout_s = VC_CONF_DEF_CLIENT_TIMEOUT_S;
+	if (!h->cfg.header_timeout_s)
+		h->cfg.header_timeout_s = VC_CONF_DEF_HEADER_TIMEOUT_S;
+	if (vc_headwait_new(h->cfg.conn_limit / 4, &h->hw) < 0) {
+		free(h);
+		return -ENOMEM;
+	}
 	if (!h->cfg.mem_limit)
 		h->cfg.mem_limit = 128 * 1024;
 	if (!h->cfg.body_limit)
@@ -379,6 +461,7 @@ int vc_http_new(struct event_base *base, const struct vc_http_config *cfg, struc
 	h->tls_prio = strdup(h->cfg.tls_priorities ? h->cfg.tls_priorities : VC_HTTP_TLS_PRIORITIES);
 	if (!h->tls_prio || vc_http_set_cors(h, h->cfg.cors_origin) < 0) {
 		free(h->tls_prio);
+		vc_headwait_free(h->hw);
 		free(h);
 		return -ENOMEM;
 	}
@@ -452,14 +535,15 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 
 	struct daemon_ev *de = &h->dm[h->n_dm];
 	de->h = h;
-	de->d = MHD_start_daemon(flags, port, NULL, NULL, on_access, h,
+	de->d = MHD_start_daemon(flags, port, on_accept, h, on_access, h,
 				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				 MHD_OPTION_CONNECTION_LIMIT, h->cfg.conn_limit,
 				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.per_ip_limit,
-				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
+				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.header_timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				 MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				 MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
 				 /* TLS (ops): ignored by MHD unless MHD_USE_TLS is set */
 				 h->cfg.tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
@@ -642,6 +726,7 @@ void vc_http_free(struct vc_http *h)
 		event_free(h->dm[i].tmo);
 		MHD_stop_daemon(h->dm[i].d);
 	}
+	vc_headwait_free(h->hw);
 	free(h->cors);
 	free(h->tls_prio);
 	free(h);
@@ -739,26 +824,8 @@ const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
 
-	if (ci && ci->client_addr) {
-		const struct sockaddr *sa = ci->client_addr;
-
-		if (sa->sa_family == AF_INET6) {
-			const struct sockaddr_in6 *s6 = (const void *)sa;
-
-			inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
-			port = ntohs(s6->sin6_port);
-		} else if (sa->sa_family == AF_INET) {
-			const struct sockaddr_in *s4 = (const void *)sa;
-
-			inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
-			port = ntohs(s4->sin_port);
-		}
-	}
-	snprintf(buf, len, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
-	return buf;
+	return addr_str(ci ? ci->client_addr : NULL, buf, len);
 }
 
 enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD_Response *resp)

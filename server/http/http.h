@@ -67,7 +67,10 @@ typedef enum MHD_Result (*vc_http_fn)(void *opaque, struct vc_http_req *r);
 struct vc_http_config {
 	unsigned conn_limit;      /* all clients; 0 = 256 */
 	unsigned per_ip_limit;    /* 0 = 64 */
-	unsigned timeout_s;       /* idle connection timeout; 0 = 30 */
+	unsigned timeout_s;       /* no progress once the head is in; 0 = 30 */
+	/* a connection gets this long to send a whole request head (also
+	 * between requests on a kept-alive one); 0 = 5 */
+	unsigned header_timeout_s;
 	size_t mem_limit;         /* per-connection header/request memory; 0 = 32 KiB */
 	size_t body_limit;        /* largest request body accepted; 0 = 64 KiB */
 	/* TLS (ops): PEM text of the certificate chain and key; both NULL =

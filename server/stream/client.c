@@ -261,7 +261,8 @@ static void direct_pump(struct client *c)
 			if (!part_due(c, o, now))
 				return;
 			if (client_take(c, now) < 0) {
-				log_warn("client %s: out of memory, dropped", c->peer);
+				log_warn_lim("client out of memory", c->peer,
+					     "client %s: out of memory, dropped", c->peer);
 				direct_end(c);
 				return;
 			}
@@ -300,8 +301,9 @@ static void on_sock_writable(evutil_socket_t fd, short what, void *arg)
 			direct_wait(c);
 			return;
 		}
-		log_info("client %s: took nothing for %u s, dropped", c->peer,
-			 c->s->http_ops->timeout_s(c->s->http));
+		log_info_lim("stalled client dropped", c->peer,
+			     "client %s: took nothing for %u s, dropped", c->peer,
+			     c->s->http_ops->timeout_s(c->s->http));
 		direct_end(c);
 		return;
 	}
@@ -375,7 +377,8 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 			return 0;
 		}
 		if (client_take(c, now) < 0) { /* only an MP4 part can fail */
-			log_warn("client %s: out of memory, dropped", c->peer);
+			log_warn_lim("client out of memory", c->peer,
+				     "client %s: out of memory, dropped", c->peer);
 			return MHD_CONTENT_READER_END_WITH_ERROR;
 		}
 	}

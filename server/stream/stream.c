@@ -154,7 +154,8 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 	char err[256];
 	if (h && !default_picture(raw, p) && budget_admit(h, &p->req, err, sizeof(err)) < 0) {
 		char peer[64];
-		log_info("%s %s from %s: 503 %s", r->method, r->url, vc_http_peer(r, peer, sizeof(peer)), err);
+		log_info_lim("refused over the budget (503)", vc_http_peer(r, peer, sizeof(peer)),
+			     "%s %s from %s: 503 %s", r->method, r->url, peer, err);
 		*res = vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err);
 		return NULL;
 	}

@@ -2,7 +2,8 @@
  * through): the NAL scanner, the SPS parser and the MP4 writer on any
  * bytes. Every NAL unit lies inside the input, is not empty and does not
  * end in a zero byte; the scan counts the same units; an SPS that parses
- * has a size within 16384 (what the reader allows); whatever parses as
+ * has a size within 16384 (what the reader allows), a chroma format of
+ * 0..3 and bit depths of 8..14; whatever parses as
  * SPS + PPS makes an init segment no larger than its bound; a fragment is
  * no larger than its bound and a too small buffer is refused. */
 #include "tests/fuzz/fuzz.h"
@@ -36,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		count++;
 		if (n.type == VC_NAL_SPS && vc_h264_parse_sps(n.data, n.len, &sps) == 0)
 			FUZZ_ASSERT(sps.width >= 1 && sps.width <= 16384 && sps.height >= 1 &&
-				    sps.height <= 32768);
+				    sps.height <= 32768 && sps.chroma_format_idc <= 3 &&
+				    sps.bit_depth_luma >= 8 && sps.bit_depth_luma <= 14 &&
+				    sps.bit_depth_chroma >= 8 && sps.bit_depth_chroma <= 14);
 	}
 	FUZZ_ASSERT(vc_h264_scan(data, size, &au) == count);
 	if (au.sps && au.pps) {

@@ -603,6 +603,7 @@ static void key_table(void)
 static void key_apply(void)
 {
 	const char *restart[] = { "listen", "max_clients", "max_clients_per_ip", "client_timeout",
+				  "header_timeout",
 				  "tls_cert", "tls_key", "tls_priorities", "web_root" };
 	size_t n, want = 0;
 	const struct vc_conf_key *t = vc_conf_keys(0, &n);
@@ -619,6 +620,36 @@ static void key_apply(void)
 	const struct vc_conf_key *idle = vc_conf_key_find("idle_stop_ms", 1);
 	CHECK(idle && idle->def == VC_CONF_DEF_IDLE_STOP_MS && idle->unset == -2 && idle->word_value == -1,
 	      "idle_stop_ms: default, unset, never");
+}
+
+/* token_secret_file without '/' is a systemd credential: read from
+ * $CREDENTIALS_DIRECTORY (LoadCredential=), an error naming it when unset. */
+static void secret_credential(void)
+{
+	char dir[] = "/tmp/vcap-cred.XXXXXX", path[300], err[512];
+	const char *conf = "[server]\ntoken_secret_file = token.key\n";
+	static const char sec[] = "0123456789abcdef0123456789abcdef\n";
+	struct vc_conf *c = NULL;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/token.key", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs(sec, f) >= 0, "write %s", path);
+	if (f)
+		fclose(f);
+	setenv("CREDENTIALS_DIRECTORY", dir, 1);
+	int r = vc_conf_parse(conf, strlen(conf), "c.conf", &c, err, sizeof(err));
+	CHECK(r == 0 && c && c->token_secret_len == 32 &&
+	      memcmp(c->token_secret, sec, 32) == 0, "with the credential: %d %s", r, err);
+	vc_conf_free(c);
+	c = NULL;
+	unsetenv("CREDENTIALS_DIRECTORY");
+	r = vc_conf_parse(conf, strlen(conf), "c.conf", &c, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "c.conf:2: token_secret_file: 'token.key' is a credential "
+					  "name") && strstr(err, "CREDENTIALS_DIRECTORY"), "%d %s", r, err);
+	vc_conf_free(c);
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -639,6 +670,7 @@ int main(void)
 	RUN("conf", good_full);
 	RUN("conf", good_empty);
 	RUN("conf", errors);
+	RUN("conf", secret_credential);
 	RUN("conf", roundtrip);
 	RUN("conf", example_file);
 	RUN("conf", signal_parsers);

@@ -138,10 +138,70 @@ static void sps_bad(void)
 	CHECK(vc_h264_parse_sps(ones, sizeof(ones), &s) == -EBADMSG, "all zeros");
 }
 
+/* An SPS NAL from a string of '0'/'1' (spaces ignored) after the 0x67
+ * header, padded with zeros to whole bytes. Returns its length. */
+static size_t sps_from_bits(const char *bits, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	memset(out, 0, cap);
+	out[0] = 0x67;
+	for (const char *p = bits; *p && n < (cap - 1) * 8; p++) {
+		if (*p == ' ')
+			continue;
+		if (*p == '1')
+			out[1 + n / 8] |= (uint8_t)(0x80 >> (n % 8));
+		n++;
+	}
+	return 1 + (n + 7) / 8;
+}
+
+/* High profile 320x240 SPSes that differ in chroma_format_idc and the bit
+ * depths: ue(v) values of 257 or 256 wrapped to 1 or 0 when the old parser
+ * narrowed them to uint8_t before the range check, and passed it. */
+static void sps_range_before_narrowing(void)
+{
+#define HEAD "01100100 00000000 00011110 1 "
+#define TAIL " 0 0 1 1 1 1 0 000010100 0001111 1 1 0 0 1"
+	static const struct {
+		int line;
+		const char *bits;
+		int rc;
+	} t[] = {
+		{ __LINE__, HEAD "010" " 1 1" TAIL, 0 },                       /* chroma 1 */
+		{ __LINE__, HEAD "00000000100000010" " 1 1" TAIL, -EBADMSG },  /* chroma 257 */
+		{ __LINE__, HEAD "00101" " 1 1" TAIL, -EBADMSG },              /* chroma 4 */
+		{ __LINE__, HEAD "010 00000000100000001 1" TAIL, -EBADMSG },   /* luma 8+256 */
+		{ __LINE__, HEAD "010 1 000000011111001" TAIL, -EBADMSG },     /* chroma 8+248 */
+		{ __LINE__, HEAD "010 0001000 1" TAIL, -EBADMSG },             /* luma 8+7 */
+		{ __LINE__, HEAD "010 00111 00111" TAIL, 0 },                  /* 14 bits */
+	};
+#undef HEAD
+#undef TAIL
+
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		uint8_t nal[32];
+		struct vc_h264_sps s;
+		size_t len = sps_from_bits(t[i].bits, nal, sizeof(nal));
+
+		memset(&s, 0xff, sizeof(s));
+		int rc = vc_h264_parse_sps(nal, len, &s);
+
+		CHECK_AT(t[i].line, rc == t[i].rc, "rc %d, want %d (chroma %u depths %u/%u)", rc,
+			 t[i].rc, s.chroma_format_idc, s.bit_depth_luma, s.bit_depth_chroma);
+		if (rc == 0 && t[i].rc == 0)
+			CHECK_AT(t[i].line, s.width == 320 && s.height == 240 &&
+					    s.chroma_format_idc == 1 && s.bit_depth_luma <= 14,
+				 "%ux%u chroma %u depth %u", s.width, s.height, s.chroma_format_idc,
+				 s.bit_depth_luma);
+	}
+}
+
 int main(void)
 {
 	RUN("h264", scan_units);
 	RUN("h264", sps_vectors);
 	RUN("h264", sps_bad);
+	RUN("h264", sps_range_before_narrowing);
 	CHECK_EXIT();
 }

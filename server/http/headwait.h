@@ -1,0 +1,42 @@
+/* Connections that have not sent a whole request head yet. A flood of
+ * half-open connections (a request line and never the blank line) would
+ * hold every connection slot until its timeout; this keeps count of them
+ * per client address so the accept path can refuse more from an address
+ * that already has some waiting, while a new viewer from elsewhere still
+ * gets a slot. Plain bookkeeping, no I/O; loop thread only. */
+#ifndef VC_HEADWAIT_H
+#define VC_HEADWAIT_H
+
+#include <sys/socket.h>
+
+/* Connections without a head one address may hold at any time. */
+#define VC_HEADWAIT_PER_IP 8
+
+struct vc_headwait;
+struct vc_headwait_conn;
+
+/* busy: from this many waiting connections on, an address that already
+ * has one waiting gets no other (conn_limit / 4 leaves room for the rest).
+ * 0 or -ENOMEM. */
+int vc_headwait_new(unsigned busy, struct vc_headwait **out);
+void vc_headwait_free(struct vc_headwait *w);
+
+/* 1 when a new connection from sa may be accepted, 0 when its address
+ * has too many waiting (see above). sa NULL = 1. */
+int vc_headwait_admit(const struct vc_headwait *w, const struct sockaddr *sa);
+
+/* A connection from sa was accepted and waits for its head. The handle
+ * (NULL when out of memory: the connection is then not counted) is given
+ * to vc_headwait_got_head and vc_headwait_end. */
+struct vc_headwait_conn *vc_headwait_start(struct vc_headwait *w, const struct sockaddr *sa);
+
+/* Its head arrived: it no longer counts. Idempotent; NULL is ignored. */
+void vc_headwait_got_head(struct vc_headwait_conn *c);
+
+/* The connection closed: frees c. NULL is ignored. */
+void vc_headwait_end(struct vc_headwait_conn *c);
+
+/* Connections waiting for their head. */
+unsigned vc_headwait_count(const struct vc_headwait *w);
+
+#endif
