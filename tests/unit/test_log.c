@@ -187,12 +187,18 @@ static void nonblocking(void)
 	unsigned long lost = vc_log_dropped() - before;
 
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
-	for (int round = 0; round < 2; round++) {
+	/* Read, then let the log write what it kept back (the rest of a cut
+	 * line, then the count), until a round brings nothing new: two fixed
+	 * rounds once left the count's line unread (the socket's buffer
+	 * accounting lags the reads). */
+	for (int round = 0, idle = 0; round < 50 && idle < 2; round++) {
 		ssize_t r;
+		size_t n0 = n;
 
 		while (n < sizeof(out) - 1 && (r = read(sv[1], out + n, sizeof(out) - 1 - n)) > 0)
 			n += (size_t)r;
-		vc_log_tick_at(1LL << 40); /* the rest of a cut line, then the count */
+		vc_log_tick_at(1LL << 40);
+		idle = n == n0 && round > 0 ? idle + 1 : 0;
 	}
 	out[n] = '\0';
 	dup2(saved, STDERR_FILENO);
