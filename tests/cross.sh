@@ -8,6 +8,7 @@
 #   sh tests/cross.sh ldflags ARCH       linker flags for the sysroot's libraries
 #   sh tests/cross.sh run ARCH PROG ..   run a target binary under qemu-user
 #   sh tests/cross.sh triplet ARCH       the GNU triplet (aarch64-linux-gnu, ...)
+#   sh tests/cross.sh admindir ARCH      a dpkg database of the sysroot (dpkg-shlibdeps --admindir)
 # ARCH is arm64 (Raspberry Pi OS 64-bit) or armhf (32-bit).
 #
 # Why a sysroot and not multiarch packages installed on the host: a library
@@ -28,6 +29,7 @@ armhf) triplet=arm-linux-gnueabihf qemu=qemu-arm ;;
 *) echo "cross: ARCH must be arm64 or armhf, not '$arch'" >&2; exit 2 ;;
 esac
 sysroot=$(pwd)/build/cross-$arch/sysroot
+admindir=$(pwd)/build/cross-$arch/dpkg
 
 # The target's -dev packages (keep in step with DEPS_BUILD in the Makefile)
 # and libc6 for its loader and C library under qemu-user; each one's
@@ -42,7 +44,8 @@ deps() {
 	SUDO=
 	[ "$(id -u)" != 0 ] && SUDO=sudo
 	sh tests/deps.sh "crossbuild-essential-$arch" qemu-user || exit 1
-	want=$(echo $DEV)
+	# what the sysroot holds, and how it was laid out (v2: with the dpkg database)
+	want="v2 $(echo $DEV)"
 	[ -f "$sysroot/.done" ] && [ "$(cat "$sysroot/.done")" = "$want" ] && return 0
 	# apt needs the target's package lists to download its packages
 	if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
@@ -69,12 +72,22 @@ deps() {
 	chmod 777 "$tmp"
 	# shellcheck disable=SC2086
 	sh tests/deps.sh --download "$tmp" $list || { rm -rf "$tmp"; exit 1; }
-	rm -rf "$sysroot" && mkdir -p "$sysroot" || exit 1
-	: >"$sysroot/.debs"
+	rm -rf "$sysroot" "$admindir" && mkdir -p "$sysroot" "$admindir/info" "$admindir/updates" || exit 1
+	# a dpkg database of what was unpacked, its paths inside the sysroot
+	# (merged /usr: /lib is usr/lib), for dpkg-shlibdeps --admindir (make deb)
+	echo 1 >"$admindir/info/format"
+	: >"$admindir/available"
 	for d in "$tmp"/*.deb; do
 		dpkg-deb -x "$d" "$sysroot" || { rm -rf "$tmp"; exit 1; }
-		dpkg-deb -f "$d" Package Version | tr '\n' ' ' >>"$sysroot/.debs"
-		echo >>"$sysroot/.debs"
+		p=$(dpkg-deb -f "$d" Package) n=$p
+		[ "$(dpkg-deb -f "$d" Multi-Arch)" = same ] && n=$p:$arch
+		{ dpkg-deb -f "$d" | grep -v '^Status:'; echo 'Status: install ok installed'; echo; } >>"$admindir/status"
+		dpkg-deb -c "$d" | awk '{ print $6 }' | sed "s|^\./lib/|./usr/lib/|; s|^\./|$sysroot/|; s|/$||" |
+			grep '^/' >"$admindir/info/$n.list"
+		rm -rf "$tmp/ctl" && dpkg-deb -e "$d" "$tmp/ctl" || exit 1
+		for f in shlibs symbols; do
+			[ -f "$tmp/ctl/$f" ] && cp "$tmp/ctl/$f" "$admindir/info/$n.$f"
+		done
 	done
 	rm -rf "$tmp"
 	# merged /usr, as on the target: /lib is usr/lib
@@ -110,5 +123,6 @@ run)
 	# crashes any program that starts a thread (seen with qemu 7.2).
 	exec "$qemu" -L "$sysroot" "$@" ;;
 triplet) echo "$triplet" ;;
+admindir) echo "$admindir" ;;
 *) echo "cross: unknown command '$cmd'" >&2; exit 2 ;;
 esac
