@@ -187,9 +187,10 @@ uninstall:
 	rmdir $(DESTDIR)/etc/vcapd 2>/dev/null || true
 	@echo "uninstalled (a running vcapd keeps running: sudo systemctl disable --now vcapd first)"
 
-# Debian packages for amd64 and the Pi's arm64/armhf from build/vcapd and
-# the cross builds (make all; make cross ARCH=arm64|armhf): tests/deb.sh,
-# written to build/deb/. DEB_ARCHS= picks some.
+# Debian packages for amd64 and the Pi's arm64/armhf from build/vcapd (this
+# machine's arch) and the cross builds (make cross ARCH=arm64|armhf):
+# tests/deb.sh, written to build/deb/. DEB_ARCHS= picks some (on a Pi:
+# make deb DEB_ARCHS=arm64).
 DEB_ARCHS ?= amd64 arm64 armhf
 deb:
 	$(Q)sh tests/deb.sh $(DEB_ARCHS)

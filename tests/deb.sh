@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make deb`: Debian packages of vcapd for each ARCH given (amd64, arm64,
-# armhf) from the builds already made: build/vcapd (amd64, the host) and
-# build/cross-ARCH/vcapd (make cross ARCH=...). Written to
+# armhf) from the builds already made: build/vcapd for this machine's own
+# arch, build/cross-ARCH/vcapd (make cross ARCH=...) for the others. Written to
 # build/deb/vcapd_VERSION_ARCH.deb with dpkg-deb; no debian/ tree in the
 # repository. Each holds:
 #   /usr/bin/vcapd                       the daemon (stripped)
@@ -24,13 +24,19 @@ version=$(sed -n 's/^#define VCAPD_VERSION "\(.*\)"/\1/p' server/cli.c)
 one() { # $1 = arch
 	arch=$1
 	case $arch in
-	amd64) bin=build/vcapd strip=strip triplet=x86_64-linux-gnu ;;
-	arm64) bin=build/cross-arm64/vcapd strip=aarch64-linux-gnu-strip triplet=aarch64-linux-gnu ;;
-	armhf) bin=build/cross-armhf/vcapd strip=arm-linux-gnueabihf-strip triplet=arm-linux-gnueabihf ;;
+	amd64) triplet=x86_64-linux-gnu ;;
+	arm64) triplet=aarch64-linux-gnu ;;
+	armhf) triplet=arm-linux-gnueabihf ;;
 	*) echo "deb: ARCH must be amd64, arm64 or armhf, not '$arch'" >&2; return 1 ;;
 	esac
+	# this machine's own arch (amd64 on a PC, arm64 on a Pi): the plain build
+	if [ "$arch" = "$(dpkg --print-architecture)" ]; then
+		bin=build/vcapd strip=strip
+	else
+		bin=build/cross-$arch/vcapd strip=$triplet-strip
+	fi
 	if [ ! -x "$bin" ]; then
-		if [ "$arch" = amd64 ]; then echo "deb: no $bin: run make all first" >&2
+		if [ "$bin" = build/vcapd ]; then echo "deb: no $bin: run make first" >&2
 		else echo "deb: no $bin: run make cross ARCH=$arch first" >&2; fi
 		return 1
 	fi
