@@ -117,6 +117,7 @@ mv "$TMP/saved.conf" "$R/etc/vcapd/vcapd.conf"
 $D --purge vcapd >"$TMP/purge.log" 2>&1; prc=$?
 for i in $(seq 30); do kill -0 $SP 2>/dev/null || break; sleep 0.1; done
 kill -0 $SP 2>/dev/null; alive=$?
+[ "$alive" = 0 ] && kill -9 $SP 2>/dev/null # left running: the check fails, the test goes on
 wait $SP 2>/dev/null
 left=$(cd "$R" && find . -path ./var -prune -o ! -type d -print | tr '\n' ' ')
 dirs=$(cd "$R" && find . -path ./var -prune -o -type d -print | grep -v '^\.$' | tr '\n' ' ')
