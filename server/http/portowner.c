@@ -107,8 +107,8 @@ const char *vc_port_owner_streamer(const char *comm)
 		const char *comm, *what;
 	} known[] = {
 		{ "ustreamer", "µStreamer (OctoPi's or crowsnest's webcam streamer)" },
-		{ "mjpg_streamer", "mjpg-streamer (OctoPi's older webcam streamer)" },
-		{ "camera-streamer", "camera-streamer (crowsnest's streamer for CSI cameras)" },
+		{ "mjpg_streamer", "mjpg-streamer (OctoPi's webcam streamer)" },
+		{ "camera-streamer", "camera-streamer (crowsnest's or OctoPi's streamer)" },
 		{ "crowsnest", "crowsnest (MainsailOS's webcam service)" },
 		{ "go2rtc", "go2rtc" },
 		{ "motion", "motion" },
@@ -130,9 +130,11 @@ void vc_port_owner_advice(const char *proc, unsigned port, char *out, size_t n)
 		snprintf(out, n, "port %u: vcapd listens there already (two listen addresses "
 			 "overlap, e.g. 0.0.0.0:%u and 127.0.0.1:%u)", port, port, port);
 	else if (streamer)
-		snprintf(out, n, "port %u is held by %s, pid %d: stop it (e.g. sudo systemctl "
-			 "disable --now crowsnest, or webcamd on OctoPi) or give vcapd another port "
-			 "(--listen or listen = 0.0.0.0:8081)", port, streamer, pid);
+		snprintf(out, n, "port %u is held by %s, pid %d: stop it (%s) or give vcapd "
+			 "another port (--listen or listen = 0.0.0.0:8081)", port, streamer, pid,
+			 !strcmp(comm, "vcapd") ? "sudo systemctl stop vcapd, or end the one run by hand"
+			 : "OctoPi: sudo systemctl disable --now webcamd; MainsailOS: sudo systemctl "
+			   "disable --now crowsnest");
 	else if (pid > 0)
 		snprintf(out, n, "port %u is held by '%s', pid %d: stop it or give vcapd another "
 			 "port (--listen or listen = 0.0.0.0:8081)", port, comm, pid);
