@@ -2,14 +2,16 @@
 # pkg-config, user CFLAGS first and project flags appended. Quiet unless V=1.
 #
 #   make            build build/vcapd and the unit tests
-#   make run        install missing packages, build, start the daemon
+#   make run        install missing packages, build the daemon alone, start it
+#                   (ARGS='--listen 0.0.0.0:8080' to view it from other machines)
 #   make test       install missing packages, build, run every test
 #   make asan       unit + integration tests under AddressSanitizer/UBSan
 #   make day        the day-in-the-life VM test, 2 minutes (make test runs 90 s of it)
 #   make soak       the day-in-the-life VM test for 30 minutes (not in make test)
 #   make bench      benchmarks that print numbers (not tests)
 #   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= UNITDIR= (make uninstall: the same)
+#   make deb        .deb packages for amd64, arm64, armhf from the builds (tests/deb.sh)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -71,7 +73,7 @@ DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd openssl clang libclang-rt-14-dev python3
 
 .PHONY: bench-bins all run test day soak asan bench install clean deps-build deps-test unit integ vm tools \
-	cross test-cross fuzz fuzz-bins fuzzers
+	cross test-cross fuzz fuzz-bins fuzzers uninstall deb
 
 all: $(VCAPD) $(UNIT_BIN) $(TOOL_BIN)
 
@@ -113,8 +115,10 @@ deps-build:
 deps-test:
 	$(Q)sh tests/deps.sh $(DEPS_BUILD) $(DEPS_TEST)
 
+# The daemon alone (the test binaries build under make all / make test):
+# on a Pi Zero 2 they would add minutes to the first start.
 run: deps-build
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(VCAPD)
 	./$(VCAPD) $(ARGS)
 
 # The README's test command: everything, in one go. Fast results first: the
@@ -149,17 +153,47 @@ bench: deps-build
 # + the tools and daemon the VM benchmarks (tests/vm/bench_*.sh) run
 bench-bins: $(BENCH_BIN) $(TOOL_BIN) $(VCAPD)
 
+# Units go where systemd's pkg-config says for PREFIX: /lib/systemd/system
+# for PREFIX=/usr, PREFIX/lib/systemd/system otherwise (systemd reads
+# /usr/local/lib/systemd/system too); UNITDIR= overrides. The config stays
+# in /etc/vcapd: the unit runs without one (--config-optional), so only the
+# example is installed, never over a file the user wrote.
+ifeq ($(PREFIX),/usr)
+UNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+else
+UNITDIR ?= $(or $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+	--define-variable=rootprefix=$(PREFIX) --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+endif
+UNITS := vcapd.service vcapd@.service
+
 install: $(VCAPD)
 	install -Dm755 $(VCAPD) $(DESTDIR)$(PREFIX)/bin/vcapd
 	install -d $(DESTDIR)$(PREFIX)/share/vcapd/web
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/vcapd/web/
 	install -Dm644 conf/vcapd.conf $(DESTDIR)/etc/vcapd/vcapd.conf.example
-	install -d $(DESTDIR)/lib/systemd/system
-	for u in vcapd.service vcapd@.service; do \
-		sed 's|/usr/local/bin/vcapd|$(PREFIX)/bin/vcapd|' systemd/$$u >$(DESTDIR)/lib/systemd/system/$$u; \
-		chmod 644 $(DESTDIR)/lib/systemd/system/$$u; done
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|/usr/local/bin/vcapd|$(PREFIX)/bin/vcapd|' systemd/$$u >$(DESTDIR)$(UNITDIR)/$$u; \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$u; done
 	sed 's|/usr/local/|$(PREFIX)/|g' systemd/libcamera.conf >$(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
 	chmod 644 $(DESTDIR)$(PREFIX)/share/vcapd/libcamera.conf
+	@echo "installed. Start it: sudo systemctl daemon-reload && sudo systemctl enable --now vcapd"
+
+# What install put there; /etc/vcapd/vcapd.conf (the user's) stays.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/vcapd $(DESTDIR)/etc/vcapd/vcapd.conf.example
+	rm -rf $(DESTDIR)$(PREFIX)/share/vcapd
+	for u in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+	rmdir $(DESTDIR)/etc/vcapd 2>/dev/null || true
+	@echo "uninstalled (a running vcapd keeps running: sudo systemctl disable --now vcapd first)"
+
+# Debian packages for amd64 and the Pi's arm64/armhf from build/vcapd (this
+# machine's arch) and the cross builds (make cross ARCH=arm64|armhf):
+# tests/deb.sh, written to build/deb/. DEB_ARCHS= picks some (on a Pi:
+# make deb DEB_ARCHS=arm64).
+DEB_ARCHS ?= amd64 arm64 armhf
+deb:
+	$(Q)sh tests/deb.sh $(DEB_ARCHS)
 
 # libFuzzer harnesses for every parser of outside input (tests/fuzz/),
 # built with clang under build/fuzz; `make fuzz` runs each for FUZZ_SECONDS

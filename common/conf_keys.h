@@ -96,6 +96,11 @@ int vc_conf_key_parse(struct vc_conf_pstate *st, const struct vc_conf_key *k, vo
 void vc_conf_key_print(const struct vc_conf_key *k, const void *base, FILE *f, int redact);
 int vc_conf_key_equal(const struct vc_conf_key *k, const void *a, const void *b);
 
+/* Writes the reference of every key (Markdown tables: value, default,
+ * example, repeatable, how a reload applies it), from the rows alone;
+ * conf/README.md holds it (common/conf_ref.c). */
+void vc_conf_reference(FILE *f);
+
 /* For the rows' parse functions (common/conf.c): reports a bad value on
  * line (printf-formatted message); the line a token secret was set on (0 =
  * none yet), shared by token_secret and token_secret_file. */

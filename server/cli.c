@@ -30,6 +30,11 @@ void vc_cli_usage(FILE *f)
 		"  --config FILE       read FILE (see conf/vcapd.conf); flags override it;\n"
 		"                      SIGHUP rereads it (cameras, auth, log level apply at\n"
 		"                      once; listen, TLS, limits, web_root at a restart)\n"
+		"  --config-optional   a missing --config FILE is no error: run on defaults\n"
+		"                      (every camera found) until it exists (SIGHUP reads it)\n"
+		"  --default-listen ADDR:PORT  where to listen when neither --listen nor the\n"
+		"                      config's listen says (repeatable; default 127.0.0.1:8080;\n"
+		"                      the installed service uses 0.0.0.0:8080, the LAN)\n"
 		"  --make-token SCOPE[:SECONDS]  print a ?token= for SCOPE (view, status,\n"
 		"                      control, or a comma list) valid SECONDS (default\n"
 		"                      token_ttl or 3600), signed with the config's secret\n"
@@ -37,6 +42,7 @@ void vc_cli_usage(FILE *f)
 		"                      exit (non-zero with file:line messages on errors)\n"
 		"  --routes            print every HTTP route (method, path, match, auth\n"
 		"                      class) and exit\n"
+		"  --print-config-reference  print every config key (Markdown table) and exit\n"
 		"  --help              this text\n"
 		"  --version           print the version\n"
 		"\n"
@@ -61,6 +67,9 @@ enum {
 	OPT_CHECK_CONFIG,
 	OPT_MAKE_TOKEN,
 	OPT_ROUTES,
+	OPT_CONFIG_OPTIONAL,
+	OPT_DEFAULT_LISTEN,
+	OPT_PRINT_CONF_REF,
 	OPT_RESOLUTION,
 	OPT_FPS,
 	OPT_FORMAT,
@@ -167,6 +176,9 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "make-token", required_argument, NULL, OPT_MAKE_TOKEN },
 		{ "routes", no_argument, NULL, OPT_ROUTES },
+		{ "config-optional", no_argument, NULL, OPT_CONFIG_OPTIONAL },
+		{ "default-listen", required_argument, NULL, OPT_DEFAULT_LISTEN },
+		{ "print-config-reference", no_argument, NULL, OPT_PRINT_CONF_REF },
 		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
 		{ "fps", required_argument, NULL, OPT_FPS },
 		{ "desired-fps", required_argument, NULL, OPT_FPS }, /* µStreamer's name */
@@ -194,6 +206,19 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 				return 2;
 			}
 			o->listen[o->n_listen++] = optarg;
+			break;
+		case OPT_DEFAULT_LISTEN:
+			if (o->n_default_listen >= VC_CLI_MAX_LISTEN) {
+				fprintf(stderr, "vcapd: at most %d --default-listen\n", VC_CLI_MAX_LISTEN);
+				return 2;
+			}
+			o->default_listen[o->n_default_listen++] = optarg;
+			break;
+		case OPT_CONFIG_OPTIONAL:
+			o->config_optional = 1;
+			break;
+		case OPT_PRINT_CONF_REF:
+			o->print_conf_ref = 1;
 			break;
 		case OPT_LOG_LEVEL: {
 			int lvl = vc_log_parse_level(optarg);

@@ -49,6 +49,13 @@ struct vc_cli {
 	const char *listen[VC_CLI_MAX_LISTEN];
 	size_t n_listen;
 	const char *config;     /* --config FILE */
+	int config_optional;    /* --config-optional: a missing FILE means defaults */
+	/* --default-listen: where to listen when neither --listen nor the
+	 * config's listen lines say (else 127.0.0.1:8080). The installed
+	 * service passes 0.0.0.0:8080 so a Pi is viewable from the LAN. */
+	const char *default_listen[VC_CLI_MAX_LISTEN];
+	size_t n_default_listen;
+	int print_conf_ref;     /* --print-config-reference */
 	int check_config;       /* --check-config */
 	int log_level;          /* from the flag, -1 = none; overrides the file */
 	const char *make_token; /* --make-token SCOPE[:SECONDS] */

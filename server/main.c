@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/conf.h"
 #include "common/conf_keys.h"
@@ -171,6 +172,10 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		log_info("SIGHUP: no --config, nothing to reload");
 		return;
 	}
+	if (a->opts->config_optional && access(a->opts->config, F_OK) < 0 && errno == ENOENT) {
+		log_info("SIGHUP: still no %s, the defaults stay", a->opts->config);
+		return;
+	}
 	vc_sdnotify_reloading(a->notify);
 	if (vc_ops_load(a->opts->config, &nc) < 0 || vc_auth_new(nc, &na) < 0 ||
 	    vc_guard_new(nc, a->opts->listen, a->opts->n_listen, &ng) < 0) {
@@ -180,9 +185,16 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 		vc_sdnotify_ready(a->notify);
 		return;
 	}
-	if (vc_ops_restart_keys(a->boot_conf, nc, !a->listen_flags, keys, sizeof(keys)))
+	/* started without a file (--config-optional): compare with the defaults */
+	struct vc_conf *empty = NULL;
+	char perr[64];
+	if (!a->boot_conf && vc_conf_parse("", 0, "(defaults)", &empty, perr, sizeof(perr)) < 0)
+		empty = NULL;
+	const struct vc_conf *boot = a->boot_conf ? a->boot_conf : empty;
+	if (boot && vc_ops_restart_keys(boot, nc, !a->listen_flags, keys, sizeof(keys)))
 		log_warn("reload: %s changed: restart vcapd to apply (the running server keeps the old values)",
 			 keys);
+	vc_conf_free(empty);
 	if (a->opts->log_level < 0)
 		vc_log_level = nc->log_level >= 0 ? nc->log_level : VC_LOG_INFO;
 	vc_auth_free(a->auth);
@@ -343,7 +355,12 @@ static void app_close(struct app *a)
  * the HTTP server's limits and TLS keys. -1 after logging why. */
 static int load_config(struct app *a, struct vc_cli *o, struct vc_http_config *hc)
 {
-	if (o->config && vc_ops_load(o->config, &a->conf) < 0)
+	/* --config-optional (the installed service): no file is a first run,
+	 * not an error that systemd would restart every few seconds */
+	if (o->config && o->config_optional && access(o->config, F_OK) < 0 && errno == ENOENT)
+		log_info("no %s: running on defaults (every camera found); write it and reload",
+			 o->config);
+	else if (o->config && vc_ops_load(o->config, &a->conf) < 0)
 		return -1;
 	if (a->conf && o->log_level < 0 && a->conf->log_level >= 0)
 		vc_log_level = a->conf->log_level;
@@ -353,6 +370,9 @@ static int load_config(struct app *a, struct vc_cli *o, struct vc_http_config *h
 	if (!o->n_listen && a->conf)
 		for (size_t i = 0; i < a->conf->n_listen && o->n_listen < VC_CLI_MAX_LISTEN; i++)
 			o->listen[o->n_listen++] = a->conf->listen[i];
+	if (!o->n_listen)
+		for (size_t i = 0; i < o->n_default_listen; i++)
+			o->listen[o->n_listen++] = o->default_listen[i];
 	if (!o->n_listen)
 		o->listen[o->n_listen++] = "127.0.0.1:8080";
 	if (a->conf) {
@@ -405,6 +425,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return vc_ops_check_config(o.config, stdout, stderr);
+	}
+	if (o.print_conf_ref) {
+		vc_conf_reference(stdout);
+		return 0;
 	}
 	if (o.make_token)
 		return make_token(&o);

@@ -2,7 +2,7 @@
 # Runs test suites and counts their one-line results ("name: OK", "name: FAIL ...",
 # "name: SKIP why"). A test program that exits non-zero without printing a FAIL
 # line is counted as one failure, so a crash can never pass silently.
-#   sh tests/run-all.sh [unit|build-asan|unit-asan|integ|integ-asan|build-cross|cross|vm|fuzz]...
+#   sh tests/run-all.sh [unit|build-asan|unit-asan|integ|integ-asan|build-cross|cross|deb|vm|fuzz]...
 # VCAP_BUILD selects the build directory for "unit" and "integ" (default build).
 # The default order puts fast results first: a slow build that fails late (a
 # cross package a mirror cannot give) leaves every result before it.
@@ -58,7 +58,7 @@ build() {
 	run_one "$name" 3600 sh -c 'make --no-print-directory -j2 "$@" && echo "$0: OK"' "$name" "$@"
 }
 
-suites=${*:-unit build-asan unit-asan integ integ-asan vm build-cross cross fuzz}
+suites=${*:-unit build-asan unit-asan integ integ-asan vm build-cross cross deb fuzz}
 for s in $suites; do
 	echo "=== suite $s"
 	case $s in
@@ -88,6 +88,8 @@ for s in $suites; do
 				VC_TEST_EMULATED=1 run_one "$t" 600 sh tests/cross.sh run "$a" "$t"
 			done
 		done ;;
+	deb) # make deb's three packages from the plain and cross builds (tests/deb_check.sh)
+		run_one tests/deb_check.sh 900 sh tests/deb_check.sh ;;
 	fuzz) # libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each (default 60); builds them
 		if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 			echo "fuzz: SKIP ${FUZZ_CC:-clang} not installed (make deps-test)"; skip=$((skip + 1))

@@ -23,6 +23,7 @@
 #include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/http/headwait.h"
+#include "server/http/portowner.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
  * safelisted ones). */
@@ -554,7 +555,11 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 	if (!de->d) {
 		int e = errno ? errno : EADDRINUSE;
 
-		log_error("cannot listen on %s: %s", addr, strerror(e));
+		char why[400] = "";
+
+		if (e == EADDRINUSE)
+			vc_port_owner_advice("/proc", port, why, sizeof(why));
+		log_error("cannot listen on %s: %s%s%s", addr, strerror(e), why[0] ? "; " : "", why);
 		return -e;
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(de->d, MHD_DAEMON_INFO_EPOLL_FD);

@@ -2,8 +2,11 @@
 # systemd units: `systemd-analyze verify` passes on vcapd.service and an
 # instance of vcapd@.service (ExecStart pointed at the built binary), fails on
 # a broken copy (so the check can fail), and `make install` lays out the
-# binary, units (with PREFIX substituted), config example and web files,
-# and the installed binary serves the installed page at /.
+# binary, units (with PREFIX substituted; under PREFIX/lib/systemd/system
+# for PREFIX=/usr/local), config example and web files, `make uninstall`
+# takes them away again (the user's config stays), the main unit runs
+# without a config on the LAN and gives up after 5 failed starts, and the
+# installed binary serves the installed page at /.
 cd "$(dirname "$0")/../.." || exit 2
 VCAPD=${VCAPD:-build/vcapd}
 T=$(mktemp -d /tmp/ops_systemd.XXXXXX)
@@ -133,13 +136,41 @@ fi
 # make install into a staging root.
 if make --no-print-directory -s -o "$VCAPD" install BUILD="$(dirname "$VCAPD")" DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1 &&
    [ -x "$T/root/usr/bin/vcapd" ] && [ -f "$T/root/etc/vcapd/vcapd.conf.example" ] &&
-   grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/vcapd.conf$' "$T/root/lib/systemd/system/vcapd.service" &&
+   grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/vcapd.conf --config-optional --default-listen 0.0.0.0:8080$' "$T/root/lib/systemd/system/vcapd.service" &&
    grep -q '^ExecStart=/usr/bin/vcapd --config /etc/vcapd/%i.conf$' "$T/root/lib/systemd/system/vcapd@.service" &&
-   grep -q '^ExecStart=/usr/bin/libcamerify /usr/bin/vcapd --config /etc/vcapd/vcapd.conf$' "$T/root/usr/share/vcapd/libcamera.conf"; then
+   grep -q '^ExecStart=/usr/bin/libcamerify /usr/bin/vcapd --config /etc/vcapd/vcapd.conf --config-optional --default-listen 0.0.0.0:8080$' "$T/root/usr/share/vcapd/libcamera.conf"; then
 	echo "ops_systemd.make_install: OK"
 else
 	echo "ops_systemd.make_install: FAIL $(tail -5 "$T/install.log" | tr '\n' ' ')"
 fi
+
+# PREFIX=/usr/local: units under /usr/local/lib/systemd/system (systemd's
+# pkg-config for that prefix), ExecStart the /usr/local binary; make
+# uninstall removes every file it put there and keeps the user's config.
+U=$T/local
+if make --no-print-directory -s -o "$VCAPD" install BUILD="$(dirname "$VCAPD")" DESTDIR="$U" PREFIX=/usr/local >"$T/local.log" 2>&1 &&
+   grep -q '^ExecStart=/usr/local/bin/vcapd --config' "$U/usr/local/lib/systemd/system/vcapd.service" &&
+   [ -f "$U/usr/local/lib/systemd/system/vcapd@.service" ] && [ ! -d "$U/lib" ]; then
+	echo "ops_systemd.install_prefix_units: OK"
+else
+	echo "ops_systemd.install_prefix_units: FAIL $(cd "$U" 2>/dev/null && find . -name '*.service' | tr '\n' ' ') $(tail -3 "$T/local.log" | tr '\n' ' ')"
+fi
+echo mine >"$U/etc/vcapd/vcapd.conf"
+make --no-print-directory -s -o "$VCAPD" uninstall BUILD="$(dirname "$VCAPD")" DESTDIR="$U" PREFIX=/usr/local >>"$T/local.log" 2>&1
+left=$(cd "$U" && find . -type f | sort | tr '\n' ' ')
+if [ "$left" = "./etc/vcapd/vcapd.conf " ]; then
+	echo "ops_systemd.uninstall: OK"
+else
+	echo "ops_systemd.uninstall: FAIL left: $left"
+fi
+
+# A start that keeps failing is not retried forever (StartLimit*), nor
+# every 2 s; the main unit runs without a config and listens on the LAN.
+grep -q '^StartLimitBurst=' systemd/vcapd.service && grep -q '^StartLimitIntervalSec=' systemd/vcapd.service &&
+	grep -q '^RestartSec=5s$' systemd/vcapd.service && grep -q '^StartLimitBurst=' systemd/vcapd@.service &&
+	grep -q '^ExecStart=.* --config-optional --default-listen 0.0.0.0:8080$' systemd/vcapd.service
+if [ $? = 0 ]; then echo "ops_systemd.restart_limits: OK"; else
+	echo "ops_systemd.restart_limits: FAIL $(grep -E '^(StartLimit|RestartSec|ExecStart)' systemd/vcapd.service | tr '\n' ' ')"; fi
 
 # The installed binary finds the installed web files beside it (no web_root
 # set) and serves the page at / (port 18944, ops_reload's range).

@@ -170,14 +170,36 @@ static void help(void)
 	static const char *const flags[] = { "--device", "--listen", "--log-level", "--config",
 					     "--make-token", "--check-config", "--resolution WxH",
 					     "--fps N", "--desired-fps", "--format F", "--quality Q",
-					     "--rotate", "--flip", "--routes" };
+					     "--rotate", "--flip", "--routes",
+					     "--config-optional",
+					     "--default-listen", "--print-config-reference" };
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		CHECK(strstr(buf, flags[i]) != NULL, "--help lacks %s", flags[i]);
+}
+
+/* The installed service's flags: an optional config and a listen default
+ * that --listen and the config's listen lines override (server/main.c). */
+static void service_flags(void)
+{
+	struct vc_cli o;
+	char msg[256];
+	int r = parse(&o, msg, sizeof(msg),
+		      ARGS("--config", "/etc/vcapd/vcapd.conf", "--config-optional", "--default-listen",
+			   "0.0.0.0:8080", "--default-listen", "[::]:8080"));
+
+	CHECK(r == 0 && o.config_optional == 1 && o.n_default_listen == 2 &&
+	      !strcmp(o.default_listen[0], "0.0.0.0:8080") && !strcmp(o.default_listen[1], "[::]:8080") &&
+	      o.n_listen == 0 && !o.print_conf_ref, "service flags: %d %s", r, msg);
+	r = parse(&o, msg, sizeof(msg), ARGS("--config", "x.conf"));
+	CHECK(r == 0 && o.config_optional == 0 && o.n_default_listen == 0, "no service flags");
+	r = parse(&o, msg, sizeof(msg), ARGS("--print-config-reference"));
+	CHECK(r == 0 && o.print_conf_ref == 1, "--print-config-reference");
 }
 
 int main(void)
 {
 	RUN("cli", plain);
+	RUN("cli", service_flags);
 	RUN("cli", per_camera);
 	RUN("cli", bad);
 	RUN("cli", help);
