@@ -44,17 +44,26 @@ engine() {
 	[ -n "$VERBOSE" ] && tail -20 "$TMP/$1/$1.log"
 }
 
-if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+# WEB_ENGINES="firefox webkit" runs only those
+want() { case " ${WEB_ENGINES:-chromium firefox webkit} " in *" $1 "*) true ;; *) false ;; esac; }
+
+if ! want chromium; then
+	:
+elif command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
 	engine chromium
 else
 	skip chromium "chromium or chromedriver (chromium-driver) missing (DEPS_TEST)"
 fi
-if command -v firefox-esr >/dev/null; then
+if ! want firefox; then
+	:
+elif command -v firefox-esr >/dev/null; then
 	engine firefox
 else
 	skip firefox "firefox-esr missing (DEPS_TEST)"
 fi
-if ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null; then
+if ! want webkit; then
+	:
+elif ! command -v WebKitWebDriver >/dev/null || ! command -v Xvfb >/dev/null; then
 	skip webkit "WebKitWebDriver (webkit2gtk-driver) or Xvfb (xvfb) missing (DEPS_TEST)"
 else
 	# a free display number from Xvfb itself (other runs may hold some)

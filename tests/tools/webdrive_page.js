@@ -35,6 +35,13 @@ const steps = {
 		await until(() => performance.now() > 9000 && /\)$/.test(stats.textContent), 15000);
 		return { live: c.dataset.live, stats: stats.textContent, age_ms: Math.round(performance.now()) };
 	},
+	// where cam 0's live view is in the viewport (scrolled to the top)
+	async rect() {
+		window.scrollTo(0, 0);
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		const r = card(document, 0).querySelector('img.live').getBoundingClientRect();
+		return { x: r.left, y: r.top, w: r.width, h: r.height, vw: window.innerWidth };
+	},
 	async formats() {
 		const c = card(document, 0), sel = c.querySelector('select[name=format]');
 		const more = c.querySelector('input[name=more]');
