@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -222,7 +223,7 @@ def start(engine, work, log):
     procs = []
     if engine == 'chromium':
         port = free_port()
-        procs.append(subprocess.Popen(['chromedriver', '--port=%d' % port], stdout=log, stderr=log))
+        procs.append(subprocess.Popen(['chromedriver', '--port=%d' % port], stdout=log, stderr=log, start_new_session=True))
         if not wait_http('http://127.0.0.1:%d/status' % port, procs[0], 15):
             raise RuntimeError('chromedriver did not answer')
         args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
@@ -234,7 +235,7 @@ def start(engine, work, log):
         return WebDriver('http://127.0.0.1:%d' % port, caps), procs
     if engine == 'webkit':
         port = free_port()
-        procs.append(subprocess.Popen(['WebKitWebDriver', '--port=%d' % port], stdout=log, stderr=log))
+        procs.append(subprocess.Popen(['WebKitWebDriver', '--port=%d' % port], stdout=log, stderr=log, start_new_session=True))
         if not wait_http('http://127.0.0.1:%d/status' % port, procs[0], 15):
             raise RuntimeError('WebKitWebDriver did not answer')
         caps = {'browserName': 'MiniBrowser', 'webkitgtk:browserOptions': {
@@ -247,7 +248,7 @@ def start(engine, work, log):
             f.write('user_pref(%s, %s);\n' % (json.dumps(k), json.dumps(v)))
     procs.append(subprocess.Popen(['firefox-esr', '--headless', '--marionette', '--no-remote',
                                    '--width=1280', '--height=1000', '--profile', prof],
-                                  stdout=log, stderr=log))
+                                  stdout=log, stderr=log, start_new_session=True))
     portfile = os.path.join(prof, 'MarionetteActivePort')
     for _ in range(300):
         if os.path.exists(portfile) and open(portfile).read().strip():
@@ -264,6 +265,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
     engine, url, prefix, work = sys.argv[1:5]
+    # timeout(1) stops this with SIGTERM: a FAIL line, the browser stopped
+    def stopped(*_):
+        raise RuntimeError('stopped by SIGTERM (timeout)')
+    signal.signal(signal.SIGTERM, stopped)
     res = []
 
     def check(name, cond, why):
@@ -355,14 +360,25 @@ def main():
     finally:
         if b:
             b.quit()
+        # each driver or browser leads a process group of its own (the
+        # browser a driver started, a browser's content processes): the
+        # ones left after the session ended are stopped with it
         for p in procs:
-            if engine != 'firefox':
-                p.terminate()  # the driver; its browser went with the session
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            if engine == 'firefox':
+                try:
+                    p.wait(10)  # Marionette:Quit
+                except subprocess.TimeoutExpired:
+                    pass
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    p.wait(5)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
     print('\n'.join(res))
 
 
