@@ -180,7 +180,10 @@ function setView(card) {
 	card.h264Ends = 0;
 	card.t0 = 0;
 	shareUrls(card);
-	startLive(card);
+	if (isShown(card))
+		startLive(card);
+	else
+		stopLive(card);
 }
 
 function stopVideo(card) {
@@ -321,6 +324,7 @@ function watchImg(card) {
 }
 
 function startLive(card) {
+	card.stopped = false;
 	clearTimeout(card.pollTimer);
 	clearInterval(card.watchTimer);
 	stopVideo(card);
@@ -491,6 +495,7 @@ function addCard(cam) {
 		polling: '', pollTimer: 0, watchTimer: 0, viewParams: ''
 	};
 	node.dataset.cam = cam.id;
+	node.toggleAttribute('data-current', !cards.size);
 	setTitle(card, cam);
 	fillPickers(card, cam);
 	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
@@ -631,7 +636,7 @@ async function pollStatus() {
 				', ' + plural((c.clients || []).length, 'client') + ', sent ' + fmtBytes(bytes) +
 				' (' + card.liveText + ')';
 			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
-			if (!document.hidden)
+			if (!card.stopped)
 				measureLatency(card, c).catch(() => {}); // the last figure stays
 			if (card.needsInfo && c.mode)
 				refreshInfo(card).catch(() => {});
@@ -643,19 +648,33 @@ async function pollStatus() {
 
 // A hidden tab closes its streams (a Pi's CPU and uplink matter more than a
 // picture nobody sees); showing it again reopens them.
-document.addEventListener('visibilitychange', () => {
+// So does a card not on screen (another camera's tab on a phone).
+function stopLive(card) {
+	clearTimeout(card.pollTimer);
+	clearInterval(card.watchTimer);
+	stopVideo(card);
+	card.img.onload = card.img.onerror = null;
+	card.img.removeAttribute('src');
+	card.stopped = true;
+}
+
+function isShown(card) {
+	return !document.hidden && card.node.getClientRects().length > 0;
+}
+
+function syncShown() {
 	for (const card of cards.values()) {
-		if (document.hidden) {
-			clearTimeout(card.pollTimer);
-			clearInterval(card.watchTimer);
-			stopVideo(card);
-			card.img.onload = card.img.onerror = null;
-			card.img.removeAttribute('src');
-		} else {
+		const shown = isShown(card);
+		if (!shown && !card.stopped)
+			stopLive(card);
+		else if (shown && card.stopped)
 			startLive(card);
-		}
 	}
-});
+}
+
+document.addEventListener('visibilitychange', syncShown);
+// the width where style.css shows one card at a time
+window.matchMedia('(max-width: 600px)').addEventListener('change', syncShown);
 
 // Several cameras: a grid (style.css); on a phone's width one card at a
 // time, the one picked in these tabs.
@@ -664,6 +683,7 @@ function showCam(id) {
 		c.node.toggleAttribute('data-current', cid === id);
 	for (const b of document.querySelectorAll('#camtabs button'))
 		b.setAttribute('aria-pressed', String(b.dataset.tab === String(id)));
+	syncShown();
 }
 
 function buildTabs(cams) {
@@ -687,6 +707,8 @@ async function main() {
 		document.getElementById('nocams').remove();
 		if (!r.cams.length)
 			list.append(el('p', { textContent: 'No cameras.' }));
+		// tabs first: on a phone only the first card opens its stream
+		list.classList.toggle('tabbed', r.cams.length > 1);
 		for (const cam of r.cams)
 			addCard(cam);
 		buildTabs(r.cams);

@@ -330,7 +330,8 @@ def main():
         lay = step('layout')
         check('grid_1280', lay.get('wide') == 'side by side', json.dumps(lay))
         check('one_at_390', lay.get('narrow') == 'cam 0 only, tabs 2' and lay.get('switched') == 'cam 1 only' and
-              lay.get('narrow_scroll_width', 999) <= 390 and 0 < lay.get('narrow_card_width', 0) <= 390,
+              lay.get('narrow_scroll_width', 999) <= 390 and 0 < lay.get('narrow_card_width', 0) <= 390 and
+              lay.get('narrow_srcs') == 'none,/stream' and lay.get('wide_srcs') == '/stream,/stream',
               json.dumps(lay))
         h = step('h264')
         note('mse', h)

@@ -104,6 +104,13 @@ const steps = {
 			t1.click();
 		await sleep(100);
 		r.switched = 'cam ' + shown().join(',') + ' only';
+		// the card not shown has closed its stream; wide again, it reopens
+		const srcs = () => [...d().querySelectorAll('section.cam img.live')]
+			.map(i => (i.getAttribute('src') || 'none').replace(/\?.*/, '')).join(',');
+		r.narrow_srcs = srcs();
+		f.width = 1280;
+		await until(() => srcs() === '/stream,/stream', 3000);
+		r.wide_srcs = srcs();
 		f.remove();
 		return r;
 	},
