@@ -8,9 +8,9 @@
 # blank; the format menu has the common formats first and the rest behind
 # "more"; a size picked takes effect; the fullscreen button (a real click)
 # puts the view in fullscreen; at 1280 px the two cameras sit side by side,
-# at 390 px one shows with tabs to switch; H.264 plays where the page
-# offers it (it asks for MediaSource or ManagedMediaSource taking avc1);
-# with MediaSource removed (an iPhone has only ManagedMediaSource) it plays
+# at 390 px one shows with tabs to switch (the other's stream closed);
+# H.264 plays where the page offers it (it asks for MediaSource or
+# ManagedMediaSource taking avc1); with MediaSource removed (an iPhone has only ManagedMediaSource) it plays
 # through ManagedMediaSource where the engine has it, and with neither the
 # page offers no H.264 and stays on MJPEG. A missing browser is a SKIP.
 # Ports: the daemon and the drivers pick free ones.
