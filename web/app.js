@@ -12,9 +12,14 @@ const ROTATIONS = [['', 'default'], ['0', '0°'], ['90', '90°'], ['180', '180°
 const FLIPS = [['', 'default'], ['none', 'none'], ['h', 'horizontal'], ['v', 'vertical'], ['hv', 'both']];
 const COMMON_SIZES = [[160, 120], [320, 240], [640, 360], [640, 480], [800, 600],
 	[1280, 720], [1920, 1080]];
-// Some browsers (iOS Safari) do not show multipart/x-mixed-replace in <img>.
-const POLL_ONLY = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
-	(/Safari\//.test(navigator.userAgent) && !/Chrome|Chromium|Android/.test(navigator.userAgent));
+// The format menu: these first (in this order, where the camera has them),
+// the rest (tens of raw pixel formats) behind the "more" box.
+const COMMON_FORMATS = ['MJPEG', 'H264', 'JPEG', 'YUYV', 'NV12', 'YUV420', 'RGB24'];
+const FORMAT_LABELS = { MJPEG: 'MJPEG (live)', H264: 'H.264 (live video)', JPEG: 'JPEG (snapshot)',
+	YUV420: 'I420 (raw)', RGB24: 'RGB (raw)' };
+// MJPEG <img> watchdog: checked every WATCH_MS, no picture this many
+// times in a row while a snapshot loads: snapshot polling instead.
+const WATCH_MS = 2000, WATCH_STUCK = 3;
 const CTRL = { INTEGER: 1, BOOLEAN: 2, MENU: 3, BUTTON: 4, INTEGER64: 5, CLASS: 6, STRING: 7,
 	BITMASK: 8, INTEGER_MENU: 9 };
 const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_VOLATILE = 0x80,
@@ -22,9 +27,14 @@ const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_VOLA
 
 // H.264 as the daemon's software encoder writes it (Constrained Baseline 3.1)
 const AVC = 'video/mp4; codecs="avc1.42E01F"';
-const CAN_H264 = (window.MediaSource && MediaSource.isTypeSupported(AVC)) ||
-	document.createElement('video').canPlayType(AVC) !== '';
+// MediaSource where it takes AVC, else ManagedMediaSource (iPhone Safari
+// has only that one). A plain <video src=/stream.mp4> (an endless
+// progressive MP4) does not play on iOS, so without either no H.264 view.
+const MSE = ['MediaSource', 'ManagedMediaSource'].map(name => ({ name, C: window[name] }))
+	.find(m => typeof m.C === 'function' && m.C.isTypeSupported && m.C.isTypeSupported(AVC)) || null;
+const CAN_H264 = MSE !== null;
 const STALL_MS = 5000; // no new picture in the <video> for this long: MJPEG instead
+const H264_RESTARTS = 3; // ended streams in a row restarted before MJPEG instead
 
 const cards = new Map(); // cam id -> card state
 // A ?token= in the page's own URL (a shared link for a kiosk or a dashboard
@@ -167,9 +177,13 @@ function setView(card) {
 	card.snap.textContent = jpeg ? 'Snapshot' : 'Raw frame';
 	card.viewParams = p.toString();
 	card.useVideo = isH264(fmt) && card.h264;
+	card.h264Ends = 0;
 	card.t0 = 0;
 	shareUrls(card);
-	startLive(card);
+	if (isShown(card))
+		startLive(card);
+	else
+		stopLive(card);
 }
 
 function stopVideo(card) {
@@ -179,6 +193,7 @@ function stopVideo(card) {
 		card.abort.abort(); // the MSE fetch
 	card.abort = null;
 	v.onerror = v.ontimeupdate = null;
+	v.srcObject = null;
 	if (v.hasAttribute('src')) {
 		v.removeAttribute('src');
 		v.load(); // closes the stream
@@ -196,18 +211,20 @@ function startVideo(card) {
 	img.hidden = true;
 	v.hidden = false;
 	let last = Date.now();
-	v.ontimeupdate = () => { last = Date.now(); };
+	v.ontimeupdate = () => {
+		last = Date.now();
+		if (v.currentTime > 2)
+			card.h264Ends = 0; // it played: a later end may restart again
+	};
 	v.onerror = () => fallback(card, 'error ' + (v.error ? v.error.code : '?'));
 	card.stallTimer = setInterval(() => {
 		if (Date.now() - last > STALL_MS)
 			fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
 	}, 1000);
 	const url = '/stream.mp4?' + card.viewParams;
-	v.dataset.stream = url; // what the <video> shows (its src is a blob: with MSE)
-	if (window.MediaSource && MediaSource.isTypeSupported(AVC))
-		playMse(card, url);
-	else
-		v.src = url; // plays, but the player keeps ~1.4 s back (Chromium)
+	v.dataset.stream = url; // what the <video> shows (its src is a blob:)
+	setLive(card, 'h264', MSE.name);
+	playMse(card, url);
 	v.play().catch(() => {}); // a refused autoplay shows up as a stall
 }
 
@@ -215,8 +232,10 @@ function startVideo(card) {
 // decides how far back it plays (the newest frame, not the player's
 // reserve) and drops what was shown.
 function playMse(card, url) {
-	const v = card.video, ms = new MediaSource(), ctl = new AbortController();
+	const v = card.video, ms = new MSE.C(), ctl = new AbortController();
 	card.abort = ctl;
+	// ManagedMediaSource opens only when AirPlay is off (or has a URL of its own)
+	v.disableRemotePlayback = true;
 	v.src = URL.createObjectURL(ms);
 	ms.addEventListener('sourceopen', async () => {
 		URL.revokeObjectURL(v.src);
@@ -251,8 +270,17 @@ function playMse(card, url) {
 				pump();
 			}
 		} catch (e) {
-			if (!ctl.signal.aborted)
-				fallback(card, e.message);
+			if (ctl.signal.aborted)
+				return;
+			// The daemon ends an MP4 stream when the camera's mode changes
+			// (new parameter sets), as when the view's own MJPEG client has
+			// just left: a new stream, a few times before giving up.
+			if (e.message === 'stream ended' && (card.h264Ends = (card.h264Ends || 0) + 1) <= H264_RESTARTS) {
+				clearInterval(card.stallTimer);
+				card.pollTimer = setTimeout(() => startLive(card), 200);
+				return;
+			}
+			fallback(card, e.message);
 		}
 	}, { once: true });
 }
@@ -264,14 +292,48 @@ function fallback(card, why) {
 	startLive(card);
 }
 
+// What the live view is, for the stats line and for tests: 'mjpeg' (the
+// stream in <img>), 'poll' (snapshots, and why) or 'h264' (and through what).
+function setLive(card, kind, how) {
+	card.node.dataset.live = kind;
+	card.liveText = kind === 'poll' ? 'snapshot polling: ' + how :
+		kind === 'h264' ? 'H.264 via ' + how : 'MJPEG stream';
+}
+
+// Snapshot polling only where the MJPEG <img> is seen not to work: it
+// shows no picture for WATCH_STUCK checks while a snapshot of the same view
+// loads (or its error event fires: startLive). None of Chromium, Firefox
+// ESR, WebKitGTK needs it (web/README.md). A still picture is not judged:
+// Firefox's canvas gets the same old part of a multipart <img> while the
+// <img> shows the stream moving, so a page cannot see what it shows.
+function watchImg(card) {
+	let empty = 0;
+	card.watchTimer = setInterval(() => {
+		empty = card.img.naturalWidth > 0 ? 0 : empty + 1;
+		if (empty < WATCH_STUCK)
+			return;
+		clearInterval(card.watchTimer);
+		const probe = new Image();
+		probe.onload = () => {
+			card.polling = 'no picture from the stream for ' + WATCH_MS * WATCH_STUCK / 1000 + ' s';
+			startLive(card);
+		};
+		probe.onerror = () => watchImg(card); // the camera is away: no proof
+		probe.src = '/snapshot?' + card.viewParams + '&max_age_ms=1000&w=' + Date.now();
+	}, WATCH_MS);
+}
+
 function startLive(card) {
+	card.stopped = false;
 	clearTimeout(card.pollTimer);
+	clearInterval(card.watchTimer);
 	stopVideo(card);
 	if (card.useVideo)
 		return startVideo(card);
 	const img = card.img;
 	img.hidden = false;
 	if (card.polling) {
+		setLive(card, 'poll', card.polling);
 		const next = () => {
 			img.onload = () => { card.pollTimer = setTimeout(next, 200); };
 			img.onerror = () => { card.pollTimer = setTimeout(next, 2000); };
@@ -285,7 +347,7 @@ function startLive(card) {
 		// this browser cannot show MJPEG in <img> (a snapshot works): poll.
 		const probe = new Image();
 		probe.onload = () => {
-			card.polling = true;
+			card.polling = 'the stream failed';
 			startLive(card);
 		};
 		probe.onerror = () => {
@@ -297,6 +359,8 @@ function startLive(card) {
 	img.onload = null;
 	// a retry needs a new URL or the browser keeps its failed answer
 	img.src = '/stream?' + card.viewParams + (card.retries ? '&retry=' + card.retries : '');
+	setLive(card, 'mjpeg');
+	watchImg(card);
 }
 
 async function apply(card) {
@@ -428,9 +492,10 @@ function addCard(cam) {
 		latency: node.querySelector('.latency'), urlStream: node.querySelector('.url-stream'),
 		urlSnapshot: node.querySelector('.url-snapshot'),
 		stats: node.querySelector('.stats'), controls: node.querySelector('.controls'),
-		polling: POLL_ONLY, pollTimer: 0, viewParams: ''
+		polling: '', pollTimer: 0, watchTimer: 0, viewParams: ''
 	};
 	node.dataset.cam = cam.id;
+	node.toggleAttribute('data-current', !cards.size);
 	setTitle(card, cam);
 	fillPickers(card, cam);
 	fillSelect(card.form.quality, [['', 'default'], ...QUALITIES.map(q => [q, q])], '');
@@ -443,6 +508,7 @@ function addCard(cam) {
 	for (const b of node.querySelectorAll('.urls button.copy'))
 		b.onclick = () => copyText(b.previousElementSibling, b);
 	card.form.onsubmit = ev => { ev.preventDefault(); apply(card); };
+	card.form.more.onchange = () => fillFormats(card);
 	cards.set(cam.id, card);
 	document.getElementById('cams').append(node);
 	setView(card);
@@ -458,30 +524,38 @@ async function probeH264(card) {
 	try {
 		await getJSON('/api/try?' + new URLSearchParams({ cam: card.id, format: 'h264' }));
 		card.h264 = true;
-		addH264Option(card);
+		fillFormats(card);
 	} catch (e) {
 		card.h264 = false; // not for this camera (yet): MJPEG only
 	}
 }
 
-function addH264Option(card) {
-	const sel = card.form.format;
-	if (card.h264 && ![...sel.options].some(o => o.value === 'H264'))
-		sel.add(new Option('H.264 (live video)', 'H264'), 1);
+// The format menu: the common formats first, the camera's other raw
+// formats in a "More formats" group while the "more" box is ticked (or
+// one of them is the current choice).
+function fillFormats(card) {
+	const sel = card.form.format, cur = sel.value || 'MJPEG', raw = card.rawFormats || [];
+	const have = n => n === 'MJPEG' || n === 'JPEG' || (n === 'H264' ? card.h264 : raw.includes(n));
+	const opt = n => new Option(FORMAT_LABELS[n] || n + ' (raw)', n);
+	const rest = raw.filter(n => !COMMON_FORMATS.includes(n));
+	if (rest.includes(cur))
+		card.form.more.checked = true;
+	const kids = COMMON_FORMATS.filter(have).map(opt);
+	if (card.form.more.checked && rest.length)
+		kids.push(el('optgroup', { label: 'More formats' }, ...rest.map(opt)));
+	sel.replaceChildren(...kids);
+	sel.value = [...sel.options].some(o => o.value === cur) ? cur : 'MJPEG';
+	card.form.more.parentNode.hidden = !rest.length;
 }
 
 // Format/size/fps choices from the camera's list. A camera that is absent
 // has none yet: the stats poll fills them in once it is there.
 function fillPickers(card, cam) {
-	const names = ['MJPEG'];
+	card.rawFormats = [];
 	for (const f of cam.formats)
-		if (!names.includes(f.fourcc_name) && !isJpeg(f.fourcc_name) && !isH264(f.fourcc_name))
-			names.push(f.fourcc_name);
-	const cur = card.form.format.value || 'MJPEG';
-	fillSelect(card.form.format, names.map(n => [n, n + (isJpeg(n) ? ' (live)' : ' (raw)')]), 'MJPEG');
-	addH264Option(card);
-	if ([...card.form.format.options].some(o => o.value === cur))
-		card.form.format.value = cur;
+		if (!card.rawFormats.includes(f.fourcc_name) && !isJpeg(f.fourcc_name) && !isH264(f.fourcc_name))
+			card.rawFormats.push(f.fourcc_name);
+	fillFormats(card);
 	const mi = modeInfo(cam);
 	fillSelect(card.form.size, [['', cam.mode ? 'device (' + cam.mode.width + 'x' + cam.mode.height + ')' : 'device'],
 		...mi.sizes.map(([w, h]) => [w + 'x' + h, w + 'x' + h])], '');
@@ -560,9 +634,9 @@ async function pollStatus() {
 			card.stats.textContent = c.state + ', ' + (m.fourcc_name || '?') + ' ' + m.width + 'x' +
 				m.height + ', capture ' + c.stats.fps.toFixed(1) + ' fps, dropped ' + c.stats.dropped +
 				', ' + plural((c.clients || []).length, 'client') + ', sent ' + fmtBytes(bytes) +
-				(card.polling ? ' (snapshot polling)' : '');
+				' (' + card.liveText + ')';
 			refreshControls(card).catch(() => {}); // a failed refresh keeps the last values
-			if (!document.hidden)
+			if (!card.stopped)
 				measureLatency(card, c).catch(() => {}); // the last figure stays
 			if (card.needsInfo && c.mode)
 				refreshInfo(card).catch(() => {});
@@ -574,18 +648,57 @@ async function pollStatus() {
 
 // A hidden tab closes its streams (a Pi's CPU and uplink matter more than a
 // picture nobody sees); showing it again reopens them.
-document.addEventListener('visibilitychange', () => {
+// So does a card not on screen (another camera's tab on a phone).
+function stopLive(card) {
+	clearTimeout(card.pollTimer);
+	clearInterval(card.watchTimer);
+	stopVideo(card);
+	card.img.onload = card.img.onerror = null;
+	card.img.removeAttribute('src');
+	card.stopped = true;
+}
+
+function isShown(card) {
+	return !document.hidden && card.node.getClientRects().length > 0;
+}
+
+function syncShown() {
 	for (const card of cards.values()) {
-		if (document.hidden) {
-			clearTimeout(card.pollTimer);
-			stopVideo(card);
-			card.img.onload = card.img.onerror = null;
-			card.img.removeAttribute('src');
-		} else {
+		const shown = isShown(card);
+		if (!shown && !card.stopped)
+			stopLive(card);
+		else if (shown && card.stopped)
 			startLive(card);
-		}
 	}
-});
+}
+
+document.addEventListener('visibilitychange', syncShown);
+// the width where style.css shows one card at a time
+window.matchMedia('(max-width: 600px)').addEventListener('change', syncShown);
+
+// Several cameras: a grid (style.css); on a phone's width one card at a
+// time, the one picked in these tabs.
+function showCam(id) {
+	for (const [cid, c] of cards)
+		c.node.toggleAttribute('data-current', cid === id);
+	for (const b of document.querySelectorAll('#camtabs button'))
+		b.setAttribute('aria-pressed', String(b.dataset.tab === String(id)));
+	syncShown();
+}
+
+function buildTabs(cams) {
+	const nav = document.getElementById('camtabs');
+	nav.replaceChildren(...cams.map(cam => {
+		const b = el('button', { type: 'button', textContent: camName(cam) + ' (' + cam.id + ')' });
+		b.dataset.tab = cam.id;
+		b.onclick = () => showCam(cam.id);
+		return b;
+	}));
+	nav.hidden = cams.length < 2;
+	document.getElementById('cams').classList.toggle('tabbed', cams.length > 1);
+	if (cams.length)
+		showCam(cams[0].id);
+}
 
 async function main() {
 	const list = document.getElementById('cams');
@@ -594,8 +707,11 @@ async function main() {
 		document.getElementById('nocams').remove();
 		if (!r.cams.length)
 			list.append(el('p', { textContent: 'No cameras.' }));
+		// tabs first: on a phone only the first card opens its stream
+		list.classList.toggle('tabbed', r.cams.length > 1);
 		for (const cam of r.cams)
 			addCard(cam);
+		buildTabs(r.cams);
 	} catch (e) {
 		document.getElementById('nocams').textContent = 'Cannot list cameras: ' + e.message;
 	}

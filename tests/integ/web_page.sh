@@ -151,6 +151,9 @@ async function run() {
 			continue;
 		}
 		const f = card.querySelector('form');
+		// the raw formats beyond the common ones are behind "more"
+		if (!f.more.checked)
+			f.more.click();
 		const fmt = cam.formats.find(x => x.fourcc === cam.mode.fourcc);
 		const names = cam.formats.map(x => x.fourcc_name).filter(n => !/^(MJPE?G|JPE?G)$/i.test(n));
 		const sizes = fmt.sizes.map(s => s.width + 'x' + s.height);
@@ -228,7 +231,7 @@ async function run() {
 	hidden = false;
 	fd.dispatchEvent(new Event('visibilitychange'));
 	lines.push('hidden ' + h + ' visible ' + await waitStreams('1,1'));
-	// snapshot polling (iOS): count the pictures that arrive in 1.5 s
+	// snapshot polling (broken.html): count the pictures that arrive in 1.5 s
 	let loads = 0;
 	img.addEventListener('load', () => loads++);
 	await sleep(1500);
@@ -318,7 +321,7 @@ echo "$R" | grep -q '^raw 200 YUYV 160x120 38400 cam0.yuyv Raw frame$'
 check raw_format_link $? "$(echo "$R" | grep '^raw' || echo none)"
 echo "$R" | grep -q '^hidden 0,0 visible 1,1$'
 check hidden_tab_closes_streams $? "MJPEG clients per camera: $(echo "$R" | grep '^hidden' || echo none)"
-echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, (1 client|[2-9] clients|[1-9][0-9]+ clients), sent [0-9.]+ [KM]iB$'
+echo "$R" | grep -qE '^stats streaming, [A-Z0-9]+ [0-9]+x[0-9]+, capture [1-9][0-9.]* fps, dropped [0-9]+, (1 client|[2-9] clients|[1-9][0-9]+ clients), sent [0-9.]+ [KM]iB \(MJPEG stream\)$'
 check live_stats $? "$(echo "$R" | grep '^stats' || echo none)"
 echo "$R" | grep -q '^plural 0 clients|1 client|2 clients$'
 check plural_forms $? "$(echo "$R" | grep '^plural' || echo none)"
@@ -374,17 +377,32 @@ err=$(cat "$TMP/shot-a.err" "$TMP/shot-b.err" | grep -E 'CONSOLE|Uncaught' | gre
 [ -z "$err" ]
 check shots_no_console_errors $? "$err"
 
-# iOS Safari: the page polls /snapshot instead of an MJPEG <img>.
+# An iPhone's user agent no longer decides anything (issue 23): the page
+# shows the MJPEG stream in <img> as for any browser.
 IOS='Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
-chrome "$TMP/ios.err" --user-agent="$IOS" --window-size=1000,1500 --virtual-time-budget=25000 --dump-dom "$B/drive.html" >"$TMP/ios.html"
-R=$(sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/ios.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
+chrome "$TMP/ios.err" --user-agent="$IOS" --virtual-time-budget=3000 --dump-dom "$B/" | sed 's/></>\n</g' >"$TMP/ios.txt"
+grep -q 'src="/stream?cam=0"' "$TMP/ios.txt" && grep -q 'src="/stream?cam=1"' "$TMP/ios.txt" && ! grep -q 'snapshot polling' "$TMP/ios.txt"
+check ios_ua_mjpeg_img $? "live views: $(grep -o '<img class="live"[^>]*' "$TMP/ios.txt" | tr '\n' ';')"
+# Where the MJPEG <img> fails (here made to: broken.html sends the page's
+# /stream URLs to /stream-broken, a 404) the page polls /snapshot instead.
+sed 's|<script src="app.js">|<script src="broken.js"></script>&|' web/index.html >"$W/broken.html"
+cat >"$W/broken.js" <<'EOJ'
+'use strict';
+const d = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
+Object.defineProperty(HTMLImageElement.prototype, 'src', { get() { return d.get.call(this); },
+	set(v) { d.set.call(this, String(v).replace(/^\/stream\?/, '/stream-broken?')); } });
+EOJ
+sed 's|src="index.html"|src="broken.html"|' "$W/drive.html" >"$W/drive-broken.html"
+chrome "$TMP/poll.err" --window-size=1000,1500 --virtual-time-budget=25000 --dump-dom "$B/drive-broken.html" >"$TMP/poll.html"
+R=$(sed -n '/<pre id="result">/,/<\/pre>/p' "$TMP/poll.html" | sed 's/<[^>]*>//g; s/&amp;/\&/g')
 [ -n "$VERBOSE" ] && echo "$R"
 nl=$(echo "$R" | sed -n 's/^loads \([0-9]*\) src \/snapshot?cam=0&size=160x120&max_age_ms=100$/\1/p')
-[ -n "$nl" ] && [ "$nl" -ge 3 ] && echo "$R" | grep -q '^after 160x120 /snapshot?cam=0&size=160x120'
-check ios_snapshot_polling $? "$(echo "$R" | grep -E '^(after|loads)' | tr '\n' ';')"
-err=$(console "$TMP/ios.err")
+[ -n "$nl" ] && [ "$nl" -ge 3 ] && echo "$R" | grep -q '^after 160x120 /snapshot?cam=0&size=160x120' &&
+	echo "$R" | grep -q '^stats .*(snapshot polling: the stream failed)$'
+check poll_when_img_fails $? "$(echo "$R" | grep -E '^(after|loads|stats)' | tr '\n' ';')"
+err=$(grep -E 'CONSOLE|Uncaught' "$TMP/poll.err" | grep -F 127.0.0.1 | grep -v 'stream-broken' | head -3)
 [ -z "$err" ]
-check ios_no_console_errors $? "$err"
+check poll_no_console_errors $? "$err"
 
 # The stream clients Chromium opened have gone once it quit
 n=$(clients_after_quit "$B")

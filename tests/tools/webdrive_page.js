@@ -1,0 +1,154 @@
+// Run in vcapd's web page by tests/tools/webdrive.py (WebDriver "execute
+// async script": the step's name, then the callback). Each step reports
+// what the page shows as one JSON object; the checks are in webdrive.py.
+const [step, done] = arguments;
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+async function until(fn, ms) {
+	for (let t = 0; t < ms; t += 50) {
+		const v = fn();
+		if (v)
+			return v;
+		await sleep(50);
+	}
+	return null;
+}
+const card = (d, id) => d.querySelector('[data-cam="' + id + '"]');
+const submit = c => c.querySelector('button[type=submit]').click();
+const visible = e => e.getBoundingClientRect().width > 0;
+const steps = {
+	// both cameras' live views: what each is (mjpeg/poll/h264) once it shows
+	async live() {
+		await until(() => document.querySelectorAll('section.cam').length === 2, 10000);
+		const cams = [];
+		for (const c of document.querySelectorAll('section.cam')) {
+			const img = c.querySelector('img.live');
+			await until(() => img.naturalWidth > 0 && c.dataset.live, 10000);
+			cams.push({ id: c.dataset.cam, live: c.dataset.live, natural: img.naturalWidth,
+				src: img.getAttribute('src') });
+		}
+		return { cams };
+	},
+	// the page's own watchdog has had time to judge the <img> (> 3 prints
+	// 2 s apart) and the stats line says what the view is
+	async still_mjpeg() {
+		const c = card(document, 0), stats = c.querySelector('.stats');
+		await until(() => performance.now() > 9000 && /\)$/.test(stats.textContent), 15000);
+		return { live: c.dataset.live, stats: stats.textContent, age_ms: Math.round(performance.now()) };
+	},
+	// where cam 0's live view is in the viewport (scrolled to the top)
+	async rect() {
+		window.scrollTo(0, 0);
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		const r = card(document, 0).querySelector('img.live').getBoundingClientRect();
+		return { x: r.left, y: r.top, w: r.width, h: r.height, vw: window.innerWidth };
+	},
+	async formats() {
+		const c = card(document, 0), sel = c.querySelector('select[name=format]');
+		const more = c.querySelector('input[name=more]');
+		await until(() => [...sel.options].some(o => o.value === 'H264'), 3000);
+		const common = [...sel.children].filter(o => o.tagName === 'OPTION').map(o => o.value);
+		const unticked = sel.options.length;
+		more.click();
+		const group = sel.querySelector('optgroup');
+		const api = await (await fetch('/api/cams/0')).json();
+		const have = [...sel.options].map(o => o.value);
+		const missing = api.formats.map(f => f.fourcc_name).filter(n => !have.includes(n));
+		more.click(); // back as it was
+		return { common, unticked_n: unticked, more_group: group ? group.label : null,
+			more_n: group ? group.children.length : 0, api_missing: missing,
+			after_untick_n: sel.options.length, more_shown: visible(more) };
+	},
+	async picker() {
+		const c = card(document, 0), img = c.querySelector('img.live');
+		c.querySelector('select[name=size]').value = '160x120';
+		submit(c);
+		await until(() => img.naturalWidth === 160 && /size=160x120/.test(img.getAttribute('src')), 5000);
+		return { natural: img.naturalWidth + 'x' + img.naturalHeight, src: img.getAttribute('src'),
+			live: c.dataset.live, answer: c.querySelector('.answer').textContent };
+	},
+	// after webdrive.py clicked the fullscreen button
+	async fullscreen() {
+		const fe = await until(() => document.fullscreenElement, 3000);
+		const r = { in: fe ? (fe.classList.contains('view') ? 'view' : fe.className || fe.tagName) : 'none' };
+		if (fe)
+			await document.exitFullscreen().catch(e => { r.exit = String(e); });
+		await until(() => !document.fullscreenElement, 3000);
+		r.out = document.fullscreenElement ? 'still' : 'none';
+		return r;
+	},
+	// the page in a 1280 px frame (both cards side by side), then a 390 px
+	// one (one card, tabs to switch)
+	async layout() {
+		const f = document.createElement('iframe');
+		f.width = 1280;
+		f.height = 900;
+		f.src = '/';
+		document.body.append(f);
+		const d = () => f.contentDocument;
+		await until(() => d() && d().querySelectorAll('section.cam img.live[src]').length === 2 &&
+			[...d().querySelectorAll('img.live')].every(i => i.naturalWidth > 0), 10000);
+		const rects = [...d().querySelectorAll('section.cam')].map(e => e.getBoundingClientRect());
+		const r = { rects: rects.map(x => [x.left, x.top, x.width, x.height].map(Math.round).join(':')) };
+		r.wide = rects.length === 2 && Math.abs(rects[0].top - rects[1].top) < 2 && rects[1].left > rects[0].right &&
+			rects[1].right <= 1280 ? 'side by side' : 'not side by side';
+		f.width = 390;
+		await sleep(300);
+		const shown = () => [...d().querySelectorAll('section.cam')].filter(visible).map(e => e.dataset.cam);
+		const tabs = [...d().querySelectorAll('#camtabs button')].filter(visible);
+		const w = d().querySelector('section.cam[data-current]');
+		r.narrow = 'cam ' + shown().join(',') + ' only, tabs ' + tabs.length;
+		r.narrow_card_width = w ? Math.round(w.getBoundingClientRect().width) : 0;
+		r.narrow_scroll_width = d().documentElement.scrollWidth;
+		const t1 = d().querySelector('#camtabs button[data-tab="1"]');
+		if (t1)
+			t1.click();
+		await sleep(100);
+		r.switched = 'cam ' + shown().join(',') + ' only';
+		// the card not shown has closed its stream; wide again, it reopens
+		const srcs = () => [...d().querySelectorAll('section.cam img.live')]
+			.map(i => (i.getAttribute('src') || 'none').replace(/\?.*/, '')).join(',');
+		r.narrow_srcs = srcs();
+		f.width = 1280;
+		await until(() => srcs() === '/stream,/stream', 3000);
+		r.wide_srcs = srcs();
+		f.remove();
+		return r;
+	},
+	// H.264 on cam 0 at 320x240 where the page offers it: does it play
+	async h264() {
+		const mse = {};
+		for (const n of ['MediaSource', 'ManagedMediaSource'])
+			mse[n] = typeof window[n] === 'function' && window[n].isTypeSupported('video/mp4; codecs="avc1.42E01F"');
+		await until(() => card(document, 0), 10000);
+		const c = card(document, 0), sel = c.querySelector('select[name=format]');
+		const v = c.querySelector('video.live-video'), stats = c.querySelector('.stats');
+		const opt = await until(() => [...sel.options].find(o => o.value === 'H264'), 4000);
+		const r = { mse, offered: !!opt };
+		if (!opt) {
+			await until(() => c.dataset.live, 5000);
+			r.live = c.dataset.live;
+			return r;
+		}
+		sel.value = 'H264';
+		c.querySelector('select[name=size]').value = '320x240';
+		submit(c);
+		const playing = () => (!v.hidden && v.readyState >= 2 && v.currentTime > 0) ||
+			/MJPEG instead/.test(c.querySelector('.answer').textContent);
+		await until(playing, 15000);
+		// the camera's mode may still follow the view's change (the page
+		// then restarts the stream): judged once it settled
+		await sleep(1000);
+		await until(playing, 5000);
+		const t0 = v.currentTime, q0 = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames : -1;
+		await sleep(2000);
+		r.advanced = Math.round((v.currentTime - t0) * 100) / 100;
+		r.frames = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames - q0 : -1;
+		r.size = v.videoWidth + 'x' + v.videoHeight;
+		r.live = c.dataset.live;
+		await until(() => /\(H\.264 via [^)]*\)$/.test(stats.textContent), 4000);
+		r.how = (/\((H\.264 via [^)]*)\)$/.exec(stats.textContent) || [])[1] || stats.textContent;
+		r.answer = c.querySelector('.answer').textContent;
+		return r;
+	},
+};
+steps[step]().then(done, e => done({ exception: String(e) }));
