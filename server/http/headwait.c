@@ -17,6 +17,7 @@ struct vc_headwait_conn {
 	struct vc_headwait *w;
 	struct vc_headwait_conn *prev, *next; /* on w's list while waiting */
 	int waiting;
+	int64_t since_ms; /* accepted at */
 	struct key k;
 };
 
@@ -62,28 +63,35 @@ void vc_headwait_free(struct vc_headwait *w)
 	free(w);
 }
 
-int vc_headwait_admit(const struct vc_headwait *w, const struct sockaddr *sa)
+int vc_headwait_admit(const struct vc_headwait *w, const struct sockaddr *sa, int64_t now_ms)
 {
 	struct key k;
-	unsigned same = 0;
+	unsigned same = 0, same_stale = 0;
 
 	if (!sa || key_of(sa, &k) < 0)
 		return 1;
 	for (const struct vc_headwait_conn *c = w->head; c; c = c->next)
-		if (memcmp(c->k.a, k.a, 16) == 0)
+		if (memcmp(c->k.a, k.a, 16) == 0) {
 			same++;
-	if (same >= VC_HEADWAIT_PER_IP)
+			same_stale += now_ms - c->since_ms >= VC_HEADWAIT_GRACE_MS;
+		}
+	/* the per-address cap counts connections past the grace only (a
+	 * burst of one client's heads is on its way); the pressure rule
+	 * counts every waiting one, so a fast flood still meets it */
+	if (same_stale >= VC_HEADWAIT_PER_IP)
 		return 0;
 	return w->n < w->busy || same == 0;
 }
 
-struct vc_headwait_conn *vc_headwait_start(struct vc_headwait *w, const struct sockaddr *sa)
+struct vc_headwait_conn *vc_headwait_start(struct vc_headwait *w, const struct sockaddr *sa,
+					    int64_t now_ms)
 {
 	struct vc_headwait_conn *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->w = w;
+	c->since_ms = now_ms;
 	if (sa && key_of(sa, &c->k) == 0) {
 		c->waiting = 1;
 		c->next = w->head;

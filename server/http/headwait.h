@@ -7,10 +7,17 @@
 #ifndef VC_HEADWAIT_H
 #define VC_HEADWAIT_H
 
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* Connections without a head one address may hold at any time. */
 #define VC_HEADWAIT_PER_IP 8
+/* Toward VC_HEADWAIT_PER_IP a connection counts only once it has gone this
+ * long without its head: a real client sends it within milliseconds, while
+ * a burst of connections it opened at once (a dashboard, a test) is
+ * accepted before the loop has read any of their heads. Half-open floods
+ * hold on for seconds. The busy rule counts every waiting connection. */
+#define VC_HEADWAIT_GRACE_MS 500
 
 struct vc_headwait;
 struct vc_headwait_conn;
@@ -21,14 +28,16 @@ struct vc_headwait_conn;
 int vc_headwait_new(unsigned busy, struct vc_headwait **out);
 void vc_headwait_free(struct vc_headwait *w);
 
-/* 1 when a new connection from sa may be accepted, 0 when its address
- * has too many waiting (see above). sa NULL = 1. */
-int vc_headwait_admit(const struct vc_headwait *w, const struct sockaddr *sa);
+/* 1 when a new connection from sa may be accepted at now_ms (a monotonic
+ * clock in milliseconds), 0 when its address has too many waiting past
+ * the grace (see above). sa NULL = 1. */
+int vc_headwait_admit(const struct vc_headwait *w, const struct sockaddr *sa, int64_t now_ms);
 
 /* A connection from sa was accepted and waits for its head. The handle
  * (NULL when out of memory: the connection is then not counted) is given
  * to vc_headwait_got_head and vc_headwait_end. */
-struct vc_headwait_conn *vc_headwait_start(struct vc_headwait *w, const struct sockaddr *sa);
+struct vc_headwait_conn *vc_headwait_start(struct vc_headwait *w, const struct sockaddr *sa,
+					    int64_t now_ms);
 
 /* Its head arrived: it no longer counts. Idempotent; NULL is ignored. */
 void vc_headwait_got_head(struct vc_headwait_conn *c);

@@ -132,6 +132,14 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
 	return buf;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Accept policy: an address already holding connections that have not
  * sent their head gets no more once many are waiting (headwait.h). */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t len)
@@ -140,7 +148,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t
 	char peer[64];
 
 	(void)len;
-	if (vc_headwait_admit(h->hw, sa))
+	if (vc_headwait_admit(h->hw, sa, mono_ms()))
 		return MHD_YES;
 	log_info_lim("connections without a request head", addr_str(sa, peer, sizeof(peer)),
 		     "%s: refused: it holds connections that sent no request head "
@@ -157,7 +165,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL);
+		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, mono_ms());
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		vc_headwait_end(*socket_context);
 		*socket_context = NULL;
