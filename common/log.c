@@ -152,11 +152,15 @@ static size_t escape(char *line, size_t n, size_t cap, const char *msg)
 	return n;
 }
 
-/* Formats and writes one line of msg. */
+/* Formats and writes one line of msg. errno is kept: callers log a
+ * failure, then read errno to decide (a libmicrohttpd message logged
+ * inside MHD_start_daemon turned EADDRINUSE into ENOTSOCK, and the
+ * port-taken advice was not given). */
 static void emit(int level, const char *prefix, const char *msg)
 {
 	char line[1024];
 	size_t n;
+	int saved_errno = errno;
 
 	if (level < 0)
 		level = 0;
@@ -179,6 +183,7 @@ static void emit(int level, const char *prefix, const char *msg)
 	n = escape(line, n < sizeof(line) ? n : sizeof(line), sizeof(line) - 1, msg);
 	line[n++] = '\n';
 	output(line, n);
+	errno = saved_errno;
 }
 
 void vc_log_write(int level, const char *prefix, const char *fmt, ...)

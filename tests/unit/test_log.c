@@ -229,6 +229,22 @@ static void nonblocking(void)
 	printf("  %u lines through, %lu dropped\n", lines, lost);
 }
 
+/* A line written to a non-socket stderr (send() fails with ENOTSOCK,
+ * then write()) leaves errno as the caller had it. */
+static void errno_kept(void)
+{
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+
+	dup2(null, STDERR_FILENO);
+	errno = EADDRINUSE;
+	vc_log_write(VC_LOG_WARN, "test:", "bind failed");
+	int e = errno;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(null);
+	CHECK(e == EADDRINUSE, "errno %d after a log line (want EADDRINUSE %d)", e, EADDRINUSE);
+}
+
 int main(void)
 {
 	vc_log_init();
@@ -237,5 +253,6 @@ int main(void)
 	RUN("log", limit_window);
 	RUN("log", limit_summary_on_next);
 	RUN("log", nonblocking);
+	RUN("log", errno_kept);
 	CHECK_EXIT();
 }
