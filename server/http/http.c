@@ -19,6 +19,7 @@
 
 #include "common/conf_keys.h"
 #include "common/log.h"
+#include "server/http/guard.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
  * safelisted ones). */
@@ -66,6 +67,17 @@ struct vc_http {
 	void *gate_opaque;
 	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
 	char *tls_prio;       /* owned copy of cfg.tls_priorities or the default */
+	/* open connections per client address group (IPv6: /64; guard.h),
+	 * over all listen addresses: max_clients_per_ip. MHD's own per-IP
+	 * limit counts whole IPv6 addresses, of which one host has 2^64 */
+	struct conn_group *groups;
+	size_t n_groups, cap_groups;
+};
+
+struct conn_group {
+	struct vc_guard_addr k;
+	unsigned n;
+	int refused; /* refused since it was last under the limit (logged once) */
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -99,6 +111,74 @@ static void mhd_log(void *cls, const char *fm, va_list ap)
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = 0;
 	log_warn("mhd: %s", buf);
+}
+
+static struct conn_group *group_find(struct vc_http *h, const struct vc_guard_addr *k)
+{
+	for (size_t i = 0; i < h->n_groups; i++)
+		if (vc_guard_addr_eq(&h->groups[i].k, k))
+			return &h->groups[i];
+	return NULL;
+}
+
+/* MHD's accept policy: a connection over max_clients_per_ip from its
+ * address group is closed at once (logged once until the group drops
+ * below the limit). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct vc_http *h = cls;
+	struct vc_guard_addr k;
+
+	(void)len;
+	vc_guard_addr_key(addr, &k);
+	struct conn_group *g = group_find(h, &k);
+	if (!g || g->n < h->cfg.per_ip_limit)
+		return MHD_YES;
+	if (!g->refused) {
+		char host[INET6_ADDRSTRLEN] = "?";
+
+		g->refused = 1;
+		inet_ntop(AF_INET6, k.b, host, sizeof(host));
+		log_warn("client address %s%s has %u connections (max_clients_per_ip): refusing more",
+			 host, IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(const void *)k.b) ? "" : "/64",
+			 g->n);
+	}
+	return MHD_NO;
+}
+
+/* Counts connections per address group as MHD opens and closes them. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct vc_http *h = cls;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct vc_guard_addr k;
+
+	(void)socket_ctx;
+	vc_guard_addr_key(ci ? ci->client_addr : NULL, &k);
+	struct conn_group *g = group_find(h, &k);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		if (!g && h->n_groups == h->cap_groups) {
+			size_t cap = h->cap_groups ? 2 * h->cap_groups : 16;
+			struct conn_group *ng = realloc(h->groups, cap * sizeof(*ng));
+
+			if (!ng)
+				return; /* not counted: the limit is a bound, not an account */
+			h->groups = ng;
+			h->cap_groups = cap;
+		}
+		if (!g) {
+			g = &h->groups[h->n_groups++];
+			*g = (struct conn_group){ .k = k };
+		}
+		g->n++;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && g && g->n) {
+		if (--g->n < h->cfg.per_ip_limit)
+			g->refused = 0;
+		if (!g->n) /* last one out: the slot takes the array's last group */
+			*g = h->groups[--h->n_groups];
+	}
 }
 
 static int method_matches(const struct route *rt, const char *method)
@@ -444,11 +524,11 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 
 	struct daemon_ev *de = &h->dm[h->n_dm];
 	de->h = h;
-	de->d = MHD_start_daemon(flags, port, NULL, NULL, on_access, h,
+	de->d = MHD_start_daemon(flags, port, on_accept, h, on_access, h,
 				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				 MHD_OPTION_CONNECTION_LIMIT, h->cfg.conn_limit,
-				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.per_ip_limit,
+				 MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -587,6 +667,7 @@ void vc_http_free(struct vc_http *h)
 	}
 	free(h->cors);
 	free(h->tls_prio);
+	free(h->groups);
 	free(h);
 }
 
@@ -781,7 +862,7 @@ enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
 		/* Allow lists the methods routed for this path. */

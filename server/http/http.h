@@ -47,7 +47,7 @@ typedef enum MHD_Result (*vc_http_fn)(void *opaque, struct vc_http_req *r);
 
 struct vc_http_config {
 	unsigned conn_limit;      /* all clients; 0 = 256 */
-	unsigned per_ip_limit;    /* 0 = 64 */
+	unsigned per_ip_limit;    /* per address, IPv6 per /64 (guard.h); 0 = 64 */
 	unsigned timeout_s;       /* idle connection timeout; 0 = 30 */
 	size_t mem_limit;         /* per-connection header/request memory; 0 = 32 KiB */
 	size_t body_limit;        /* largest request body accepted; 0 = 64 KiB */
