@@ -382,8 +382,8 @@ void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_c
 	if (cam >= s->n_hubs)
 		return;
 	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
-		if (o->merged)
-			continue; /* an empty shell waiting for its job */
+		if (o->merged || o->refused)
+			continue; /* an empty shell waiting for its job; ending */
 		struct vc_output_info oi = {
 			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
 			.produced = o->latest_n, .busy_drops = o->busy_drops,
