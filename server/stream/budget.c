@@ -157,6 +157,19 @@ static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struc
 	return alloc > reserved ? alloc : reserved;
 }
 
+/* Whether a user of o asked for the camera's default picture: never
+ * counted against an address, never ended. */
+static int serves_default(const struct output *o)
+{
+	for (const struct client *c = o->clients; c; c = c->next)
+		if (c->dflt)
+			return 1;
+	for (const struct waiter *w = o->waiters; w; w = w->next)
+		if (w->dflt)
+			return 1;
+	return 0;
+}
+
 /* The distinct pictures of h that a user from address group `who` takes
  * (the default picture's output not counted: everyone may watch it). */
 static unsigned outputs_of(const struct hub *h, const struct vc_guard_addr *who)
@@ -166,7 +179,7 @@ static unsigned outputs_of(const struct hub *h, const struct vc_guard_addr *who)
 	for (const struct output *o = h->outputs; o; o = o->next) {
 		int mine = 0;
 
-		if (o->merged || o->refused || o->exempt)
+		if (o->merged || o->refused || serves_default(o))
 			continue;
 		for (const struct client *c = o->clients; c && !mine; c = c->next)
 			mine = !c->ending && vc_guard_addr_eq(&c->addr, who);
@@ -251,7 +264,7 @@ void budget_readmit(struct hub *h)
 		/* the newest first: the outputs split off on the camera's
 		 * return are pushed at the head */
 		for (struct output *o = h->outputs; o && !victim; o = o->next)
-			if (!o->merged && !o->refused && !o->exempt && o->n_clients)
+			if (!o->merged && !o->refused && o->n_clients && !serves_default(o))
 				victim = o;
 		if (!victim)
 			break;
@@ -263,9 +276,9 @@ void budget_readmit(struct hub *h)
 				 held >> 20, limit >> 20);
 		victim->refused = 1;
 		output_drop_frames(victim);
-		log_info("cam %s: back; its %ux%u output (%u clients, made while it was away) "
+		log_info("cam %s: back; its %ux%u q%u output (%u clients, made while it was away) "
 			 "does not fit: ended, 503 %s", vc_cam_id(h->cam), victim->plan.out.width,
-			 victim->plan.out.height, victim->n_clients, err);
+			 victim->plan.out.height, victim->plan.out.quality, victim->n_clients, err);
 		for (struct client *c = victim->clients; c; c = c->next)
 			client_end(c);
 		held = held_bytes(s, &n_on, h);

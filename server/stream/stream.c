@@ -104,7 +104,7 @@ static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http
  * attack that fills the budget must not take the plain URLs from everyone
  * (issue 21: one client at /stream.mp4?bitrate=123456 made plain
  * /stream.mp4 answer 503 for everyone). */
-static int default_picture(int raw, const struct vc_params *p)
+int stream_default_picture(int raw, const struct vc_params *p)
 {
 	const unsigned picture = VC_PARAM_FORMAT | VC_PARAM_WIDTH | VC_PARAM_HEIGHT |
 				 VC_PARAM_SIZE | VC_PARAM_FPS | VC_PARAM_QUALITY | VC_PARAM_ROTATE |
@@ -153,7 +153,7 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 		policy_resolve(h, &p->req);
 	char err[256];
 	struct vc_guard_addr who;
-	int dflt = default_picture(raw, p), ret = 0;
+	int dflt = stream_default_picture(raw, p), ret = 0;
 	vc_guard_addr_key(vc_http_peer_addr(r), &who);
 	if (h && !dflt && (ret = budget_admit(h, &p->req, &who, err, sizeof(err))) < 0) {
 		/* the address's own share: 429; the camera's or server's: 503 */
@@ -167,8 +167,6 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
 	if (!o)
 		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
-	else if (dflt)
-		o->exempt = 1;
 	return o;
 }
 

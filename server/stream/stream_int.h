@@ -67,6 +67,8 @@ struct client {
 	int64_t last_us;
 	char peer[64];
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
+	int dflt;                  /* asked for the camera's default picture (never
+				    * refused or ended by the budget) */
 };
 
 /* A snapshot/raw request waiting for the next frame of an output. */
@@ -81,6 +83,7 @@ struct waiter {
 	struct event *timer;
 	int done, timed_out, raw, resumed;
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
+	int dflt;                  /* asked for the camera's default picture */
 };
 
 struct output {
@@ -112,8 +115,6 @@ struct output {
 	int placeholder;           /* latest is a placeholder picture: for stream clients
 				    * only, never a snapshot */
 	struct hwenc *hw;          /* hardware JPEG encoder session (hwenc.c), or NULL */
-	int exempt;                /* serves the camera's default picture: always
-				    * admitted, never ended by the budget (budget.c) */
 	int refused;               /* did not fit the budget when its camera came
 				    * back: its clients are ending, it gets no frames */
 };
@@ -316,6 +317,10 @@ void snapshot_wake(struct waiter *w);
 void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
 			const struct vc_frame *f);
 void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
+/* Whether parameters p on endpoint raw (0 /stream, /snapshot; 1 raw; 2
+ * H.264) ask for nothing but the camera's default picture: the budget
+ * always admits those. */
+int stream_default_picture(int raw, const struct vc_params *p);
 /* The output serving the parameters of r (parsed, what they leave open
  * filled from the camera's default (policy_resolve), camera present, mode
  * updated for a request of `kind`): NULL with *res the answer (404, 400,

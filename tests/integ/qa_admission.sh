@@ -15,6 +15,9 @@
 #    picture from 127.0.0.2 is still served;
 #  - 20 distinct pictures asked while the camera is absent: once it comes
 #    back it never holds more than max_outputs outputs, the rest are ended;
+#    a plain /stream client that came among them is never ended;
+#  - max_clients_per_ip = 3: a 4th connection from 127.0.0.1 is closed,
+#    one from 127.0.0.2 is served;
 #  - 30 /stream.mp4 at 1280x720 with distinct bitrates at once: the memory
 #    the daemon counts (frames + scratch + copies + GOPs) stays within
 #    frame_memory all along.
@@ -115,11 +118,21 @@ fi
 # ---- a returning camera admits what was asked while it was away ----
 if start_vcapd_any --device "fault:open=3;test:320x240@15"; then
 	U=http://127.0.0.1:$VPORT
+	# the plain client second: the first client's request is what the
+	# shared placeholder output is planned for on return; the plain one's
+	# is then split off last, the newest output, the first ended when
+	# nothing protects it
 	pids=
 	for i in $(seq 1 20); do
 		curl -s -N --max-time 8 -o /dev/null -w '%{http_code} %{time_total}\n' \
 			"$U/stream?size=320x240&quality=$((30 + i))" >"$TMP/r$i.code" &
 		pids="$pids $!"
+		[ "$i" = 1 ] || continue
+		sleep 0.3
+		curl -s -N --max-time 8 -o "$TMP/plain.mjpeg" -w '%{http_code} %{time_total}\n' \
+			"$U/stream" >"$TMP/plain.code" &
+		pids="$pids $!"
+		sleep 0.3
 	done
 	seen=0; most=0; back=0
 	end=$(($(date +%s) + 7))
@@ -137,6 +150,9 @@ if start_vcapd_any --device "fault:open=3;test:320x240@15"; then
 	check returning_camera_within_max_outputs $? "back=$back, max $most outputs in $seen samples, $ended ended"
 	grep -q 'does not fit: ended, 503' "$VLOG"
 	check returning_camera_logged $? "$(grep -c 'does not fit' "$VLOG") log lines"
+	pl=$(tr -d '\r' <"$TMP/plain.mjpeg" | grep -c '^X-Timestamp')
+	awk '$2 >= 7.5' "$TMP/plain.code" | grep -q . && [ "$pl" -ge 40 ]
+	check returning_camera_plain_kept $? "plain /stream: $(cat "$TMP/plain.code"), $pl parts"
 	stop_vcapd; check clean_stop_return $? "exit status"
 else
 	fail returning_camera_within_max_outputs "vcapd did not start"
@@ -169,6 +185,30 @@ if start_vcapd_any --device test:1280x720@30; then
 	stop_vcapd; check clean_stop_burst $? "exit status"
 else
 	fail burst_h264_within_frame_memory "vcapd did not start"
+fi
+# ---- connections per address ----
+printf '[server]\nmax_clients_per_ip = 3\n' >"$TMP/conn.conf"
+if start_vcapd_any --config "$TMP/conn.conf" --device test:320x240@15; then
+	U=http://127.0.0.1:$VPORT
+	pids=
+	for i in 1 2 3; do
+		curl -s -N --max-time 4 -o /dev/null "$U/stream" &
+		pids="$pids $!"
+	done
+	# until the three are streaming
+	for _i in $(seq 30); do
+		[ "$(curl -s --interface 127.0.0.3 "$U/api/status" | grep -o '"kind":"mjpeg"' | wc -l)" -ge 3 ] && break
+		sleep 0.1
+	done
+	c4=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$U/api/status")
+	c5=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 --interface 127.0.0.2 "$U/api/status")
+	wait $pids
+	echo "$T: max_clients_per_ip = 3 with 3 streams from 127.0.0.1: a 4th from it got '$c4', one from 127.0.0.2 '$c5'"
+	[ "$c4" = 000 ] && [ "$c5" = 200 ] && grep -q 'max_clients_per_ip' "$VLOG"
+	check conn_limit_per_address $? "4th from 127.0.0.1: $c4, 127.0.0.2: $c5"
+	stop_vcapd; check clean_stop_conn $? "exit status"
+else
+	fail conn_limit_per_address "vcapd did not start"
 fi
 grep -hE 'ERROR: AddressSanitizer|LeakSanitizer|runtime error' "$TMP"/vcapd-any.* >"$TMP/san" 2>/dev/null
 [ ! -s "$TMP/san" ]
