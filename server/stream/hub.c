@@ -236,8 +236,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then
 	 * see whether the clients are better served by another */
-	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target)))
-	{
+	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target))) {
 		hub_set_target(h, &actual); /* also plans outputs made while it was absent */
 		replanned = provisional;
 	}

