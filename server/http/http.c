@@ -136,12 +136,15 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
 		return MHD_YES;
 	if (!g->refused) {
 		char host[INET6_ADDRSTRLEN] = "?";
+		int v4 = IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(const void *)k.b);
 
 		g->refused = 1;
-		inet_ntop(AF_INET6, k.b, host, sizeof(host));
+		if (v4)
+			inet_ntop(AF_INET, k.b + 12, host, sizeof(host));
+		else
+			inet_ntop(AF_INET6, k.b, host, sizeof(host));
 		log_warn("client address %s%s has %u connections (max_clients_per_ip): refusing more",
-			 host, IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(const void *)k.b) ? "" : "/64",
-			 g->n);
+			 host, v4 ? "" : "/64", g->n);
 	}
 	return MHD_NO;
 }
