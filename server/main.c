@@ -146,6 +146,7 @@ static void apply_budget(struct app *a, const struct vc_conf *c)
 
 	if (c) {
 		b.max_outputs = (unsigned)c->max_outputs;
+		b.max_outputs_per_ip = (unsigned)c->max_outputs_per_ip;
 		b.frame_bytes = (size_t)c->frame_memory_mb << 20;
 		b.max_width = c->max_width;
 		b.max_height = c->max_height;

@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "server/http/headwait.h"
 #include "server/http/portowner.h"
+#include "server/http/guard.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
  * safelisted ones). */
@@ -74,6 +75,17 @@ struct vc_http {
 	char *cors;           /* owned copy of cfg.cors_origin; NULL = CORS off */
 	char *tls_prio;       /* owned copy of cfg.tls_priorities or the default */
 	struct vc_headwait *hw; /* connections without a request head yet */
+	/* open connections per client address group (IPv6: /64; guard.h),
+	 * over all listen addresses: max_clients_per_ip. MHD's own per-IP
+	 * limit counts whole IPv6 addresses, of which one host has 2^64 */
+	struct conn_group *groups;
+	size_t n_groups, cap_groups;
+};
+
+struct conn_group {
+	struct vc_guard_addr k;
+	unsigned n;
+	int refused; /* refused since it was last under the limit (logged once) */
 };
 
 static void run_daemon(struct daemon_ev *de)
@@ -140,14 +152,21 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Accept policy: an address already holding connections that have not
- * sent their head gets no more once many are waiting (headwait.h). */
+static enum MHD_Result group_admit(struct vc_http *h, const struct sockaddr *addr);
+static void group_track(struct vc_http *h, const struct sockaddr *addr,
+			enum MHD_ConnectionNotificationCode toe);
+
+/* Accept policy: max_clients_per_ip per address group (group_admit), then
+ * an address already holding connections that have not sent their head
+ * gets no more once many are waiting (headwait.h). */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t len)
 {
 	struct vc_http *h = cls;
 	char peer[64];
 
 	(void)len;
+	if (group_admit(h, sa) == MHD_NO)
+		return MHD_NO;
 	if (vc_headwait_admit(h->hw, sa, mono_ms()))
 		return MHD_YES;
 	log_info_lim("connections without a request head", addr_str(sa, peer, sizeof(peer)),
@@ -166,9 +185,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
 		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, mono_ms());
+		group_track(h, ci ? ci->client_addr : NULL, toe);
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
 		vc_headwait_end(*socket_context);
 		*socket_context = NULL;
+		group_track(h, ci ? ci->client_addr : NULL, toe);
 	}
 }
 
@@ -182,6 +206,71 @@ static void got_head(struct vc_http *h, struct MHD_Connection *c)
 	if (ci)
 		vc_headwait_got_head(ci->socket_context);
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, h->cfg.timeout_s);
+}
+
+static struct conn_group *group_find(struct vc_http *h, const struct vc_guard_addr *k)
+{
+	for (size_t i = 0; i < h->n_groups; i++)
+		if (vc_guard_addr_eq(&h->groups[i].k, k))
+			return &h->groups[i];
+	return NULL;
+}
+
+/* Accept policy, part 1: a connection over max_clients_per_ip from its
+ * address group is closed at once (logged once until the group drops
+ * below the limit). */
+static enum MHD_Result group_admit(struct vc_http *h, const struct sockaddr *addr)
+{
+	struct vc_guard_addr k;
+
+	vc_guard_addr_key(addr, &k);
+	struct conn_group *g = group_find(h, &k);
+	if (!g || g->n < h->cfg.per_ip_limit)
+		return MHD_YES;
+	if (!g->refused) {
+		char host[INET6_ADDRSTRLEN] = "?";
+		int v4 = IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)(const void *)k.b);
+
+		g->refused = 1;
+		if (v4)
+			inet_ntop(AF_INET, k.b + 12, host, sizeof(host));
+		else
+			inet_ntop(AF_INET6, k.b, host, sizeof(host));
+		log_warn("client address %s%s has %u connections (max_clients_per_ip): refusing more",
+			 host, v4 ? "" : "/64", g->n);
+	}
+	return MHD_NO;
+}
+
+/* Counts connections per address group as MHD opens and closes them. */
+static void group_track(struct vc_http *h, const struct sockaddr *addr,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct vc_guard_addr k;
+
+	vc_guard_addr_key(addr, &k);
+	struct conn_group *g = group_find(h, &k);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		if (!g && h->n_groups == h->cap_groups) {
+			size_t cap = h->cap_groups ? 2 * h->cap_groups : 16;
+			struct conn_group *ng = realloc(h->groups, cap * sizeof(*ng));
+
+			if (!ng)
+				return; /* not counted: the limit is a bound, not an account */
+			h->groups = ng;
+			h->cap_groups = cap;
+		}
+		if (!g) {
+			g = &h->groups[h->n_groups++];
+			*g = (struct conn_group){ .k = k };
+		}
+		g->n++;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && g && g->n) {
+		if (--g->n < h->cfg.per_ip_limit)
+			g->refused = 0;
+		if (!g->n) /* last one out: the slot takes the array's last group */
+			*g = h->groups[--h->n_groups];
+	}
 }
 
 static int method_matches(const struct route *rt, const char *method)
@@ -548,7 +637,6 @@ int vc_http_listen(struct vc_http *h, const char *addr)
 				 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				 MHD_OPTION_CONNECTION_LIMIT, h->cfg.conn_limit,
-				 MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.per_ip_limit,
 				 MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.header_timeout_s,
 				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->cfg.mem_limit,
 				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -742,6 +830,7 @@ void vc_http_free(struct vc_http *h)
 	vc_headwait_free(h->hw);
 	free(h->cors);
 	free(h->tls_prio);
+	free(h->groups);
 	free(h);
 }
 
@@ -918,7 +1007,7 @@ enum MHD_Result vc_http_error(struct vc_http_req *r, unsigned status, const char
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "2");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED) {
 		/* Allow lists the methods routed for this path. */

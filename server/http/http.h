@@ -66,7 +66,7 @@ typedef enum MHD_Result (*vc_http_fn)(void *opaque, struct vc_http_req *r);
 
 struct vc_http_config {
 	unsigned conn_limit;      /* all clients; 0 = 256 */
-	unsigned per_ip_limit;    /* 0 = 64 */
+	unsigned per_ip_limit;    /* per address, IPv6 per /64 (guard.h); 0 = 64 */
 	unsigned timeout_s;       /* no progress once the head is in; 0 = 30 */
 	/* a connection gets this long to send a whole request head (also
 	 * between requests on a kept-alive one); 0 = 5 */

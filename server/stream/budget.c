@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "common/fmt.h"
+#include "common/jpeg.h"
 #include "common/log.h"
 #include "common/memstat.h"
 #include "server/capture/capture.h"
@@ -24,12 +25,18 @@ size_t budget_output_bytes(const struct vc_mode *m, const struct vc_plan *p)
 		return 0;
 	if (p->steps & VC_STEP_JPEG_XFORM)
 		return px; /* a transformed JPEG, two at most */
-	/* the result (JPEG: bounded by the 4:2:2 picture it is encoded from)
-	 * twice: latest + one in flight; plus, when it converts or scales, the
-	 * converter's hub (ARGB at most: 4 bytes per pixel). Massif on the
-	 * attack of tests/integ/qa_memory_budget.sh: 2 frames + a 1.5-4 byte
-	 * hub per 1920x1080 output. */
+	/* the result twice: latest + one in flight; plus, when it converts
+	 * or scales, the converter's hub (ARGB at most: 4 bytes per pixel).
+	 * Massif on the attack of tests/integ/qa_memory_budget.sh: 2 frames +
+	 * a 1.5-4 byte hub per 1920x1080 output. A JPEG result is allocated
+	 * at the encoder's worst case (vc_jpeg_bound: 6 bytes per pixel at
+	 * 4:4:4) and usually reused: half of it per frame. Counted as 2 bytes
+	 * per pixel, 8 VGA outputs of tests/unit/test_budget.c's burst
+	 * allocated 12 per pixel where 10 were admitted. */
 	size_t frame = px * 2;
+	if (p->out.fourcc == V4L2_PIX_FMT_MJPEG &&
+	    vc_jpeg_bound(p->out.width, p->out.height) / 2 > frame)
+		frame = vc_jpeg_bound(p->out.width, p->out.height) / 2;
 	if (f && f->layout != VC_LAYOUT_COMPRESSED &&
 	    vc_fmt_geometry(f, p->out.width, p->out.height, 0, &g) == 0 && g.sizeimage > frame)
 		frame = g.sizeimage;
@@ -117,52 +124,92 @@ static unsigned reclaim(struct hub *h)
 	return n;
 }
 
-/* What the fan-out holds: the frames, converter scratch and capture copies
- * allocated now (common/memstat.h: outputs, snapshots, pipelines, the
- * copies made while outputs hold the camera's buffers), plus the estimate of
- * every output that has not produced its first frame yet (a burst of
- * requests is admitted before any of them allocates). Sets *n_on to h's
- * outputs. */
+/* What the fan-out holds, as admission counts it: the larger of
+ *  - what is allocated now (common/memstat.h: output frames, snapshots,
+ *    pipelines, the capture copies made while outputs hold the camera's
+ *    buffers, kept GOPs), and
+ *  - the estimates of all outputs, reserved from the moment each was
+ *    admitted until it is freed, plus the kept GOPs (no estimate has them).
+ * An output allocates over its first frames (pipeline, encoder, copies),
+ * so outputs admitted together are counted before any of them allocates
+ * (issue 22); counting an output's allocation and its estimate both until
+ * its first frame, as before, made refusals say "100 of 64 MiB held" with
+ * 45 allocated. Outputs refused when their camera came back are not
+ * reserved (they are ending). Sets *n_on to h's outputs. */
 static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struct hub *h)
 {
-	size_t pending = 0;
+	size_t reserved = vc_mem_held(VC_MEM_GOP);
 
 	*n_on = 0;
-	for (size_t i = 0; i < s->n_hubs; i++)
-		for (const struct output *o = s->hubs[i]->outputs; o; o = o->next) {
-			if (o->merged)
-				continue;
-			pending += o->latest_n ? 0 : budget_output_bytes(&s->hubs[i]->target, &o->plan);
-			*n_on += s->hubs[i] == h;
-		}
-	for (const struct hub *d = s->dying; d; d = d->next_dying)
-		for (const struct output *o = d->outputs; o; o = o->next)
-			pending += o->merged || o->latest_n ? 0 : budget_output_bytes(&d->target, &o->plan);
-	return vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
-	       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP) + pending;
+	for (size_t i = 0; i <= s->n_hubs; i++) {
+		const struct hub *x = i < s->n_hubs ? s->hubs[i] : s->dying;
+
+		for (; x; x = i < s->n_hubs ? NULL : x->next_dying)
+			for (const struct output *o = x->outputs; o; o = o->next) {
+				if (o->merged || o->refused)
+					continue;
+				reserved += budget_output_bytes(&x->target, &o->plan);
+				*n_on += x == h;
+			}
+	}
+	size_t alloc = vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
+		       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP);
+	return alloc > reserved ? alloc : reserved;
 }
 
-int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t errlen)
+/* Whether a user of o asked for the camera's default picture: never
+ * counted against an address, never ended. */
+static int serves_default(const struct output *o)
+{
+	for (const struct client *c = o->clients; c; c = c->next)
+		if (c->dflt)
+			return 1;
+	for (const struct waiter *w = o->waiters; w; w = w->next)
+		if (w->dflt)
+			return 1;
+	return 0;
+}
+
+/* The distinct pictures of h that a user from address group `who` takes
+ * (the default picture's output not counted: everyone may watch it). */
+static unsigned outputs_of(const struct hub *h, const struct vc_guard_addr *who)
+{
+	unsigned n = 0;
+
+	for (const struct output *o = h->outputs; o; o = o->next) {
+		int mine = 0;
+
+		if (o->merged || o->refused || serves_default(o))
+			continue;
+		for (const struct client *c = o->clients; c && !mine; c = c->next)
+			mine = !c->ending && vc_guard_addr_eq(&c->addr, who);
+		for (const struct waiter *w = o->waiters; w && !mine; w = w->next)
+			mine = vc_guard_addr_eq(&w->addr, who);
+		n += mine;
+	}
+	return n;
+}
+
+static unsigned limit_outputs(const struct vc_streams *s)
+{
+	return s->budget.max_outputs ? s->budget.max_outputs : BUDGET_MAX_OUTPUTS;
+}
+
+static size_t limit_bytes(const struct vc_streams *s)
+{
+	return s->budget.frame_bytes ? s->budget.frame_bytes : (size_t)BUDGET_FRAME_MIB << 20;
+}
+
+/* -EBUSY / -ENOSPC (err says why) when h's outputs plus one needing `need`
+ * bytes would pass max_outputs or frame_memory, after freeing unused ones. */
+static int fits(struct hub *h, size_t need, char *err, size_t errlen)
 {
 	const struct vc_streams *s = h->s;
-	unsigned max_out = s->budget.max_outputs ? s->budget.max_outputs : BUDGET_MAX_OUTPUTS;
-	size_t limit = s->budget.frame_bytes ? s->budget.frame_bytes
-					     : (size_t)BUDGET_FRAME_MIB << 20;
-	struct vc_mode m;
-	struct vc_plan plan;
-	unsigned n_on;
+	unsigned max_out = limit_outputs(s), n_on;
+	size_t limit = limit_bytes(s), held = held_bytes(s, &n_on, h);
 
-	/* the plan this request would get once it steers the mode */
-	if (hub_pick_mode(h, req, &m) < 0 || vc_negotiate_plan(&m, req, &plan) < 0)
-		return 0; /* not servable at all: the usual path answers */
-	for (const struct output *o = h->outputs; o; o = o->next)
-		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out))
-			return 0;
-	size_t need = budget_output_bytes(&m, &plan), held = held_bytes(s, &n_on, h);
-	if ((n_on < max_out && held + need <= limit) || !reclaim(h))
-		goto decide;
-	held = held_bytes(s, &n_on, h);
-decide:
+	if ((n_on >= max_out || held + need > limit) && reclaim(h))
+		held = held_bytes(s, &n_on, h);
 	if (n_on >= max_out) {
 		snprintf(err, errlen, "camera %s already serves %u distinct pictures (max_outputs): "
 			 "ask for one of those or retry later", vc_cam_id(h->cam), n_on);
@@ -175,6 +222,67 @@ decide:
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+int budget_admit(struct hub *h, const struct vc_request *req, const struct vc_guard_addr *who,
+		 char *err, size_t errlen)
+{
+	const struct vc_streams *s = h->s;
+	unsigned share = s->budget.max_outputs_per_ip ? s->budget.max_outputs_per_ip
+						       : BUDGET_MAX_OUTPUTS_PER_IP;
+	struct vc_mode m;
+	struct vc_plan plan;
+
+	/* the plan this request would get once it steers the mode */
+	if (hub_pick_mode(h, req, &m) < 0 || vc_negotiate_plan(&m, req, &plan) < 0)
+		return 0; /* not servable at all: the usual path answers */
+	for (const struct output *o = h->outputs; o; o = o->next)
+		if (!o->merged && !o->refused && vc_output_equal(&o->plan.out, &plan.out))
+			return 0;
+	unsigned mine = who ? outputs_of(h, who) : 0;
+	if (mine >= share) {
+		snprintf(err, errlen, "your address already has %u distinct pictures of camera %s "
+			 "(max_outputs_per_ip): ask for one of those or retry later", mine,
+			 vc_cam_id(h->cam));
+		return -EUSERS;
+	}
+	return fits(h, budget_output_bytes(&m, &plan), err, errlen);
+}
+
+void budget_readmit(struct hub *h)
+{
+	const struct vc_streams *s = h->s;
+	unsigned max_out = limit_outputs(s), n_on;
+	size_t limit = limit_bytes(s), held = held_bytes(s, &n_on, h);
+
+	if ((n_on > max_out || held > limit) && reclaim(h))
+		held = held_bytes(s, &n_on, h);
+	while (n_on > max_out || held > limit) {
+		struct output *victim = NULL;
+		char err[192];
+
+		/* the newest first: the outputs split off on the camera's
+		 * return are pushed at the head */
+		for (struct output *o = h->outputs; o && !victim; o = o->next)
+			if (!o->merged && !o->refused && o->n_clients && !serves_default(o))
+				victim = o;
+		if (!victim)
+			break;
+		if (n_on > max_out)
+			snprintf(err, sizeof(err), "camera %s already serves %u distinct pictures "
+				 "(max_outputs)", vc_cam_id(h->cam), n_on - 1);
+		else
+			snprintf(err, sizeof(err), "%zu of %zu MiB (frame_memory) are held",
+				 held >> 20, limit >> 20);
+		victim->refused = 1;
+		output_drop_frames(victim);
+		log_info("cam %s: back; its %ux%u q%u output (%u clients, made while it was away) "
+			 "does not fit: ended, 503 %s", vc_cam_id(h->cam), victim->plan.out.width,
+			 victim->plan.out.height, victim->plan.out.quality, victim->n_clients, err);
+		for (struct client *c = victim->clients; c; c = c->next)
+			client_end(c);
+		held = held_bytes(s, &n_on, h);
+	}
 }
 
 void budget_trim(struct vc_streams *s)

@@ -467,6 +467,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 
 	if (!o)
 		return res;
+	int dflt = stream_default_picture(raw > 1 ? 2 : raw, &p); /* before raw changes */
 	/* /stream.mp4, /stream.h264, /stream?format=h264 */
 	int h264 = raw == 3 ? H264_MP4 : h264_out_is(o) ? H264_ANNEXB : H264_NONE;
 
@@ -499,6 +500,8 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	c->fps_limit = h264 ? 0 : req.fps;
 	c->sent_n = o->latest_n; /* start with the next fresh frame */
 	vc_http_peer(r, c->peer, sizeof(c->peer));
+	vc_guard_addr_key(vc_http_peer_addr(r), &c->addr);
+	c->dflt = dflt;
 	c->sock = vc_http_plain_socket(s->http, r->conn);
 	if (h264)
 		h264_out_join(o, c);

@@ -5,6 +5,7 @@
  * (output.c). */
 #define LOG_PREFIX "stream:"
 #include "server/stream/stream_int.h"
+#include "server/stream/budget.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -79,15 +80,15 @@ static void hub_set_target(struct hub *h, const struct vc_mode *m)
 	}
 	/* outputs made here are pushed at the head: already right */
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (!o->merged)
+		if (!o->merged && !o->refused)
 			output_split(h, o);
 	for (struct output *o = h->outputs; o; o = next) {
 		next = o->next;
-		if (o->merged)
+		if (o->merged || o->refused)
 			continue;
 		/* an earlier output with the same plan takes o's users */
 		for (struct output *x = h->outputs; x != o; x = x->next) {
-			if (!x->merged && vc_output_equal(&x->plan.out, &o->plan.out)) {
+			if (!x->merged && !x->refused && vc_output_equal(&x->plan.out, &o->plan.out)) {
 				output_merge(x, o);
 				break;
 			}
@@ -156,6 +157,7 @@ void hub_free(struct hub *h)
 	while (h->outputs)
 		output_free(h->outputs);
 	h264_ps_release(&h->h264_ps);
+	vc_frame_unref(h->ph_frame);
 	free(h);
 }
 
@@ -205,7 +207,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	if (f->fmt == vc_h264_fmt() && !h264_ps_update(&h->h264_ps, f))
 		f->key = 0;
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (output_users(o) && !o->provisional && policy_feeds(h, o))
+		if (output_users(o) && !o->provisional && !o->refused && policy_feeds(h, o))
 			output_frame(o, f);
 	vc_http_wake(h->s->http);
 }
@@ -217,7 +219,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	struct vc_geom g;
 
 	enum vc_cam_state st = vc_cam_get_state(cam);
-	int provisional = 0;
+	int provisional = 0, replanned = 0;
 
 	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(st));
 	if (st == VC_CAM_ABSENT || st == VC_CAM_ERROR)
@@ -234,9 +236,16 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then
 	 * see whether the clients are better served by another */
-	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target)))
+	if (!h->switching && actual.fourcc && (provisional || !mode_eq(&actual, &h->target))) {
 		hub_set_target(h, &actual); /* also plans outputs made while it was absent */
+		replanned = provisional;
+	}
 	hub_update_mode(h, NULL, HUB_NONE);
+	/* the clients that came while it was away asked for pictures nobody
+	 * admitted: those that do not fit now are ended (issue 21: 41
+	 * outputs with max_outputs = 8) */
+	if (replanned)
+		budget_readmit(h);
 }
 
 /* Lets go of h's camera: no more frames or events, no consumer count. */

@@ -153,7 +153,7 @@ struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 	const struct vc_plan plan = *pl;
 
 	for (struct output *o = h->outputs; o; o = o->next)
-		if (!o->merged && vc_output_equal(&o->plan.out, &plan.out)) {
+		if (!o->merged && !o->refused && vc_output_equal(&o->plan.out, &plan.out)) {
 			if (!output_users(o))
 				o->req = *req; /* re-planned from the newest request */
 			return o;
@@ -368,7 +368,7 @@ void output_gc(evutil_socket_t fd, short what, void *arg)
 	}
 	for (struct hub **hp = &s->dying; *hp;) {
 		struct hub *h = *hp;
-		int used = 0;
+		int used = h->ph_busy; /* its placeholder job points at it */
 
 		for (struct output *o = h->outputs; o; o = o->next)
 			used |= output_users(o) || o->busy;

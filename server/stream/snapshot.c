@@ -178,6 +178,8 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 	w->conn = r->conn;
 	w->raw = raw;
 	w->req = p.req;
+	vc_guard_addr_key(vc_http_peer_addr(r), &w->addr);
+	w->dflt = stream_default_picture(raw, &p);
 	w->timer = evtimer_new(s->base, on_waiter_timeout, w);
 	if (!w->timer) {
 		free(w);

@@ -76,15 +76,12 @@ static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_
 }
 
 /* A snapshot of an absent camera that asked for the placeholder (URL or
- * config): one picture at the size it asked for. */
+ * config): the camera's placeholder picture (one size, whatever it asked). */
 static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http_req *r,
-					    const struct hub *h, const struct vc_params *p)
+					    struct hub *h)
 {
-	uint32_t w, hgt;
 	char buf[32];
-
-	placeholder_size(h, &p->req, &w, &hgt);
-	struct vc_frame *f = placeholder_frame(s, h, w, hgt, p->req.quality);
+	struct vc_frame *f = placeholder_frame(s, h);
 	if (!f)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
@@ -101,16 +98,19 @@ static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http
 }
 
 /* A URL that names nothing about the picture (what an <img src=/stream> or
- * a dashboard's /snapshot asks for): the camera's default MJPEG picture. The
- * memory budget always admits it: it is one output per camera, and an
- * attack that fills the budget must not take the plain URL from everyone. */
-static int default_picture(int raw, const struct vc_params *p)
+ * a dashboard's /snapshot asks for): the camera's default MJPEG picture;
+ * plain /stream.mp4 and /stream.h264 (raw 2): its default H.264 one. The
+ * memory budget always admits them: one output each per camera, and an
+ * attack that fills the budget must not take the plain URLs from everyone
+ * (issue 21: one client at /stream.mp4?bitrate=123456 made plain
+ * /stream.mp4 answer 503 for everyone). */
+int stream_default_picture(int raw, const struct vc_params *p)
 {
 	const unsigned picture = VC_PARAM_FORMAT | VC_PARAM_WIDTH | VC_PARAM_HEIGHT |
 				 VC_PARAM_SIZE | VC_PARAM_FPS | VC_PARAM_QUALITY | VC_PARAM_ROTATE |
 				 VC_PARAM_FLIP | VC_PARAM_BITRATE | VC_PARAM_GOP;
 
-	return raw == 0 && !(p->given & picture);
+	return (raw == 0 || raw == 2) && !(p->given & picture);
 }
 
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
@@ -138,7 +138,7 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 		if (h && kind == HUB_STREAM)
 			o = placeholder_output(h, &p->req);
 		else if (h && p->placeholder) {
-			*res = placeholder_snapshot(s, r, h, p);
+			*res = placeholder_snapshot(s, r, h);
 			return NULL;
 		}
 		if (o)
@@ -152,11 +152,16 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 	if (h)
 		policy_resolve(h, &p->req);
 	char err[256];
-	if (h && !default_picture(raw, p) && budget_admit(h, &p->req, err, sizeof(err)) < 0) {
+	struct vc_guard_addr who;
+	int dflt = stream_default_picture(raw, p), ret = 0;
+	vc_guard_addr_key(vc_http_peer_addr(r), &who);
+	if (h && !dflt && (ret = budget_admit(h, &p->req, &who, err, sizeof(err))) < 0) {
+		/* the address's own share: 429; the camera's or server's: 503 */
+		unsigned st = ret == -EUSERS ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_SERVICE_UNAVAILABLE;
 		char peer[64];
-		log_info_lim("refused over the budget (503)", vc_http_peer(r, peer, sizeof(peer)),
-			     "%s %s from %s: 503 %s", r->method, r->url, peer, err);
-		*res = vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err);
+		log_info_lim("refused over the budget (503/429)", vc_http_peer(r, peer, sizeof(peer)),
+			     "%s %s from %s: %u %s", r->method, r->url, peer, st, err);
+		*res = vc_http_error(r, st, "%s", err);
 		return NULL;
 	}
 	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
@@ -378,8 +383,8 @@ void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_c
 	if (cam >= s->n_hubs)
 		return;
 	for (const struct output *o = s->hubs[cam]->outputs; o; o = o->next) {
-		if (o->merged)
-			continue; /* an empty shell waiting for its job */
+		if (o->merged || o->refused)
+			continue; /* an empty shell waiting for its job; ending */
 		struct vc_output_info oi = {
 			.out = o->plan.out, .plan = o->plan, .clients = o->n_clients,
 			.produced = o->latest_n, .busy_drops = o->busy_drops,

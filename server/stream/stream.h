@@ -42,6 +42,7 @@ int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_c
  * mode). Applies to requests that follow (config reload). */
 struct vc_stream_budget {
 	unsigned max_outputs;
+	unsigned max_outputs_per_ip; /* new outputs one address may make per camera */
 	size_t frame_bytes;
 	uint32_t max_width, max_height;
 };

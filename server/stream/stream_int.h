@@ -17,6 +17,7 @@
 #include "common/negotiate.h"
 #include "common/params.h"
 #include "common/pipeline.h"
+#include "server/http/guard.h"
 #include "server/stream/h264_out.h"
 #include "server/stream/stream.h"
 #include "server/stream/policy.h"
@@ -65,6 +66,9 @@ struct client {
 	double fps;
 	int64_t last_us;
 	char peer[64];
+	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
+	int dflt;                  /* asked for the camera's default picture (never
+				    * refused or ended by the budget) */
 };
 
 /* A snapshot/raw request waiting for the next frame of an output. */
@@ -78,6 +82,8 @@ struct waiter {
 	size_t frame_dht;          /* its DHT insertion offset (see output.latest_dht) */
 	struct event *timer;
 	int done, timed_out, raw, resumed;
+	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
+	int dflt;                  /* asked for the camera's default picture */
 };
 
 struct output {
@@ -109,6 +115,8 @@ struct output {
 	int placeholder;           /* latest is a placeholder picture: for stream clients
 				    * only, never a snapshot */
 	struct hwenc *hw;          /* hardware JPEG encoder session (hwenc.c), or NULL */
+	int refused;               /* did not fit the budget when its camera came
+				    * back: its clients are ending, it gets no frames */
 };
 
 struct hub {
@@ -123,6 +131,8 @@ struct hub {
 	struct hub_policy pol;     /* the device-mode policy's state (policy.c) */
 	struct hub *next_dying;    /* removed, waiting for its last user (cam NULL) */
 	struct h264_ps *h264_ps;   /* an H.264 camera's last SPS/PPS (h264_out.c) */
+	struct vc_frame *ph_frame; /* the last placeholder picture (placeholder.c) */
+	int ph_busy;               /* a placeholder job of this hub is on the worker pool */
 };
 
 /* What client.c's send path asks of the HTTP layer: calls through a table,
@@ -253,23 +263,26 @@ void output_publish(struct output *o, struct vc_frame *res, size_t dht, int plac
 
 /* While a camera is absent (or failed and retrying) its stream clients get a
  * placeholder picture about once a second: the camera's id, state and path
- * on a dark ground, at each output's size, until frames come. */
+ * on a dark ground, one picture per camera at one size (placeholder_size),
+ * made on the worker pool, until frames come. */
 
 /* The output for a /stream request on an absent camera: an existing output
- * delivering that picture, else a provisional one (planned at the size the
- * request or the camera's last/configured mode gives, 640x480 else). NULL
- * on ENOMEM. Starts the placeholder tick. */
+ * delivering the placeholder's picture, else the camera's provisional one
+ * (req is what the first client asked: it is planned for that when the
+ * camera comes, hub.c). NULL on ENOMEM. */
 struct output *placeholder_output(struct hub *h, const struct vc_request *req);
-/* Sends a placeholder now to h's stream outputs that have none (a client
- * just came, or the camera just went) and keeps the tick running. */
+/* Sends the last placeholder now to h's stream outputs that have none (a
+ * client just came, or the camera just went), makes a fresh one when it is
+ * older than a second, and keeps the tick running. */
 void placeholder_kick(struct hub *h);
-/* A JPEG heap frame of w x h (clamped to 16..4096) showing the lines of
- * text, for a snapshot that asks for the placeholder. NULL on ENOMEM. */
-struct vc_frame *placeholder_frame(struct vc_streams *s, const struct hub *h, uint32_t w,
-				   uint32_t hgt, int quality);
-/* Size of the placeholder for req on hub h (see placeholder_output). */
-void placeholder_size(const struct hub *h, const struct vc_request *req, uint32_t *w,
-		      uint32_t *hgt);
+/* A JPEG heap frame (placeholder_size) saying what the camera is doing, for
+ * a snapshot that asks for the placeholder: the last one made when it is
+ * less than a second old. NULL on ENOMEM. */
+struct vc_frame *placeholder_frame(struct vc_streams *s, struct hub *h);
+/* The placeholder's size on hub h: the camera's configured size, else its
+ * default mode's, else its last mode's, else 640x480 (clamped to 16..4096,
+ * even); the same for every request (issue 21). */
+void placeholder_size(const struct hub *h, uint32_t *w, uint32_t *hgt);
 void placeholder_free(struct vc_streams *s);
 
 /* ---- client.c ---- */
@@ -304,6 +317,10 @@ void snapshot_wake(struct waiter *w);
 void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
 			const struct vc_frame *f);
 void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
+/* Whether parameters p on endpoint raw (0 /stream, /snapshot; 1 raw; 2
+ * H.264) ask for nothing but the camera's default picture: the budget
+ * always admits those. */
+int stream_default_picture(int raw, const struct vc_params *p);
 /* The output serving the parameters of r (parsed, what they leave open
  * filled from the camera's default (policy_resolve), camera present, mode
  * updated for a request of `kind`): NULL with *res the answer (404, 400,

@@ -2,7 +2,9 @@
 # Streams survive an absent camera: /stream (and mjpg-streamer's
 # /?action=stream) of a camera that is not there answers 200 and sends a
 # placeholder picture (dark, with the camera's name and state) about once a
-# second at the requested size, then live frames on the same connection once
+# second at the camera's one placeholder size (configured, default or last
+# mode, else 640x480: not the size asked, issue 21), then live frames at
+# the size asked on the same connection once
 # the camera comes (the fault source's first opens fail like an absent
 # device), and again a placeholder when it goes (unplugged mid-stream).
 # /snapshot stays 503 + Retry-After unless ?placeholder=1 or the camera's
@@ -41,9 +43,9 @@ n=$(wc -l <"$TMP/a.txt")
 [ "$(status "$TMP/h1")" = 200 ] && case $(hdr "$TMP/h1" Content-Type) in multipart/x-mixed-replace*) true ;; *) false ;; esac
 check absent_stream_200 $? "status $(status "$TMP/h1"), type $(hdr "$TMP/h1" Content-Type)"
 y=$(luma "$TMP/a.mjpeg" 1)
-[ "$n" -ge 4 ] && [ "$n" -le 6 ] && awk '$2 != "P" || $3 != "320x180" { bad = 1 } END { exit bad }' "$TMP/a.txt" &&
+[ "$n" -ge 4 ] && [ "$n" -le 6 ] && awk '$2 != "P" || $3 != "640x480" { bad = 1 } END { exit bad }' "$TMP/a.txt" &&
 	[ -n "$y" ] && [ "$y" -lt 70 ]
-check absent_stream_placeholders $? "$n parts in 4.5 s (want 4-6 placeholders, 320x180, dark): luma $y: $(tr '\n' ';' <"$TMP/a.txt")"
+check absent_stream_placeholders $? "$n parts in 4.5 s (want 4-6 placeholders, 640x480 whatever was asked, dark): luma $y: $(tr '\n' ';' <"$TMP/a.txt")"
 g=$(gaps <"$TMP/a.txt" | tr '\n' ' ')
 echo "$g" | awk '{ for (i = 1; i <= NF; i++) if ($i < 0.8 || $i > 1.25) exit 1; exit NF < 3 }'
 check absent_stream_1fps $? "gaps between parts: $g"
@@ -58,7 +60,7 @@ curl -s -D "$TMP/h3" -o /dev/null "$U/snapshot"
 check absent_snapshot_503 $? "status $(status "$TMP/h3"), Retry-After '$(hdr "$TMP/h3" Retry-After)'"
 curl -s -D "$TMP/h4" -o "$TMP/s.jpg" "$U/snapshot?placeholder=1&size=400x300"
 sz=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/s.jpg" 2>/dev/null)
-[ "$(status "$TMP/h4")" = 200 ] && [ "$(hdr "$TMP/h4" Content-Type)" = image/jpeg ] && [ "$sz" = 400x300 ] &&
+[ "$(status "$TMP/h4")" = 200 ] && [ "$(hdr "$TMP/h4" Content-Type)" = image/jpeg ] && [ "$sz" = 640x480 ] &&
 	[ "$(hdr "$TMP/h4" X-Placeholder)" = absent ]
 check absent_snapshot_placeholder_param $? "status $(status "$TMP/h4"), $(hdr "$TMP/h4" Content-Type), $sz, X-Placeholder '$(hdr "$TMP/h4" X-Placeholder)'"
 # the other camera is not disturbed

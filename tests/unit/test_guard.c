@@ -130,6 +130,40 @@ static void loopback(void)
 		CHECK(vc_guard_listen_is_loopback(w[i].l) == w[i].lo, "listen %s", w[i].l);
 }
 
+/* Per-address limits: IPv6 peers of one /64 are one group, IPv4 peers one
+ * per address, a v4-mapped peer the same as its IPv4 address. */
+static void addr_groups(void)
+{
+	static const struct { const char *a, *b; int same; int line; } v[] = {
+		{ "2001:db8:1:2::1", "2001:db8:1:2:ffff:eeee:dddd:cccc", 1, __LINE__ },
+		{ "2001:db8:1:2::1", "2001:db8:1:3::1", 0, __LINE__ },
+		{ "2001:db8:1:2::1", "2001:db9:1:2::1", 0, __LINE__ },
+		{ "fe80::1", "fe80::2", 1, __LINE__ },
+		{ "192.0.2.1", "192.0.2.1", 1, __LINE__ },
+		{ "192.0.2.1", "192.0.2.2", 0, __LINE__ },
+		{ "127.0.0.1", "127.0.0.2", 0, __LINE__ },
+		{ "192.0.2.1", "::ffff:192.0.2.1", 1, __LINE__ },
+		{ "::ffff:192.0.2.1", "::ffff:192.0.2.2", 0, __LINE__ },
+		{ "::1", "::2", 1, __LINE__ },
+		{ "::ffff:192.0.2.1", "::1", 0, __LINE__ },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(v); i++) {
+		struct sockaddr_storage sa = addr(v[i].a), sb = addr(v[i].b);
+		struct vc_guard_addr ka, kb;
+
+		memset(&ka, 0xa5, sizeof(ka));
+		memset(&kb, 0x5a, sizeof(kb));
+		int ra = vc_guard_addr_key((struct sockaddr *)&sa, &ka);
+		int rb = vc_guard_addr_key((struct sockaddr *)&sb, &kb);
+		CHECK_AT(v[i].line, ra == 0 && rb == 0 && vc_guard_addr_eq(&ka, &kb) == v[i].same,
+			 "%s vs %s: want %s", v[i].a, v[i].b, v[i].same ? "one group" : "two");
+	}
+	struct vc_guard_addr k, zero = { { 0 } };
+	memset(&k, 0xff, sizeof(k));
+	CHECK(vc_guard_addr_key(NULL, &k) == -EAFNOSUPPORT && vc_guard_addr_eq(&k, &zero),
+	      "NULL: one group of its own");
+}
+
 static void backoff(void)
 {
 	struct vc_backoff *b = NULL;
@@ -177,6 +211,7 @@ int main(void)
 	RUN("guard", bad_hosts_conf);
 	RUN("guard", control_policy);
 	RUN("guard", loopback);
+	RUN("guard", addr_groups);
 	RUN("guard", backoff);
 	CHECK_EXIT();
 }

@@ -1,8 +1,9 @@
 /* server/stream/placeholder.c: the picture an absent camera's stream
- * clients get. Its size follows the request, else the camera's last mode,
- * else its configured one, else 640x480 (rotated requests turned, clamped
- * to 16..4096, even); the picture is a JPEG of that size, dark, with text
- * (the camera's id, state and path) in white; the font draws letters. */
+ * clients get. One size per camera whatever a request asks (issue 21): the
+ * configured one, else the default mode's, else the last mode's, else
+ * 640x480; the picture is a JPEG of that size, dark, with text (the
+ * camera's id, state and path) in white, made again only after a second;
+ * the font draws letters. */
 #include <event2/event.h>
 #include <linux/videodev2.h>
 #include <stdlib.h>
@@ -26,22 +27,21 @@ static void sizes(void)
 		int target;          /* the hub has a target mode 320x240 */
 		uint32_t w, hgt;
 	} v[] = {
-		{ __LINE__, { 0 }, 0, 1280, 720 },                          /* configured */
-		{ __LINE__, { .width = 640 }, 0, 640, 360 },                /* keeps aspect */
-		{ __LINE__, { .height = 180 }, 0, 320, 180 },
-		{ __LINE__, { .width = 400, .height = 300 }, 0, 400, 300 },
-		{ __LINE__, { .rotate = 90 }, 0, 720, 1280 },
-		{ __LINE__, { .width = 7, .height = 5 }, 0, 16, 16 },
-		{ __LINE__, { .width = 9999, .height = 9999 }, 0, 4096, 4096 },
-		{ __LINE__, { .width = 333, .height = 251 }, 0, 332, 250 },  /* even */
-		{ __LINE__, { 0 }, 1, 320, 240 },                           /* last mode */
+		/* what the request asks is not looked at: the configured size */
+		{ __LINE__, { 0 }, 0, 1280, 720 },
+		{ __LINE__, { .width = 640 }, 0, 1280, 720 },
+		{ __LINE__, { .rotate = 90 }, 0, 1280, 720 },
+		{ __LINE__, { .width = 9999, .height = 9999 }, 0, 1280, 720 },
+		{ __LINE__, { .width = 4096, .height = 4096, .quality = 100 }, 1, 1280, 720 },
+		{ __LINE__, { 0 }, 1, 1280, 720 }, /* configured before the last mode */
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint32_t w = 0xffffffff, hgt = 0xffffffff;
 
 		h.target = v[i].target ? (struct vc_mode){ V4L2_PIX_FMT_YUYV, 320, 240, { 1, 30 } }
 				       : (struct vc_mode){ 0 };
-		placeholder_size(&h, &v[i].req, &w, &hgt);
+		(void)v[i].req;
+		placeholder_size(&h, &w, &hgt);
 		CHECK_AT(v[i].line, w == v[i].w && hgt == v[i].hgt, "%ux%u, want %ux%u", w, hgt, v[i].w,
 			 v[i].hgt);
 	}
@@ -51,36 +51,42 @@ static void picture(void)
 {
 	struct vc_streams s = { .base = base };
 	struct hub h = { .s = &s, .cam = cam };
-	struct vc_frame *f = placeholder_frame(&s, &h, 320, 240, 0);
+	struct vc_frame *f = placeholder_frame(&s, &h);
 	struct vc_jpeg_info info;
 
 	CHECK(f != NULL, "no frame");
 	if (!f)
 		return;
-	CHECK(f->fmt && f->fmt->fourcc == V4L2_PIX_FMT_MJPEG && f->geom.width == 320 &&
-	      f->geom.height == 240, "an MJPEG frame of 320x240");
-	CHECK(vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) == 0 && info.width == 320 &&
-	      info.height == 240, "a JPEG of 320x240: %ux%u", info.width, info.height);
+	CHECK(f->fmt && f->fmt->fourcc == V4L2_PIX_FMT_MJPEG && f->geom.width == 1280 &&
+	      f->geom.height == 720, "an MJPEG frame of 1280x720");
+	CHECK(vc_jpeg_parse(f->mem[0], f->bytesused[0], &info) == 0 && info.width == 1280 &&
+	      info.height == 720, "a JPEG of 1280x720: %ux%u", info.width, info.height);
 	/* decode the luma: mostly dark ground, some white text */
-	struct vc_frame *g = vc_frame_new_fmt(vc_fmt_by_fourcc(V4L2_PIX_FMT_GREY), 320, 240);
+	struct vc_frame *g = vc_frame_new_fmt(vc_fmt_by_fourcc(V4L2_PIX_FMT_GREY), 1280, 720);
 	struct vc_image img;
 	struct vc_jpeg *j = vc_jpeg_new();
 	int dec = g && j && vc_image_from_frame(g, &img) == 0 ?
 		  vc_jpeg_decode(j, f->mem[0], f->bytesused[0], 1, &img) : -1;
 	CHECK(dec == 0, "decode %d", dec);
 	if (dec == 0) {
-		size_t dark = 0, white = 0, n = 320 * 240;
+		size_t dark = 0, white = 0, n = 1280 * 720;
 		for (size_t i = 0; i < n; i++) {
-			uint8_t y = img.plane[0][(i / 320) * img.stride[0] + i % 320];
+			uint8_t y = img.plane[0][(i / 1280) * img.stride[0] + i % 1280];
 			dark += y < 60;
 			white += y > 200;
 		}
 		CHECK(dark > n * 3 / 4 && white > 500, "dark %zu white %zu of %zu", dark, white, n);
 	}
 	CHECK(f->seq >= 1 && f->ts_real_us > 0, "seq %llu", (unsigned long long)f->seq);
-	struct vc_frame *f2 = placeholder_frame(&s, &h, 320, 240, 0);
-	CHECK(f2 && f2->seq == f->seq + 1, "numbered");
+	/* within the second: the same picture, not another encode */
+	struct vc_frame *f2 = placeholder_frame(&s, &h);
+	CHECK(f2 == f, "the same picture within a second");
 	vc_frame_unref(f2);
+	h.ph_frame->ts_us -= 1100 * 1000;
+	f2 = placeholder_frame(&s, &h);
+	CHECK(f2 && f2 != f && f2->seq == f->seq + 1, "a new one after a second, numbered");
+	vc_frame_unref(f2);
+	vc_frame_unref(h.ph_frame);
 	vc_jpeg_free(j);
 	vc_frame_unref(g);
 	vc_frame_unref(f);
