@@ -117,8 +117,8 @@ static unsigned reclaim(struct hub *h)
 	return n;
 }
 
-/* What the fan-out holds: the frames, converter scratch and capture copies
- * allocated now (common/memstat.h: outputs, snapshots, pipelines, the
+/* What the fan-out holds: the frames, converter scratch, capture copies,
+ * kept GOPs and stream parts held for clients allocated now (common/memstat.h: outputs, snapshots, pipelines, the
  * copies made while outputs hold the camera's buffers), plus the estimate of
  * every output that has not produced its first frame yet (a burst of
  * requests is admitted before any of them allocates). Sets *n_on to h's
@@ -139,7 +139,8 @@ static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struc
 		for (const struct output *o = d->outputs; o; o = o->next)
 			pending += o->merged || o->latest_n ? 0 : budget_output_bytes(&d->target, &o->plan);
 	return vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
-	       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP) + pending;
+	       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP) + vc_mem_held(VC_MEM_PARTS) +
+	       pending;
 }
 
 int budget_admit(struct hub *h, const struct vc_request *req, char *err, size_t errlen)

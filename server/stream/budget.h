@@ -5,9 +5,10 @@
  * the largest size a client may ask for (max_size, default the camera's
  * largest native mode, of a size range its largest listed size; larger
  * requests are clamped to it like any size beyond the device's), the distinct outputs per camera (max_outputs, 503),
- * and the bytes of frames, converter scratch, capture copies and kept H.264 GOPs held (frame_memory, 503:
+ * and the bytes of frames, converter scratch, capture copies, kept H.264 GOPs
+ * and stream parts held for clients (frame_memory, 503:
  * counted as allocated, common/memstat.h, plus an estimate for each output
- * that has not allocated yet). Kept apart
+ * that has not allocated yet; hold.c keeps the parts within it). Kept apart
  * from hub.c/output.c: these only read their lists. Loop thread only. */
 #ifndef VC_STREAM_BUDGET_H
 #define VC_STREAM_BUDGET_H
