@@ -16,7 +16,10 @@
  * longer than client_hold is dropped (its part freed at once, the socket
  * reset on close); past frame_memory the client holding the oldest part
  * that its output no longer publishes is dropped, never one holding the
- * output's newest part or a part taken less than a second ago. */
+ * output's newest part or a part taken less than a second ago. Joiners of
+ * an encoded H.264 output force an IDR at most once a second of capture
+ * time; a later joiner's is forced when the second is up, unless an IDR
+ * came meanwhile. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -558,6 +561,77 @@ static void h264_join_new_gop(void)
 
 /* The device mode changes (output_drop_frames): the kept GOP is of the old
  * mode and goes; a client joining then waits for the new mode's IDR. */
+/* Joiners of an encoded output (no kept GOP): frames' capture times at
+ * ts_ms (h264_frame: seq * 33.3 ms), IDRs forced counted. */
+static void h264_join_idr_rate(void)
+{
+	struct output *o = calloc(1, sizeof(*o));
+	struct client *c = calloc(1, sizeof(*c));
+	struct hub h = { 0 };
+
+	CHECK(o && c, "fixture");
+	if (!o || !c) {
+		free(o);
+		free(c);
+		return;
+	}
+	o->hub = &h;
+	o->plan.out.fourcc = V4L2_PIX_FMT_H264; /* encoded: no passthrough step */
+	c->h264 = H264_ANNEXB;
+	released = 0;
+	/* frame f's capture time is f * 33.3 ms. Before the output's first
+	 * picture (an encoder's first is an IDR): none forced */
+	h264_out_join(o, c);
+	struct vc_frame *f = h264_frame(1, 0);
+	CHECK(c->need_key && h264_out_due(o, f) && h264_out_forced(o) == 0,
+	      "forced %" PRIu64 " for the first picture", h264_out_forced(o));
+	vc_frame_unref(f);
+	o->latest_n = 1; /* it was published */
+	h264_out_join(o, c);
+	CHECK(c->need_key && h264_out_forced(o) == 0, "nothing forced before a frame");
+	f = h264_frame(30, 0); /* 1.0 s */
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 1, "first join: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	h264_out_join(o, c);
+	h264_out_join(o, c);
+	/* 1.03, 1.33, 1.97 s: within the second; 2.03 s */
+	uint64_t seqs[] = { 31, 40, 59, 61 };
+	uint64_t want[] = { 1, 1, 1, 2 };
+	for (size_t i = 0; i < 4; i++) {
+		f = h264_frame(seqs[i], 0);
+		CHECK(h264_out_due(o, f) && h264_out_forced(o) == want[i],
+		      "frame at %" PRIu64 " ms: forced %" PRIu64 ", want %" PRIu64,
+		      seqs[i] * 100 / 3, h264_out_forced(o), want[i]);
+		vc_frame_unref(f);
+	}
+	f = h264_frame(62, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 2, "nobody waits: none forced");
+	vc_frame_unref(f);
+	/* a joiner at 2.1 s, the encoder's own IDR at 2.5 s: nothing left to force */
+	h264_out_join(o, c);
+	f = h264_frame(75, 1);
+	o->latest = f;
+	o->latest_n = 2;
+	h264_out_published(o);
+	o->latest = NULL;
+	vc_frame_unref(f);
+	f = h264_frame(95, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 2, "after an IDR: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	/* the capture clock set back (camera restarted): a joiner's IDR at once */
+	h264_out_join(o, c);
+	f = h264_frame(3, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 3, "clock set back: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	h264_out_free(o);
+	free(o);
+	free(c);
+	CHECK(released == 10, "released %u of 10 frames", released);
+}
+
 static void h264_mode_change_drops_gop(void)
 {
 	struct fx x;
@@ -902,5 +976,6 @@ int main(void)
 	RUN("client", h264_join_kept_gop);
 	RUN("client", h264_join_new_gop);
 	RUN("client", h264_mode_change_drops_gop);
+	RUN("client", h264_join_idr_rate);
 	CHECK_EXIT();
 }
