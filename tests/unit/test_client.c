@@ -16,7 +16,8 @@
  * longer than client_hold is dropped (its part freed at once, the socket
  * reset on close); past frame_memory the client holding the oldest part
  * that its output no longer publishes is dropped, never one holding the
- * output's newest part or a part taken less than a second ago. Joiners of
+ * output's newest part or a part taken less than a second ago; a TLS
+ * client copying a frame is dropped by the same age rule. Joiners of
  * an encoded H.264 output force an IDR at most once a second of capture
  * time; a later joiner's is forced when the second is up, unless an IDR
  * came meanwhile. */
@@ -918,6 +919,40 @@ static void tls_copy_and_skip(void)
  * was taken for (the room is not added per period: fps=5 once gave 5.56/s);
  * a frame earlier than that waits for a later one. fps_limit 1: a period
  * of 1 s, so the margins (200-300 ms) hold on a slow machine too. */
+/* A TLS client copying an old frame past client_hold (1 s) is dropped by
+ * the gc tick: the frame let go at once, MHD's next read ends the stream. */
+static void tls_hold_age(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 0, 0, 0);
+	static uint8_t buf[100];
+	struct hub *hubs[1] = { &x.h }; /* hold.c walks the hubs' clients */
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	x.s.hubs = hubs;
+	x.s.n_hubs = 1;
+	x.s.budget.hold_s = 1;
+	client_read(c, 0, (char *)buf, sizeof(buf));
+	deliver(x.o, jpeg_frame(1));
+	CHECK(client_read(c, 0, (char *)buf, sizeof(buf)) == 100 && c->cur, "copying frame 1");
+	deliver(x.o, jpeg_frame(2));
+	hold_tick(&x.s);
+	CHECK(!c->dropped && c->cur && released == 0, "dropped at once");
+	c->part_us -= 1100000; /* taken 1.1 s ago */
+	hold_tick(&x.s);
+	CHECK(c->dropped && !c->cur && c->ending && released == 1,
+	      "after 1.1 s: dropped %d, cur %p, ending %d, released %u", c->dropped,
+	      (void *)c->cur, c->ending, released);
+	CHECK(client_read(c, 0, (char *)buf, sizeof(buf)) == MHD_CONTENT_READER_END_OF_STREAM,
+	      "MHD ends it");
+	fx_close(&x, c);
+	CHECK(released == 2, "released %u of 2 frames", released);
+}
+
 static void tls_fps_limit(void)
 {
 	struct fx x;
@@ -971,6 +1006,7 @@ int main(void)
 	RUN("client", hold_age);
 	RUN("client", hold_memory);
 	RUN("client", tls_copy_and_skip);
+	RUN("client", tls_hold_age);
 	RUN("client", tls_fps_limit);
 	RUN("client", h264_key_frames);
 	RUN("client", h264_join_kept_gop);
