@@ -103,6 +103,7 @@ struct vc_conf {
 	int max_outputs;       /* distinct pictures served at once per camera */
 	int frame_memory_mb;   /* MiB of output frames held over all cameras */
 	int max_outputs_per_ip; /* distinct pictures one client address may make per camera */
+	int client_hold_s;     /* s a stream client may take to send one frame */
 	uint32_t max_width, max_height; /* largest picture a client may ask for */
 	uint8_t *token_secret; /* HMAC key; NULL = none (tokens refused) */
 	size_t token_secret_len;

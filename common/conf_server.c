@@ -482,6 +482,9 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	{ .name = "frame_memory", .type = VC_CONF_T_INT, .apply = VC_CONF_LIVE,
 	  .off = SRV_INT(frame_memory_mb), .lo = 8, .hi = 1 << 20, .def = VC_CONF_DEF_FRAME_MEMORY_MB,
 	  .range = "MiB 8-1048576", .example = "128" },
+	{ .name = "client_hold", .type = VC_CONF_T_INT, .apply = VC_CONF_LIVE,
+	  .off = SRV_INT(client_hold_s), .lo = 1, .hi = 3600, .def = VC_CONF_DEF_CLIENT_HOLD_S,
+	  .range = "seconds 1-3600", .example = "10" },
 	{ .name = "max_size", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .off = SRV(max_width),
 	  .size = 2 * sizeof(uint32_t), .example = "1920x1080", OTHER(p_max_size, pr_max_size) },
 };

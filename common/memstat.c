@@ -25,6 +25,6 @@ size_t vc_mem_held(enum vc_mem_kind k)
 const char *vc_mem_kind_name(enum vc_mem_kind k)
 {
 	static const char *const names[VC_MEM_KINDS] = { "frames", "scratch", "copies", "device",
-								 "gop" };
+								 "gop", "parts" };
 	return (unsigned)k < VC_MEM_KINDS ? names[k] : "?";
 }

@@ -150,6 +150,7 @@ static void apply_budget(struct app *a, const struct vc_conf *c)
 		b.frame_bytes = (size_t)c->frame_memory_mb << 20;
 		b.max_width = c->max_width;
 		b.max_height = c->max_height;
+		b.hold_s = (unsigned)c->client_hold_s;
 	}
 	vc_streams_set_budget(a->streams, &b);
 }

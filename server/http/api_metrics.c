@@ -168,8 +168,9 @@ enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struc
 		    "# TYPE vcapd_connections gauge\nvcapd_connections %u\n",
 		vc_http_connections(http));
 	bprintf(&b, "# HELP vcapd_memory_bytes Buffers held: frames (outputs, snapshots, "
-		    "pipelines), converter scratch, copies of capture buffers (these three are "
-		    "what frame_memory limits), the test pattern's buffers (device).\n"
+		    "pipelines), converter scratch, copies of capture buffers, kept H.264 GOPs, "
+		    "stream parts held for clients (these five are what frame_memory limits), "
+		    "the test pattern's buffers (device).\n"
 		    "# TYPE vcapd_memory_bytes gauge\n");
 	for (int k = 0; k < VC_MEM_KINDS; k++)
 		bprintf(&b, "vcapd_memory_bytes{kind=\"%s\"} %zu\n",

@@ -135,7 +135,9 @@ static unsigned reclaim(struct hub *h)
  * (issue 22); counting an output's allocation and its estimate both until
  * its first frame, as before, made refusals say "100 of 64 MiB held" with
  * 45 allocated. Outputs refused when their camera came back are not
- * reserved (they are ending). Sets *n_on to h's outputs. */
+ * reserved (they are ending). On top, the stream parts held for clients
+ * (VC_MEM_PARTS: bytes no output estimate covers; hold.c bounds them).
+ * Sets *n_on to h's outputs. */
 static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struct hub *h)
 {
 	size_t reserved = vc_mem_held(VC_MEM_GOP);
@@ -154,7 +156,7 @@ static size_t held_bytes(const struct vc_streams *s, unsigned *n_on, const struc
 	}
 	size_t alloc = vc_mem_held(VC_MEM_FRAMES) + vc_mem_held(VC_MEM_SCRATCH) +
 		       vc_mem_held(VC_MEM_COPIES) + vc_mem_held(VC_MEM_GOP);
-	return alloc > reserved ? alloc : reserved;
+	return (alloc > reserved ? alloc : reserved) + vc_mem_held(VC_MEM_PARTS);
 }
 
 /* Whether a user of o asked for the camera's default picture: never

@@ -9,7 +9,8 @@
  * group on a camera (max_outputs_per_ip, 429; IPv6 by /64: issue 22), and
  * the bytes of frames, converter scratch, capture copies and kept H.264
  * GOPs held (frame_memory, 503: counted as allocated, common/memstat.h, or
- * as the estimates reserved for every admitted output, whichever is more:
+ * as the estimates reserved for every admitted output, whichever is more,
+ * plus the stream parts held for clients, which hold.c keeps within it:
  * see held_bytes). The camera's default picture (MJPEG and H.264) is
  * admitted without these checks (stream.c). Kept apart from
  * hub.c/output.c: these only read their lists, and end the clients of

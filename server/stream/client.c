@@ -20,9 +20,10 @@
  *   parts: its TLS clients take the part too and copy from it. A client
  *   holds one at most: it takes the next only when the whole part is sent,
  *   and then the newest (frames in between are skipped). The client drops
- *   its ref when the part is sent (direct_pump, client_read) or when MHD
- *   frees the response (client_free, the response's free callback; once
- *   MHD owns a response, only that callback frees what it holds).
+ *   its ref when the part is sent (direct_pump, client_read), when hold.c
+ *   drops a client too slow to keep it (client_drop), or when MHD frees the
+ *   response (client_free, the response's free callback; once MHD owns a
+ *   response, only that callback frees the client).
  * - snapshot.c: snapshot_wake gives a waiting request one ref on latest,
  *   dropped by waiter_free; send_frame gives the MHD response one ref,
  *   dropped by the response's free callback. */
@@ -38,9 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "common/jpeg.h"
 #include "common/log.h"
+#include "common/memstat.h"
 
 void client_free(void *cls)
 {
@@ -187,6 +190,7 @@ static int client_take(struct client *c, int64_t now)
 {
 	struct output *o = c->out;
 	uint64_t n = o->latest_n;
+	size_t parts = vc_mem_held(VC_MEM_PARTS);
 	/* H.264 passthrough, just joined: a kept frame before latest */
 	struct vc_frame *kept = c->h264 ? h264_out_kept(c, o, &n) : NULL;
 
@@ -214,9 +218,12 @@ static int client_take(struct client *c, int64_t now)
 				      c->hdr, c->pc, &c->part_len);
 	}
 	part_begin(c, n, now);
+	c->part_us = now;
 	c->need_key = 0; /* H.264: it has this frame's references (h264_out_may_take) */
 	if (!kept)
 		c->catchup = 0; /* live from now */
+	if (vc_mem_held(VC_MEM_PARTS) > parts)
+		hold_check(c->s); /* a new part: within frame_memory? */
 	return 0;
 }
 
@@ -282,6 +289,7 @@ static void direct_pump(struct client *c)
 		if (c->part_off == c->part->len) {
 			vc_part_unref(c->part);
 			c->part = NULL;
+			c->part_us = 0;
 			part_end(c);
 		}
 	}
@@ -363,6 +371,10 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	struct output *o = c->out;
 
 	(void)pos;
+	/* ended mid-part: an error would make MHD log each drop (hold.c logs
+	 * them coalesced); plain HTTP is reset anyway */
+	if (c->dropped)
+		return MHD_CONTENT_READER_END_OF_STREAM;
 	if (c->sock >= 0)
 		return direct_read(c);
 	if (!c->cur && !c->part) {
@@ -392,6 +404,7 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (c->part_off == c->part->len) {
 			vc_part_unref(c->part);
 			c->part = NULL;
+			c->part_us = 0;
 			part_end(c);
 		}
 		return (ssize_t)n;
@@ -401,6 +414,7 @@ ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max)
 	if (c->off >= c->part_len) {
 		vc_frame_unref(c->cur);
 		c->cur = NULL;
+		c->part_us = 0;
 		part_end(c);
 	}
 	return (ssize_t)n;
@@ -434,6 +448,27 @@ void client_end(struct client *c)
 	} else if (c->suspended) {
 		c->suspended = 0;
 		c->s->http_ops->resume(c->conn);
+	}
+}
+
+void client_drop(struct client *c)
+{
+	c->dropped = 1;
+	c->part_us = 0;
+	vc_part_unref(c->part);
+	c->part = NULL;
+	vc_frame_unref(c->cur);
+	c->cur = NULL;
+	if (c->sock >= 0) {
+		/* the reset frees the pages queued in the socket at once; a
+		 * plain close would leave them to an orphaned socket that
+		 * still trickles them out to the slow reader */
+		struct linger lg = { 1, 0 };
+
+		setsockopt(c->sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		direct_end(c);
+	} else {
+		client_end(c);
 	}
 }
 

@@ -39,7 +39,17 @@ struct h264_out {
 	uint64_t last_seq;    /* passthrough: the camera's sequence number of the last frame */
 	int seq_known;
 	int after_hole;       /* passthrough: frames lost since the last IDR: publish none */
+	int key_owed;         /* encoder: a joiner waits for an IDR not forced yet */
+	int64_t forced_ts_us; /* capture time of the frame the last IDR was forced on */
+	uint64_t forced;      /* IDRs forced so far */
 };
+
+/* Joiners force an IDR at most this often per output: each IDR costs
+ * about two P frames of bitrate and the encoder's CPU for every viewer, so
+ * a loop joining and leaving a viewer's URL made its stream all IDRs
+ * (issue 22: 5 -> 229 in 300 frames, 1.22 -> 2.29 Mbit/s). A joiner within
+ * the second waits for the next IDR, forced once the second is up. */
+#define H264_KEY_MIN_US 1000000
 
 /* An H.264 camera's last SPS and PPS (NAL units without start code), kept
  * per hub from every frame, so an output made later still has them. */
@@ -71,15 +81,26 @@ static int passthrough(const struct output *o)
 	return !!(o->plan.steps & VC_STEP_PASSTHROUGH);
 }
 
-int h264_out_due(struct output *o, const struct vc_frame *f)
+/* Asks o's encoder (software pipeline or hardware) for an IDR on the
+ * next frame it takes; `ts_us` is that frame's capture time. */
+static void force_key(struct output *o, struct h264_out *h, int64_t ts_us)
 {
-	struct h264_out *h = state(o);
+	h->key_owed = 0;
+	h->forced_ts_us = ts_us;
+	h->forced++;
+	/* atomic flag read by the encoding job: safe while one runs */
+	if (o->pipe)
+		vc_pipeline_force_key(o->pipe);
+	hwenc_force_key(o); /* the hardware encoder, when it has the output */
+}
+
+/* Whether frame f (to be encoded) is to be paced out by the output's rate. */
+static int paced(struct output *o, struct h264_out *h, const struct vc_frame *f)
+{
 	uint32_t fps = o->plan.out.fps;
 
-	/* a camera's own stream is never thinned: each picture may be the
-	 * reference of the next (a jittery camera clock ran 10 % early) */
-	if (!h || !fps || passthrough(o))
-		return h != NULL;
+	if (!fps)
+		return 1;
 	int64_t ival = 1000000 / fps;
 
 	/* 10 % early still counts: capture times jitter */
@@ -88,6 +109,29 @@ int h264_out_due(struct output *o, const struct vc_frame *f)
 	h->sched_us = h->sched_us && f->ts_us - h->sched_us < ival ? h->sched_us + ival
 								    : f->ts_us + ival;
 	return 1;
+}
+
+int h264_out_due(struct output *o, const struct vc_frame *f)
+{
+	struct h264_out *h = state(o);
+
+	/* a camera's own stream is never thinned: each picture may be the
+	 * reference of the next (a jittery camera clock ran 10 % early) */
+	if (!h || passthrough(o))
+		return h != NULL;
+	if (!paced(o, h, f))
+		return 0;
+	/* a joiner's IDR, on the capture clock (a camera restart may set it
+	 * back: then at once) */
+	if (h->key_owed && (!h->forced || f->ts_us - h->forced_ts_us >= H264_KEY_MIN_US ||
+			    f->ts_us < h->forced_ts_us))
+		force_key(o, h, f->ts_us);
+	return 1;
+}
+
+uint64_t h264_out_forced(const struct output *o)
+{
+	return o->h264 ? o->h264->forced : 0;
 }
 
 /* *dst (of *len bytes) becomes a copy of nal; 0 or -ENOMEM (old kept). */
@@ -320,6 +364,7 @@ void h264_out_published(struct output *o)
 		keep(o, h);
 	if (!f->key)
 		return;
+	h->key_owed = 0; /* the joiners waiting have their IDR */
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
 	if (!au.sps || !au.pps || same_ps(h, &au))
 		return;
@@ -350,10 +395,13 @@ void h264_out_join(struct output *o, struct client *c)
 	}
 	c->need_key = 1;
 	c->catchup = 0;
-	/* atomic flag read by the encoding job: safe while one runs */
-	if (o->pipe)
-		vc_pipeline_force_key(o->pipe);
-	hwenc_force_key(o); /* the hardware encoder, when it has the output */
+	/* an IDR on the next frame encoded, unless one was forced less than
+	 * H264_KEY_MIN_US before it (h264_out_due); none before the output's
+	 * first picture: an encoder starts with an IDR */
+	struct h264_out *hs = state(o);
+
+	if (hs && o->latest_n)
+		hs->key_owed = 1;
 }
 
 void h264_out_moved(struct output *to, struct client *c)

@@ -31,8 +31,13 @@ int h264_out_is(const struct output *o);
 /* Whether frame f (of the hub's mode) is to be encoded, by the output's
  * rate (plan.fps below the camera's: frames in between are skipped before
  * the encoder, so every client gets a stream it can decode). Always for
- * passthrough: a camera's own stream is never thinned. */
+ * passthrough: a camera's own stream is never thinned. Forces the IDR
+ * joiners wait for on f when the last forced one is a second older (on
+ * the capture clock). */
 int h264_out_due(struct output *o, const struct vc_frame *f);
+
+/* IDRs forced on o's encoder for joiners so far. */
+uint64_t h264_out_forced(const struct output *o);
 
 /* Passthrough (an H.264 camera's own stream): what o publishes for the
  * captured access unit f, a new reference: f itself, or for an IDR without
@@ -65,8 +70,10 @@ void h264_out_published(struct output *o);
  * camera's last IDR, copies: h264_out_published keeps them, bounded by
  * common/gop.h): it is sent them from the IDR on at once, then goes on
  * live with the frame after (h264_out_kept). Otherwise it waits for an
- * IDR, and an encoder is asked for one now instead of at the end of its
- * GOP. */
+ * IDR, and an encoder is asked for one on its next frame instead of at the
+ * end of its GOP, at most one a second per output (h264_out_due): a later
+ * joiner waits for that one (issue 22: joins must not raise the viewers'
+ * bitrate). */
 void h264_out_join(struct output *o, struct client *c);
 
 /* c was moved to output `to` (merge/split after a mode change): an Annex-B

@@ -207,11 +207,13 @@ static enum MHD_Result h_raw(void *opaque, struct vc_http_req *r)
 
 /* ---- setup, lookups, stats ---- */
 
-/* The gc tick: frees outputs nobody uses (output.c), then gives their frame
- * memory back to the system (budget.c). */
+/* The gc tick: frees outputs nobody uses (output.c), drops clients too slow
+ * to keep a part (hold.c), then gives their frame memory back to the system
+ * (budget.c). */
 static void stream_gc(evutil_socket_t fd, short what, void *arg)
 {
 	output_gc(fd, what, arg);
+	hold_tick(arg);
 	budget_trim(arg);
 }
 

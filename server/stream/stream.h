@@ -45,6 +45,8 @@ struct vc_stream_budget {
 	unsigned max_outputs_per_ip; /* new outputs one address may make per camera */
 	size_t frame_bytes;
 	uint32_t max_width, max_height;
+	unsigned hold_s;      /* client_hold: s a stream client may hold one part (hold.c,
+			       * issue 22; 0: 5 s) */
 };
 void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *b);
 

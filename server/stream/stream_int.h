@@ -59,6 +59,9 @@ struct client {
 	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
 	unsigned n_pc;
 	size_t part_len, off;
+	int64_t part_us;           /* when it took the part (TLS: frame) it holds; 0: none
+				    * (hold.c bounds how long) */
+	int dropped;               /* hold.c dropped it: the stream ends mid-part */
 	uint64_t sent_n;           /* output frame number last sent */
 	int64_t next_due_us;
 	uint32_t fps_limit;
@@ -158,6 +161,8 @@ struct vc_streams {
 	int stopping;
 	struct vc_stream_budget budget; /* budget.c */
 	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
+	unsigned hold_drops[2];         /* clients hold.c dropped since the last log line, */
+	char hold_peer[64];             /* by rule (HOLD_AGE, HOLD_MEM), and the last one */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
 	/* hwenc.c: the M2M devices, their I/O (NULL = real), totals, and the
 	 * device that failed last (until it works again), left alone until
@@ -300,10 +305,26 @@ void client_free(void *cls);
 void client_wake(struct client *c, int64_t now);
 /* c's stream ends after the part being sent. */
 void client_end(struct client *c);
+/* Ends c's stream at once, mid-part (hold.c: too slow to keep a part):
+ * drops what it holds; a plain socket is reset on close, so the kernel
+ * frees the pages it still queues. MHD frees c afterwards. */
+void client_drop(struct client *c);
 /* The bytes of frame f as sent, in up to 3 pieces (dht: see
  * output.latest_dht). Returns the count; *len = their total. */
 unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
 			     size_t *len);
+
+/* ---- hold.c ---- */
+
+/* Why hold.c dropped a client (vc_streams.hold_drops). */
+enum { HOLD_AGE, HOLD_MEM };
+/* While the fan-out holds more than frame_memory: drops the clients holding
+ * the oldest parts their outputs no longer publish (taken 1 s ago or more)
+ * until it is back under or none is left. After a new part was made. */
+void hold_check(struct vc_streams *s);
+/* The gc tick: drops the clients that have held their part longer than
+ * client_hold, runs hold_check, logs the drops of the last second. */
+void hold_tick(struct vc_streams *s);
 
 /* ---- snapshot.c ---- */
 

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/memstat.h"
+
 /* Writes all of iov into fd from offset 0. */
 static int write_all(int fd, const struct iovec *iov, unsigned n)
 {
@@ -46,8 +48,10 @@ struct vc_part *vc_part_new(const struct iovec *iov, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		p->len += iov[i].iov_len;
 	p->fd = memfd_create("vcapd-part", MFD_CLOEXEC);
-	if (p->fd >= 0 && write_all(p->fd, iov, n) == 0)
+	if (p->fd >= 0 && write_all(p->fd, iov, n) == 0) {
+		vc_mem_count(VC_MEM_PARTS, (long long)p->len);
 		return p;
+	}
 	/* no memfd (old kernel, seccomp, fd limit): a heap copy, sent with send() */
 	if (p->fd >= 0)
 		close(p->fd);
@@ -62,6 +66,7 @@ struct vc_part *vc_part_new(const struct iovec *iov, unsigned n)
 		memcpy((char *)p->mem + at, iov[i].iov_base, iov[i].iov_len);
 		at += iov[i].iov_len;
 	}
+	vc_mem_count(VC_MEM_PARTS, (long long)p->len);
 	return p;
 }
 
@@ -76,6 +81,7 @@ void vc_part_unref(struct vc_part *p)
 {
 	if (!p || --p->refs > 0)
 		return;
+	vc_mem_count(VC_MEM_PARTS, -(long long)p->len);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p->mem);

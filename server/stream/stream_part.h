@@ -4,6 +4,8 @@
  * sendfile(): the socket takes references to the part's pages instead of
  * copying them (with 100 clients of one 720p stream, the per-client copies
  * into MHD's buffer and into the socket were 45 % of the server's CPU).
+ * Each part alive counts its length once as VC_MEM_PARTS (common/memstat.h,
+ * in the frame_memory budget), however many clients hold it.
  * Loop thread only (the refcount is not atomic). */
 #ifndef VC_STREAM_PART_H
 #define VC_STREAM_PART_H

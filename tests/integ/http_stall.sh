@@ -11,7 +11,9 @@ PORT=18600
 U=http://127.0.0.1:$PORT
 RAW="$U/raw/stream?format=YUYV"
 
-printf '[server]\nclient_timeout = 3\n' >"$TMP/c.conf"
+# client_hold (hold.c: a frame held over 5 s drops the client) set out of
+# the way: this is client_timeout's rule, tested alone
+printf '[server]\nclient_timeout = 3\nclient_hold = 60\n' >"$TMP/c.conf"
 if ! start_vcapd $PORT --config "$TMP/c.conf" --device test:1280x720@30:YUYV; then
 	fail start "daemon did not answer on $PORT"; exit 1
 fi

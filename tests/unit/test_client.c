@@ -11,7 +11,16 @@
  * client starts at an IDR and, once it missed a frame, resumes only at the
  * next IDR; a client joining a passthrough output is sent the kept GOP from
  * its IDR at once, then live frames, none skipped; an fps limit takes a
- * frame up to half a period early and never exceeds its rate over time. */
+ * frame up to half a period early and never exceeds its rate over time.
+ * Memory held for slow clients (hold.c): a client that has held its part
+ * longer than client_hold is dropped (its part freed at once, the socket
+ * reset on close); past frame_memory the client holding the oldest part
+ * that its output no longer publishes is dropped, never one holding the
+ * output's newest part or a part taken less than a second ago; a TLS
+ * client copying a frame is dropped by the same age rule. Joiners of
+ * an encoded H.264 output force an IDR at most once a second of capture
+ * time; a later joiner's is forced when the second is up, unless an IDR
+ * came meanwhile. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -553,6 +562,77 @@ static void h264_join_new_gop(void)
 
 /* The device mode changes (output_drop_frames): the kept GOP is of the old
  * mode and goes; a client joining then waits for the new mode's IDR. */
+/* Joiners of an encoded output (no kept GOP): frames' capture times at
+ * ts_ms (h264_frame: seq * 33.3 ms), IDRs forced counted. */
+static void h264_join_idr_rate(void)
+{
+	struct output *o = calloc(1, sizeof(*o));
+	struct client *c = calloc(1, sizeof(*c));
+	struct hub h = { 0 };
+
+	CHECK(o && c, "fixture");
+	if (!o || !c) {
+		free(o);
+		free(c);
+		return;
+	}
+	o->hub = &h;
+	o->plan.out.fourcc = V4L2_PIX_FMT_H264; /* encoded: no passthrough step */
+	c->h264 = H264_ANNEXB;
+	released = 0;
+	/* frame f's capture time is f * 33.3 ms. Before the output's first
+	 * picture (an encoder's first is an IDR): none forced */
+	h264_out_join(o, c);
+	struct vc_frame *f = h264_frame(1, 0);
+	CHECK(c->need_key && h264_out_due(o, f) && h264_out_forced(o) == 0,
+	      "forced %" PRIu64 " for the first picture", h264_out_forced(o));
+	vc_frame_unref(f);
+	o->latest_n = 1; /* it was published */
+	h264_out_join(o, c);
+	CHECK(c->need_key && h264_out_forced(o) == 0, "nothing forced before a frame");
+	f = h264_frame(30, 0); /* 1.0 s */
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 1, "first join: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	h264_out_join(o, c);
+	h264_out_join(o, c);
+	/* 1.03, 1.33, 1.97 s: within the second; 2.03 s */
+	uint64_t seqs[] = { 31, 40, 59, 61 };
+	uint64_t want[] = { 1, 1, 1, 2 };
+	for (size_t i = 0; i < 4; i++) {
+		f = h264_frame(seqs[i], 0);
+		CHECK(h264_out_due(o, f) && h264_out_forced(o) == want[i],
+		      "frame at %" PRIu64 " ms: forced %" PRIu64 ", want %" PRIu64,
+		      seqs[i] * 100 / 3, h264_out_forced(o), want[i]);
+		vc_frame_unref(f);
+	}
+	f = h264_frame(62, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 2, "nobody waits: none forced");
+	vc_frame_unref(f);
+	/* a joiner at 2.1 s, the encoder's own IDR at 2.5 s: nothing left to force */
+	h264_out_join(o, c);
+	f = h264_frame(75, 1);
+	o->latest = f;
+	o->latest_n = 2;
+	h264_out_published(o);
+	o->latest = NULL;
+	vc_frame_unref(f);
+	f = h264_frame(95, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 2, "after an IDR: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	/* the capture clock set back (camera restarted): a joiner's IDR at once */
+	h264_out_join(o, c);
+	f = h264_frame(3, 0);
+	CHECK(h264_out_due(o, f) && h264_out_forced(o) == 3, "clock set back: forced %" PRIu64,
+	      h264_out_forced(o));
+	vc_frame_unref(f);
+	h264_out_free(o);
+	free(o);
+	free(c);
+	CHECK(released == 10, "released %u of 10 frames", released);
+}
+
 static void h264_mode_change_drops_gop(void)
 {
 	struct fx x;
@@ -646,6 +726,140 @@ static void plain_stall(void)
 	fx_close(&x, c);
 }
 
+/* ---- memory held for slow clients (hold.c) ---- */
+
+/* A second plain client of x's output on its own socketpair (sv[0] its
+ * socket, sv[1] the peer), its headers sent (reader called). */
+static struct client *second_client(struct fx *x, int sv[2], int sndbuf)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		free(c);
+		return NULL;
+	}
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	c->s = &x->s;
+	c->out = x->o;
+	c->raw = 1;
+	c->sock = sv[0];
+	c->sent_n = x->o->latest_n; /* from the next frame on, as client_start */
+	snprintf(c->peer, sizeof(c->peer), "second");
+	DLIST_PUSH(x->o->clients, c);
+	x->o->n_clients++;
+	client_read(c, 0, NULL, 0);
+	loop_once(x);
+	return c;
+}
+
+/* Whether sock closes with a reset (SO_LINGER on, 0 s). */
+static int resets(int sock)
+{
+	struct linger lg = { 0, 0 };
+	socklen_t len = sizeof(lg);
+
+	return getsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, &len) == 0 && lg.l_onoff && !lg.l_linger;
+}
+
+/* A reader still taking bytes keeps its part; past client_hold (1 s here)
+ * the gc tick drops it mid-part: part freed at once, stream ended. */
+static void hold_age(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 1, 1, 16384);
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	struct hub *hubs[1] = { &x.h }; /* hold.c walks the hubs' clients */
+
+	x.s.hubs = hubs;
+	x.s.n_hubs = 1;
+	x.s.budget.hold_s = 1;
+	client_read(c, 0, NULL, 0);
+	loop_once(&x);
+	deliver(x.o, raw_frame(1));
+	deliver(x.o, raw_frame(2)); /* frame 1's part: c's alone now */
+	CHECK(c->part && c->part_off < RAW_LEN && vc_mem_held(VC_MEM_PARTS) == RAW_LEN,
+	      "holds frame 1's part: %zu bytes counted", vc_mem_held(VC_MEM_PARTS));
+	hold_tick(&x.s);
+	CHECK(!c->dropped && c->part, "dropped at once");
+	c->part_us -= 1100000; /* taken 1.1 s ago */
+	hold_tick(&x.s);
+	CHECK(c->dropped && !c->part && c->ending && fake.resumes == 1 && resets(c->sock),
+	      "after 1.1 s: dropped %d, part %p, ending %d, resumes %u, reset %d", c->dropped,
+	      (void *)c->part, c->ending, fake.resumes, resets(c->sock));
+	CHECK(vc_mem_held(VC_MEM_PARTS) == 0, "part freed: %zu counted", vc_mem_held(VC_MEM_PARTS));
+	CHECK(client_read(c, 0, NULL, 0) == MHD_CONTENT_READER_END_OF_STREAM, "MHD ends it");
+	fx_close(&x, c);
+	CHECK(released == 2, "released %u of 2 frames", released);
+}
+
+/* frame_memory 1 MiB, parts of 600 KiB: a client holding an old part (2 s)
+ * is dropped when a new part passes the limit, the one taking the newest
+ * part is not; an old part taken 0.5 s ago is spared. */
+static void hold_memory(void)
+{
+	struct fx x;
+	struct client *slow = fx_open(&x, 1, 1, 16384), *fast = NULL;
+	int sv[2] = { -1, -1 };
+
+	CHECK(slow != NULL, "fixture");
+	if (!slow) {
+		fx_close(&x, NULL);
+		return;
+	}
+	struct hub *hubs[1] = { &x.h }; /* hold.c walks the hubs' clients */
+
+	x.s.hubs = hubs;
+	x.s.n_hubs = 1;
+	x.s.budget.frame_bytes = 1 << 20;
+	client_read(slow, 0, NULL, 0);
+	loop_once(&x);
+	deliver(x.o, raw_frame(1));
+	CHECK(slow->part && vc_mem_held(VC_MEM_PARTS) == RAW_LEN, "slow holds frame 1");
+	fast = second_client(&x, sv, 16384);
+	CHECK(fast != NULL, "second client");
+	/* young: frame 2's part passes 1 MiB, frame 1's was taken just now */
+	slow->part_us -= 500000;
+	deliver(x.o, raw_frame(2));
+	CHECK(fast && fast->part && !slow->dropped && slow->part &&
+		      vc_mem_held(VC_MEM_PARTS) == 2 * RAW_LEN,
+	      "a part taken 0.5 s ago is spared: slow dropped %d, %zu counted", slow->dropped,
+	      vc_mem_held(VC_MEM_PARTS));
+	/* the fast reader finishes frame 2; frame 3 comes when slow's part is 2 s old */
+	uint8_t *buf = malloc(RAW_LEN);
+	size_t got = 0;
+	int64_t end = mono_ms() + 5000;
+	while (buf && fast && got < RAW_LEN && mono_ms() < end) {
+		ssize_t k = read(sv[1], buf + got, RAW_LEN - got);
+		if (k > 0)
+			got += (size_t)k;
+		else
+			loop_once(&x);
+	}
+	free(buf);
+	CHECK(fast && !fast->part && got == RAW_LEN, "fast got %zu of frame 2", got);
+	slow->part_us -= 1500000;
+	deliver(x.o, raw_frame(3));
+	CHECK(slow->dropped && !slow->part && resets(slow->sock), "slow (2 s, old part) dropped: %d",
+	      slow->dropped);
+	CHECK(fast && fast->part && !fast->dropped, "fast (newest part) kept");
+	CHECK(vc_mem_held(VC_MEM_PARTS) == RAW_LEN, "only frame 3's part left: %zu",
+	      vc_mem_held(VC_MEM_PARTS));
+	if (fast)
+		client_free(fast);
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
+	fx_close(&x, slow);
+	CHECK(released == 3, "released %u of 3 frames", released);
+}
+
 /* ---- TLS: MHD's content reader copies ---- */
 
 /* Reads through the content reader in small pieces until the client's
@@ -705,6 +919,40 @@ static void tls_copy_and_skip(void)
  * was taken for (the room is not added per period: fps=5 once gave 5.56/s);
  * a frame earlier than that waits for a later one. fps_limit 1: a period
  * of 1 s, so the margins (200-300 ms) hold on a slow machine too. */
+/* A TLS client copying an old frame past client_hold (1 s) is dropped by
+ * the gc tick: the frame let go at once, MHD's next read ends the stream. */
+static void tls_hold_age(void)
+{
+	struct fx x;
+	struct client *c = fx_open(&x, 0, 0, 0);
+	static uint8_t buf[100];
+	struct hub *hubs[1] = { &x.h }; /* hold.c walks the hubs' clients */
+
+	CHECK(c != NULL, "fixture");
+	if (!c) {
+		fx_close(&x, NULL);
+		return;
+	}
+	x.s.hubs = hubs;
+	x.s.n_hubs = 1;
+	x.s.budget.hold_s = 1;
+	client_read(c, 0, (char *)buf, sizeof(buf));
+	deliver(x.o, jpeg_frame(1));
+	CHECK(client_read(c, 0, (char *)buf, sizeof(buf)) == 100 && c->cur, "copying frame 1");
+	deliver(x.o, jpeg_frame(2));
+	hold_tick(&x.s);
+	CHECK(!c->dropped && c->cur && released == 0, "dropped at once");
+	c->part_us -= 1100000; /* taken 1.1 s ago */
+	hold_tick(&x.s);
+	CHECK(c->dropped && !c->cur && c->ending && released == 1,
+	      "after 1.1 s: dropped %d, cur %p, ending %d, released %u", c->dropped,
+	      (void *)c->cur, c->ending, released);
+	CHECK(client_read(c, 0, (char *)buf, sizeof(buf)) == MHD_CONTENT_READER_END_OF_STREAM,
+	      "MHD ends it");
+	fx_close(&x, c);
+	CHECK(released == 2, "released %u of 2 frames", released);
+}
+
 static void tls_fps_limit(void)
 {
 	struct fx x;
@@ -755,11 +1003,15 @@ int main(void)
 	RUN("client", plain_partial_and_skip);
 	RUN("client", plain_peer_gone);
 	RUN("client", plain_stall);
+	RUN("client", hold_age);
+	RUN("client", hold_memory);
 	RUN("client", tls_copy_and_skip);
+	RUN("client", tls_hold_age);
 	RUN("client", tls_fps_limit);
 	RUN("client", h264_key_frames);
 	RUN("client", h264_join_kept_gop);
 	RUN("client", h264_join_new_gop);
 	RUN("client", h264_mode_change_drops_gop);
+	RUN("client", h264_join_idr_rate);
 	CHECK_EXIT();
 }

@@ -70,6 +70,7 @@ static void names(void)
 {
 	CHECK(strcmp(vc_mem_kind_name(VC_MEM_DEVICE), "device") == 0 &&
 		      strcmp(vc_mem_kind_name(VC_MEM_GOP), "gop") == 0 &&
+		      strcmp(vc_mem_kind_name(VC_MEM_PARTS), "parts") == 0 &&
 		      strcmp(vc_mem_kind_name(VC_MEM_KINDS), "?") == 0 && vc_mem_held(VC_MEM_KINDS) == 0,
 	      "names, out of range");
 }

@@ -1,7 +1,9 @@
 /* vc_part: the bytes of a part are the concatenation of its pieces, arrive
  * whole over TCP however the socket splits the sends, stay intact when the
  * part is freed and a new one is made while the socket still holds them
- * (sendfile lends pages), and without a memfd the heap copy does the same. */
+ * (sendfile lends pages), and without a memfd the heap copy does the same.
+ * Parts alive count their length once as VC_MEM_PARTS (frame_memory),
+ * however many hold them. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/memstat.h"
 #include "server/stream/stream_part.h"
 
 /* A connected TCP pair on 127.0.0.1: *tx non-blocking with a small send
@@ -182,12 +185,42 @@ static void peer_gone(void)
 	close(tx);
 }
 
+/* Each part alive counts once, memfd or heap copy, until its last ref. */
+static void counted_once(void)
+{
+	static uint8_t a[70000];
+	struct iovec iov = { a, sizeof(a) };
+	struct vc_part *p = vc_part_new(&iov, 1), *q = vc_part_new(&iov, 1);
+
+	CHECK(p && q && vc_mem_held(VC_MEM_PARTS) == 2 * sizeof(a), "two parts: %zu",
+	      vc_mem_held(VC_MEM_PARTS));
+	vc_part_ref(p);
+	vc_part_ref(p);
+	CHECK(vc_mem_held(VC_MEM_PARTS) == 2 * sizeof(a), "shared by 3, still once: %zu",
+	      vc_mem_held(VC_MEM_PARTS));
+	vc_part_unref(q);
+	vc_part_unref(p);
+	vc_part_unref(p);
+	CHECK(vc_mem_held(VC_MEM_PARTS) == sizeof(a), "one ref left: %zu", vc_mem_held(VC_MEM_PARTS));
+	vc_part_unref(p);
+	CHECK(vc_mem_held(VC_MEM_PARTS) == 0, "all freed: %zu", vc_mem_held(VC_MEM_PARTS));
+}
+
+/* Every part of the tests above was freed: none counted (the heap
+ * fallback too). */
+static void none_counted_after(void)
+{
+	CHECK(vc_mem_held(VC_MEM_PARTS) == 0, "parts left counted: %zu", vc_mem_held(VC_MEM_PARTS));
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	RUN("stream_part", counted_once);
 	RUN("stream_part", pieces_whole);
 	RUN("stream_part", freed_part_intact);
 	RUN("stream_part", heap_fallback);
 	RUN("stream_part", peer_gone);
+	RUN("stream_part", none_counted_after);
 	CHECK_EXIT();
 }
