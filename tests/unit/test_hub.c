@@ -442,8 +442,10 @@ static void pollers_alone(void)
 	      "a 1920x1080 poll: %s", mode_str(&fx.h->target, a));
 	if (w)
 		remove_waiter(w);
-	run_ms(fx.base, 500);
+	run_ms(fx.base, 2500); /* past the hold and the re-choice after it left */
 	uint64_t n0 = fx.h->pol.switches;
+	CHECK(mode_is(&fx.h->target, YUYV, 1920, 1080), "2.5 s after the 1920x1080 poll: %s",
+	      mode_str(&fx.h->target, a));
 	w = add_poll(fx.h, &big, "192.0.2.7");
 	if (w)
 		remove_waiter(w);
