@@ -32,6 +32,7 @@
 
 struct hub;
 struct output;
+struct sockaddr;
 
 struct client {
 	struct client *next, *prev;
@@ -346,7 +347,6 @@ void policy_user_left(struct hub *h);
 /* A one-shot request for req (resolved) from peer (NULL: unknown): that
  * poller counts as demand for POLLER_LINGER_MS from now (poller.h); the
  * mode is chosen again when it stops counting. Before output_get. */
-struct sockaddr;
 void policy_poll(struct hub *h, const struct sockaddr *peer, const struct vc_request *req);
 /* Forgets the pollers that stopped counting and chooses again if any did
  * (the lapse timer's job; unit tests call it). */

@@ -80,12 +80,12 @@ check status_lists_poller $? "$(grep -o '"requests":\[[^]]*]' "$TMP/status" | he
 # viewer: its first poll switches, the next ones do not
 n2=$(switches); bad=""
 for i in 1 2 3 4 5 6; do
+	[ $i -gt 1 ] && sleep 2
 	s=$(snap "$U/snapshot?size=1920x1080")
+	last=$(date +%s) # its last request: answered just now
 	[ "$s" = "1920x1080/1920x1080" ] || bad="$bad $i:$s"
 	[ $i -eq 1 ] && n3=$(switches)
-	sleep 2
 done
-last=$(date +%s)
 n4=$(switches); m=$(cam_mode)
 [ "$n3" = "$((n2 + 1))" ] && [ "$n4" = "$n3" ] && [ -z "$bad" ] && [ "$m" = 1920x1080 ]
 check big_poller_switches_once $? "6 polls of size=1920x1080 every 2 s beside the viewer: switches $n2 -> $n3 at the first -> $n4 after all (want +1, then none), mode $m, wrong sizes:${bad:- none}"
