@@ -137,6 +137,17 @@ int policy_oneshot_ready(const struct hub *h, const struct vc_request *req)
 	return !h->pol.hold_oneshots || promised(h, req);
 }
 
+/* A poller's request among the streams: its picture, but 1 fps (it takes
+ * a frame now and then; the streams decide the rate, and a 10 fps viewer
+ * keeps a 10 fps mode beside it). Counted in *np. */
+static void poller_request(const struct vc_mode *def, const struct vc_request *req,
+			   struct vc_request *out, size_t *np)
+{
+	vc_negotiate_resolve(def, 1, req, out);
+	out->fps = 1;
+	(*np)++;
+}
+
 /* Resolved copies of the requests of h's users, streams and one-shots apart,
  * plus extra: arrays to free (one block), NULL on ENOMEM. *np: how many of
  * the streams are pollers (or the one-shot extra). */
@@ -168,17 +179,13 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 
 		if (!poller_active(p, now))
 			continue;
-		if (streams) {
-			vc_negotiate_resolve(def, want_fps, &p->req, &r[(*ns)++]);
-			(*np)++;
-		} else {
+		if (streams)
+			poller_request(def, &p->req, &r[(*ns)++], np);
+		else
 			vc_negotiate_resolve(def, want_fps, &p->req, &os[(*no)++]);
-		}
 	}
-	if (extra && kind == HUB_ONESHOT && streams) {
-		vc_negotiate_resolve(def, want_fps, extra, &r[(*ns)++]);
-		(*np)++;
-	}
+	if (extra && kind == HUB_ONESHOT && streams)
+		poller_request(def, extra, &r[(*ns)++], np);
 	/* With streams watched, a waiting one-shot that the target mode gives
 	 * its full size holds that mode until it has its frame (it was promised
 	 * that picture: a stream joining meanwhile switches after it); the

@@ -24,14 +24,6 @@ done
 curl -s -o "$TMP/w.jpg" "$U/snapshot?width=320"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/w.jpg" 2>&1)
 check snapshot_width_keeps_aspect "$([ "$got" = 320x240 ]; echo $?)" "got $got"
-# The test source offers bigger modes, so the device mode may follow: the
-# answer is what /api/try says, never larger than the device mode it names.
-set -- $(try_answer "size=1280x960")
-curl -s -D "$TMP/h" -o "$TMP/up.jpg" "$U/snapshot?size=1280x960"
-got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/up.jpg" 2>&1)
-gw=${got%x*}; gh=${got#*x}; dw=${3%x*}; dh=${3#*x}
-check snapshot_never_upscales "$([ "$got" = "$1" ] && [ "${gw:-0}" -le "${dw:-0}" ] && [ "${gh:-0}" -le "${dh:-0}" ]; echo $?)" \
-	"asked 1280x960, got $got, /api/try says $1 from a $3 mode"
 
 # Raw frames: exact sizes, headers describe them.
 for spec in "YUYV 640x480 614400 1280" "NV12 640x480 460800 640" "RGB24 320x240 230400 960" \
@@ -48,8 +40,8 @@ for spec in "YUYV 640x480 614400 1280" "NV12 640x480 460800 640" "RGB24 320x240 
 done
 
 # Stream headers: multipart, each part with type, length, timestamp, sequence.
-# 5 s for >= 20 parts: /stream begins with a device mode switch (the
-# 1280x960 snapshot above moved the mode), a restart that takes up to a
+# 5 s for >= 20 parts: /stream may begin with a device mode switch (a
+# one-shot above may have moved the mode), a restart that takes up to a
 # second under ASan; this check is about the parts' headers, not the rate.
 timeout 5 curl -s -D "$TMP/h" -o "$TMP/st" "$U/stream"
 ct=$(hdr "$TMP/h" Content-Type)
@@ -190,6 +182,17 @@ check controls_put_413 "$([ "$code" = 413 ]; echo $?)" "got $code"
 curl -s "$U/metrics" >"$TMP/m"
 grep -q '^vcapd_capture_fps{cam="0"}' "$TMP/m" && grep -q '^vcapd_capture_frames_total{cam="0"} [1-9]' "$TMP/m"
 check metrics $? "$(head -c 200 "$TMP/m")"
+
+# The test source offers bigger modes, so the device mode may follow: the
+# answer is what /api/try says, never larger than the device mode it names.
+# Last before SIGTERM: its poller keeps the larger mode for 75 s (issue 21),
+# which the passthrough and ETag checks above do not expect.
+set -- $(try_answer "size=1280x960")
+curl -s -D "$TMP/h" -o "$TMP/up.jpg" "$U/snapshot?size=1280x960"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/up.jpg" 2>&1)
+gw=${got%x*}; gh=${got#*x}; dw=${3%x*}; dh=${3#*x}
+check snapshot_never_upscales "$([ "$got" = "$1" ] && [ "${gw:-0}" -le "${dw:-0}" ] && [ "${gh:-0}" -le "${dh:-0}" ]; echo $?)" \
+	"asked 1280x960, got $got, /api/try says $1 from a $3 mode"
 
 # SIGTERM with two streams open: streams end, exit 0 within a second.
 curl -s -o "$TMP/s1" "$U/stream" & c1=$!

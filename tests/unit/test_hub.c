@@ -388,6 +388,11 @@ static void poller_first_no_switch(void)
 	uint64_t n0 = fx.h->pol.switches;
 	CHECK(vc_streams_try(fx.s, fx.cam, &r360, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 1280, 720),
 	      "try of the viewer beside the poller: %s", mode_str(&m, a));
+	/* the poller asks a picture, not a rate: a 10 fps viewer gets a 10 fps mode */
+	struct vc_request slow = { MJPG, 640, 360, 10, 0, 0, 0 };
+	CHECK(vc_streams_try(fx.s, fx.cam, &slow, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 1280, 720) &&
+		      m.ival.num && m.ival.den == 10 * m.ival.num,
+	      "try of a 10 fps viewer beside the poller: %s", mode_str(&m, a));
 	struct client *c = add_client(fx.h, &r360);
 	run_ms(fx.base, 400);
 	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.switches == n0 && c &&
