@@ -13,6 +13,25 @@ if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
 	fail start "daemon did not answer on $PORT"; exit 1
 fi
 
+# The device mode's rate is the one the device is asked for / runs at, never
+# 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
+# device then really runs at what /api/try said. First: the one-shots below
+# are pollers for 75 s (issue 21), and a raw YUYV 640x480 one makes YUYV
+# 640x480 (listed at 30 fps only) the mode for a 320x240 stream beside it.
+ival() { sed -n "s/.*\"$1\":{[^}]*\"interval\":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p"; }
+iv=$(curl -s "$U/api/try" | ival device_mode)
+check api_try_rate_default "$([ "$iv" = 1/30 ]; echo $?)" "device_mode interval '$iv', configured 1/30"
+iv=$(curl -s "$U/api/try?size=320x240&fps=10" | ival device_mode)
+timeout 3 curl -s -o /dev/null "$U/stream?size=320x240&fps=10" &
+cpid=$!
+sleep 1.5
+curl -s "$U/api/status" >"$TMP/st10"
+wait $cpid
+run=$(ival mode <"$TMP/st10")
+pfps=$(grep -o '"fps":[0-9]*,"adjusted"' "$TMP/st10" | head -1)
+check api_try_rate_runs "$([ "$iv" = 1/10 ] && [ "$run" = 1/10 ] && [ "$pfps" = '"fps":10,"adjusted"' ]; echo $?)" \
+	"/api/try?fps=10 device_mode '$iv', /api/status mode '$run' while streaming, output $pfps"
+
 # Snapshot: a valid JPEG of the asked size (ffprobe decodes it).
 for sz in 640x480 320x240 160x120; do
 	curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot?size=$sz"
@@ -124,22 +143,6 @@ ig=$(curl -s "$U/api/try?endpoint=raw&fromat=NV12&_=1700000000" | grep -o '"igno
 ig0=$(curl -s "$U/api/try?endpoint=raw&format=NV12" | grep -o '"ignored":{[^}]*}')
 check api_try_ignored "$([ "$ig" = '"ignored":{"count":2,"first":"fromat"}' ] && [ "$ig0" = '"ignored":{"count":0,"first":""}' ]; echo $?)" \
 	"typo + cache buster: $ig; none: $ig0"
-# The device mode's rate is the one the device is asked for / runs at, never
-# 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
-# device then really runs at what /api/try said.
-ival() { sed -n "s/.*\"$1\":{[^}]*\"interval\":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p"; }
-iv=$(curl -s "$U/api/try" | ival device_mode)
-check api_try_rate_default "$([ "$iv" = 1/30 ]; echo $?)" "device_mode interval '$iv', configured 1/30"
-iv=$(curl -s "$U/api/try?size=320x240&fps=10" | ival device_mode)
-timeout 3 curl -s -o /dev/null "$U/stream?size=320x240&fps=10" &
-cpid=$!
-sleep 1.5
-curl -s "$U/api/status" >"$TMP/st10"
-wait $cpid
-run=$(ival mode <"$TMP/st10")
-pfps=$(grep -o '"fps":[0-9]*,"adjusted"' "$TMP/st10" | head -1)
-check api_try_rate_runs "$([ "$iv" = 1/10 ] && [ "$run" = 1/10 ] && [ "$pfps" = '"fps":10,"adjusted"' ]; echo $?)" \
-	"/api/try?fps=10 device_mode '$iv', /api/status mode '$run' while streaming, output $pfps"
 if command -v jq >/dev/null; then
 	for p in /api/cams /api/cams/0 /api/status "/api/try?format=NV12&size=320x240"; do
 		curl -s "$U$p" | jq -e . >/dev/null
