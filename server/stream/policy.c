@@ -170,22 +170,7 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 			vc_negotiate_resolve(def, want_fps, &c->req, &r[(*ns)++]);
 	if (extra && kind != HUB_ONESHOT)
 		vc_negotiate_resolve(def, want_fps, extra, &r[(*ns)++]);
-	/* With streams watched, pollers steer with them (the mode serves both),
-	 * and so does a one-shot arriving (it is a poller from now on); with
-	 * none, they are one-shots. */
 	int streams = *ns > 0;
-	for (unsigned i = 0; i < h->pol.pollers.n; i++) {
-		const struct poller *p = &h->pol.pollers.p[i];
-
-		if (!poller_active(p, now))
-			continue;
-		if (streams)
-			poller_request(def, &p->req, &r[(*ns)++], np);
-		else
-			vc_negotiate_resolve(def, want_fps, &p->req, &os[(*no)++]);
-	}
-	if (extra && kind == HUB_ONESHOT && streams)
-		poller_request(def, extra, &r[(*ns)++], np);
 	/* With streams watched, a waiting one-shot that the target mode gives
 	 * its full size holds that mode until it has its frame (it was promised
 	 * that picture: a stream joining meanwhile switches after it); the
@@ -202,6 +187,22 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 		k = (*no)++;
 		vc_negotiate_resolve(def, want_fps, extra, &os[k]);
 	}
+	/* With streams watched, pollers steer with them (the mode serves both),
+	 * and so does a one-shot arriving (it is a poller from now on): last
+	 * among the streams (policy_pick tries without them first); with none,
+	 * they are one-shots. */
+	for (unsigned i = 0; i < h->pol.pollers.n; i++) {
+		const struct poller *p = &h->pol.pollers.p[i];
+
+		if (!poller_active(p, now))
+			continue;
+		if (streams)
+			poller_request(def, &p->req, &r[(*ns)++], np);
+		else
+			vc_negotiate_resolve(def, want_fps, &p->req, &os[(*no)++]);
+	}
+	if (extra && kind == HUB_ONESHOT && streams)
+		poller_request(def, extra, &r[(*ns)++], np);
 	/* one-shots follow the streams in the same block */
 	if (*ns < total)
 		memmove(r + *ns, os, *no * sizeof(*r));
@@ -247,8 +248,21 @@ int policy_pick(const struct hub *h, const struct vc_request *extra, enum hub_ki
 		def_serves = gives_size(&def, &r[i]);
 	if (def_serves && no)
 		cur = def;
-	int rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns, r + ns, no, m,
-				     why);
+	/* pollers (last among the streams) steer only when the mode the
+	 * streams alone get cannot give them their pictures: otherwise that
+	 * mode, as if they were not there (their formats and costs do not
+	 * move a stream off its passthrough) */
+	int rc = 1;
+	if (np) {
+		rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns - np, r + ns,
+					 no, m, why);
+		for (size_t i = ns - np; rc == 0 && i < ns; i++)
+			if (!gives_size(m, &r[i]))
+				rc = 1;
+	}
+	if (rc)
+		rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns, r + ns, no, m,
+					 why);
 	free(r);
 	if (rc < 0)
 		return -ENODEV;

@@ -467,6 +467,48 @@ static void pollers_alone(void)
 	fixture_close(&fx);
 }
 
+/* Pollers the streams' own mode gives their pictures change nothing: a raw
+ * YUYV stream keeps its passthrough beside raw NV12, GREY and JPEG pollers
+ * (http_basic.api_try_passthrough). */
+static void pollers_beside_change_nothing(void)
+{
+	struct fixture fx;
+	struct vc_plan plan;
+	struct vc_mode m;
+	char a[64];
+
+	if (fixture_open(&fx, "test:640x480@30:YUYV") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	/* a raw NV12 viewer (gone, its re-choice not made yet) left the mode at NV12 */
+	struct vc_request nv12 = { NV12, 640, 480, 0, 0, 0, 0 };
+	struct client *c = add_client(fx.h, &nv12);
+	run_ms(fx.base, 300);
+	CHECK(mode_is(&fx.h->target, NV12, 640, 480), "the NV12 viewer's mode: %s",
+	      mode_str(&fx.h->target, a));
+	static const struct vc_request polls[] = {
+		{ NV12, 640, 480, 0, 0, 0, 0 },
+		{ V4L2_PIX_FMT_GREY, 100, 50, 0, 0, 0, 0 },
+		{ V4L2_PIX_FMT_YUV420, 322, 242, 0, 0, 0, 0 },
+		{ MJPG, 160, 120, 0, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(polls) / sizeof(polls[0]); i++) {
+		struct waiter *w = add_poll(fx.h, &polls[i], "192.0.2.7");
+		if (w)
+			remove_waiter(w);
+	}
+	if (c)
+		remove_client(c);
+	past_hold(fx.h);
+	struct vc_request yuyv = { YUYV, 640, 480, 0, 0, 0, 0 };
+	CHECK(vc_streams_try(fx.s, fx.cam, &yuyv, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 640, 480) &&
+		      plan.steps == VC_STEP_PASSTHROUGH,
+	      "raw YUYV stream beside the pollers: %s, steps %#x", mode_str(&m, a), plan.steps);
+	fixture_close(&fx);
+}
+
 /* The same URL gets the same picture whoever else is connected: width=320
  * keeps the camera default's 16:9 beside a 4:3 viewer, and a stream without
  * size is the default size. */
@@ -581,6 +623,7 @@ int main(void)
 	RUN("hub", poller_keeps_its_size);
 	RUN("hub", poller_first_no_switch);
 	RUN("hub", pollers_alone);
+	RUN("hub", pollers_beside_change_nothing);
 	RUN("hub", same_url_same_picture);
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
