@@ -5,8 +5,10 @@
  *    whoever else is connected;
  *  - stream clients (MJPEG and raw) steer the mode, and so do one-shot
  *    pollers (poller.h: an address that fetched a /snapshot or /raw
- *    picture within POLLER_LINGER_MS) while a stream is watched, so the mode
- *    serves both and a snapshot keeps its size beside a smaller stream;
+ *    picture within POLLER_LINGER_MS) while a stream is watched, when the
+ *    mode the streams alone get cannot give them their pictures (at 1 fps:
+ *    the streams decide the rate), so the mode serves both and a snapshot
+ *    keeps its size beside a smaller stream;
  *    with no stream watched one-shots (pollers and waiting requests) switch
  *    only for a picture the mode cannot give, and the default comes back
  *    when it gives them theirs. A one-shot the current mode gives its
