@@ -114,6 +114,10 @@ void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kin
 	enum vc_mode_why why;
 	unsigned ns, no;
 
+	/* a one-shot the mode gives its picture: nothing to choose (its
+	 * poller, policy_poll, counts at the next choice) */
+	if (kind == HUB_ONESHOT && policy_serves(h, extra))
+		return;
 	if (policy_pick(h, extra, kind, &m, &why, &ns, &no) < 0)
 		return; /* no formats, ENOMEM: the mode stays */
 	mode_fill_rate(&m, h->cam);

@@ -176,7 +176,8 @@ static void wake_clients(struct output *o, int64_t now)
 	for (struct client *c = o->clients; c; c = c->next)
 		client_wake(c, now);
 	for (struct waiter *w = o->waiters; w && !o->placeholder; w = w->next)
-		snapshot_wake(w);
+		if (policy_oneshot_ready(o->hub, &w->req))
+			snapshot_wake(w);
 }
 
 void output_publish(struct output *o, struct vc_frame *res, size_t dht, int placeholder)

@@ -3,8 +3,18 @@
  *  - requests are resolved against the camera's default mode (its
  *    configured one, else negotiate's rule), so a URL gets the same picture
  *    whoever else is connected;
- *  - stream clients (MJPEG and raw) steer the mode; snapshots and /raw only
- *    when no stream is watched, else they are served from the current mode;
+ *  - stream clients (MJPEG and raw) steer the mode, and so do one-shot
+ *    pollers (poller.h: an address that fetched a /snapshot or /raw
+ *    picture within POLLER_LINGER_MS) while a stream is watched, when the
+ *    mode the streams alone get cannot give them their pictures (at 1 fps:
+ *    the streams decide the rate), so the mode serves both and a snapshot
+ *    keeps its size beside a smaller stream;
+ *    with no stream watched one-shots (pollers and waiting requests) switch
+ *    only for a picture the mode cannot give, and the default comes back
+ *    when it gives them theirs. A one-shot the current mode gives its
+ *    picture never switches it; one it cannot is a poller from its first
+ *    request (it must have its size), so the switch it makes is the only
+ *    one: its next polls find the mode kept for it;
  *  - timing: while a stream is watched, at most one switch per
  *    VC_NEGOTIATE_HOLD_MS (a switch wanted during the hold is made when it
  *    ends, one-shot requests that asked for it wait for it), and the mode
@@ -105,22 +115,50 @@ void policy_resolve(const struct hub *h, struct vc_request *req)
 		vc_negotiate_resolve(&def, 0, req, req);
 }
 
-/* Whether the hub's target gives a waiting one-shot's request its size. */
-static int promised(const struct hub *h, const struct vc_request *req)
+/* Whether mode m gives req its size. */
+static int gives_size(const struct vc_mode *m, const struct vc_request *req)
 {
 	struct vc_plan p;
 
-	return h->target.fourcc && vc_negotiate_plan(&h->target, req, &p) == 0 &&
-	       !(p.adjusted & VC_ADJ_SIZE);
+	return m->fourcc && vc_negotiate_plan(m, req, &p) == 0 && !(p.adjusted & VC_ADJ_SIZE);
+}
+
+/* Whether the hub's target gives a waiting one-shot's request its size. */
+static int promised(const struct hub *h, const struct vc_request *req)
+{
+	return gives_size(&h->target, req);
+}
+
+int policy_serves(const struct hub *h, const struct vc_request *req)
+{
+	return req && promised(h, req);
+}
+
+int policy_oneshot_ready(const struct hub *h, const struct vc_request *req)
+{
+	return !h->pol.hold_oneshots || promised(h, req);
+}
+
+/* A poller's request among the streams: its picture, but 1 fps (it takes
+ * a frame now and then; the streams decide the rate, and a 10 fps viewer
+ * keeps a 10 fps mode beside it). Counted in *np. */
+static void poller_request(const struct vc_mode *def, const struct vc_request *req,
+			   struct vc_request *out, size_t *np)
+{
+	vc_negotiate_resolve(def, 1, req, out);
+	out->fps = 1;
+	(*np)++;
 }
 
 /* Resolved copies of the requests of h's users, streams and one-shots apart,
- * plus extra: arrays to free (one block), NULL on ENOMEM. */
+ * plus extra: arrays to free (one block), NULL on ENOMEM. *np: how many of
+ * the streams are pollers (or the one-shot extra). */
 static struct vc_request *policy_requests(const struct hub *h, const struct vc_mode *def,
 					  uint32_t want_fps, const struct vc_request *extra,
-					  enum hub_kind kind, size_t *ns, size_t *no)
+					  enum hub_kind kind, size_t *ns, size_t *no, size_t *np)
 {
-	size_t total = 1, k;
+	size_t total = 1 + h->pol.pollers.n, k;
+	int64_t now = now_us();
 
 	for (const struct output *o = h->outputs; o; o = o->next)
 		total += output_users(o);
@@ -128,17 +166,18 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 	if (!r)
 		return NULL;
 	struct vc_request *os = r + total;
-	*ns = *no = 0;
+	*ns = *no = *np = 0;
 	for (const struct output *o = h->outputs; o; o = o->next)
 		for (const struct client *c = o->clients; c; c = c->next)
 			vc_negotiate_resolve(def, want_fps, &c->req, &r[(*ns)++]);
 	if (extra && kind != HUB_ONESHOT)
 		vc_negotiate_resolve(def, want_fps, extra, &r[(*ns)++]);
+	int streams = *ns > 0;
 	/* With streams watched, a waiting one-shot that the target mode gives
 	 * its full size holds that mode until it has its frame (it was promised
 	 * that picture: a stream joining meanwhile switches after it); the
-	 * others are served as the streams' mode allows. */
-	int streams = *ns > 0;
+	 * others are served as the streams' mode allows (a poller among them
+	 * steers above). */
 	for (const struct output *o = h->outputs; o; o = o->next)
 		for (const struct waiter *w = o->waiters; w; w = w->next) {
 			if (streams && promised(h, &w->req))
@@ -146,10 +185,26 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 			else
 				vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
 		}
-	if (extra && kind == HUB_ONESHOT) {
+	if (extra && kind == HUB_ONESHOT && !streams) {
 		k = (*no)++;
 		vc_negotiate_resolve(def, want_fps, extra, &os[k]);
 	}
+	/* With streams watched, pollers steer with them (the mode serves both),
+	 * and so does a one-shot arriving (it is a poller from now on): last
+	 * among the streams (policy_pick tries without them first); with none,
+	 * they are one-shots. */
+	for (unsigned i = 0; i < h->pol.pollers.n; i++) {
+		const struct poller *p = &h->pol.pollers.p[i];
+
+		if (!poller_active(p, now))
+			continue;
+		if (streams)
+			poller_request(def, &p->req, &r[(*ns)++], np);
+		else
+			vc_negotiate_resolve(def, want_fps, &p->req, &os[(*no)++]);
+	}
+	if (extra && kind == HUB_ONESHOT && streams)
+		poller_request(def, extra, &r[(*ns)++], np);
 	/* one-shots follow the streams in the same block */
 	if (*ns < total)
 		memmove(r + *ns, os, *no * sizeof(*r));
@@ -163,11 +218,22 @@ int policy_pick(const struct hub *h, const struct vc_request *extra, enum hub_ki
 	struct vc_mode def, cur;
 	struct vc_geom g;
 	uint32_t want_fps;
-	size_t ns, no;
+	size_t ns, no, np;
 
 	if (!caps || !caps->n_fmts || policy_default(h, caps, &def, &want_fps) < 0)
 		return -ENODEV;
-	struct vc_request *r = policy_requests(h, &def, want_fps, extra, kind, &ns, &no);
+	/* a one-shot the mode gives its picture is served from it: no switch
+	 * (hub_update_mode asks nothing then; /api/try answers the same) */
+	if (kind == HUB_ONESHOT && policy_serves(h, extra)) {
+		*m = h->target;
+		*why = h->pol.why;
+		if (ns_out)
+			*ns_out = h->pol.n_streams;
+		if (no_out)
+			*no_out = h->pol.n_oneshots;
+		return 0;
+	}
+	struct vc_request *r = policy_requests(h, &def, want_fps, extra, kind, &ns, &no, &np);
 	if (!r)
 		return -ENOMEM;
 	/* the mode the outputs are planned against, else what the device
@@ -177,15 +243,36 @@ int policy_pick(const struct hub *h, const struct vc_request *extra, enum hub_ki
 		cur = h->target;
 	else
 		vc_cam_get_mode(h->cam, &cur, &g);
-	int rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns, r + ns, no, m,
-				     why);
+	/* one-shots alone that the default gives their pictures go back to it:
+	 * a mode chosen for a stream that left is not kept for its pollers */
+	int def_serves = ns == 0;
+	for (size_t i = 0; i < no && def_serves; i++)
+		def_serves = gives_size(&def, &r[i]);
+	if (def_serves && no)
+		cur = def;
+	/* pollers (last among the streams) steer only when the mode the
+	 * streams alone get cannot give them their pictures: otherwise that
+	 * mode, as if they were not there (their formats and costs do not
+	 * move a stream off its passthrough) */
+	int rc = 1;
+	if (np) {
+		rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns - np, r + ns,
+					 no, m, why);
+		for (size_t i = ns - np; rc == 0 && i < ns; i++)
+			if (!gives_size(m, &r[i]))
+				rc = 1;
+	}
+	if (rc)
+		rc = vc_negotiate_choose(caps, &def, cur.fourcc ? &cur : NULL, r, ns, r + ns, no, m,
+					 why);
 	free(r);
 	if (rc < 0)
 		return -ENODEV;
+	/* the log and /api/status count pollers with the one-shots they are */
 	if (ns_out)
-		*ns_out = (unsigned)ns;
+		*ns_out = (unsigned)(ns - np);
 	if (no_out)
-		*no_out = (unsigned)no;
+		*no_out = (unsigned)(no + np);
 	return 0;
 }
 
@@ -243,7 +330,9 @@ int policy_may_switch(struct hub *h, enum hub_kind kind, enum vc_mode_why why)
 	    now >= until || (kind != HUB_NONE && !watched(h)))
 		return 1;
 	policy_schedule(h, until);
-	h->pol.hold_oneshots = why == VC_WHY_ONESHOT;
+	/* a one-shot arriving asks for a picture the mode cannot give: it
+	 * waits for the switch too */
+	h->pol.hold_oneshots = why == VC_WHY_ONESHOT || kind == HUB_ONESHOT;
 	return 0;
 }
 
@@ -316,12 +405,61 @@ int policy_feeds(const struct hub *h, const struct output *o)
 	return !(h->pol.hold_oneshots && !o->n_clients);
 }
 
+static void on_lapse(evutil_socket_t fd, short what, void *arg);
+
+/* Arms the lapse timer for the next poller to stop counting (or earlier). */
+static void lapse_arm(struct hub *h)
+{
+	int64_t at = poller_next_lapse(&h->pol.pollers), now = now_us();
+
+	if (!at || (h->pol.lapse_at_us && h->pol.lapse_at_us <= at))
+		return;
+	if (!h->pol.lapse_ev) {
+		h->pol.lapse_ev = evtimer_new(h->s->base, on_lapse, h);
+		if (!h->pol.lapse_ev)
+			return; /* ENOMEM: lapsed pollers go at the next poll's arm */
+	}
+	if (at < now)
+		at = now;
+	struct timeval tv = { (time_t)((at - now) / 1000000), (suseconds_t)((at - now) % 1000000) };
+	h->pol.lapse_at_us = at;
+	evtimer_add(h->pol.lapse_ev, &tv);
+}
+
+void policy_pollers_lapse(struct hub *h)
+{
+	/* the mode is chosen again as after a client leaves (the hold kept) */
+	if (poller_expire(&h->pol.pollers, now_us()))
+		policy_user_left(h);
+	lapse_arm(h);
+}
+
+static void on_lapse(evutil_socket_t fd, short what, void *arg)
+{
+	struct hub *h = arg;
+
+	(void)fd;
+	(void)what;
+	h->pol.lapse_at_us = 0;
+	policy_pollers_lapse(h);
+}
+
+void policy_poll(struct hub *h, const struct sockaddr *peer, const struct vc_request *req)
+{
+	poller_note(&h->pol.pollers, peer, req, now_us());
+	lapse_arm(h);
+}
+
 void policy_free(struct hub *h)
 {
 	if (h->pol.ev)
 		event_free(h->pol.ev);
 	h->pol.ev = NULL;
 	h->pol.choose_at_us = 0;
+	if (h->pol.lapse_ev)
+		event_free(h->pol.lapse_ev);
+	h->pol.lapse_ev = NULL;
+	h->pol.lapse_at_us = 0;
 }
 
 int vc_streams_policy(const struct vc_streams *s, size_t cam, struct vc_policy_info *pi)
@@ -353,4 +491,9 @@ void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_polic
 		for (const struct waiter *w = o->waiters; w; w = w->next)
 			cb(opaque, "oneshot", &w->req);
 	}
+	const struct pollers *ps = &s->hubs[cam]->pol.pollers;
+	int64_t now = now_us();
+	for (unsigned i = 0; i < ps->n; i++)
+		if (poller_active(&ps->p[i], now))
+			cb(opaque, "poller", &ps->p[i].req);
 }

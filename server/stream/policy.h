@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "common/negotiate.h"
+#include "server/stream/poller.h"
 
 struct event;
 
@@ -22,6 +23,9 @@ struct hub_policy {
 	char last[160];          /* the last switch as logged */
 	int switch_hold;         /* the hub acquired the camera for a switch nobody
 				  * uses it for (policy_switch_begin) */
+	struct pollers pollers;  /* one-shot pollers still counted (poller.h) */
+	struct event *lapse_ev;  /* chooses again when the next poller stops counting */
+	int64_t lapse_at_us;     /* its due time, 0 = not armed */
 };
 
 #endif

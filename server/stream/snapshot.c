@@ -167,7 +167,8 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 	if (!o)
 		return res;
 	if (o->latest && !o->placeholder && (p.given & VC_PARAM_MAX_AGE) &&
-	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000)
+	    now_us() - o->latest->ts_us <= (int64_t)p.max_age_ms * 1000 &&
+	    policy_oneshot_ready(o->hub, &p.req))
 		return send_frame(r, o, o->latest, o->latest_dht, raw);
 
 	w = calloc(1, sizeof(*w));

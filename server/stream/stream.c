@@ -164,6 +164,9 @@ struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r
 		*res = vc_http_error(r, st, "%s", err);
 		return NULL;
 	}
+	/* a one-shot is a poller from its first request (policy.c) */
+	if (h && kind == HUB_ONESHOT)
+		policy_poll(h, vc_http_peer_addr(r), &p->req);
 	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
 	if (!o)
 		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");

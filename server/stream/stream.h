@@ -119,7 +119,7 @@ typedef void (*vc_client_info_cb)(void *opaque, const struct vc_client_info *ci)
 struct vc_policy_info {
 	const char *why;          /* "default", "streams", "kept", "oneshot" */
 	unsigned streams;         /* stream requests the mode was chosen for */
-	unsigned oneshots;        /* one-shot requests then waiting */
+	unsigned oneshots;        /* one-shot requests then waiting or polling */
 	uint64_t switches;        /* modes asked of the camera */
 	double since_switch_s;    /* -1: never switched */
 	int rechoice_pending;     /* chosen again soon (a client left, or a hold) */
@@ -129,7 +129,8 @@ struct vc_policy_info {
 /* 0, or -ENOENT for no camera i. */
 int vc_streams_policy(const struct vc_streams *s, size_t cam, struct vc_policy_info *pi);
 /* Calls cb for each request of camera i's users as the mode choice sees it
- * (sizes resolved): kind "stream", "raw" or "oneshot". */
+ * (sizes resolved): kind "stream", "raw", "oneshot" (waiting) or "poller"
+ * (a one-shot picture polled within the last 75 s, server/stream/poller.h). */
 typedef void (*vc_policy_req_cb)(void *opaque, const char *kind, const struct vc_request *req);
 void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_policy_req_cb cb,
 				void *opaque);

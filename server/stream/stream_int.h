@@ -33,6 +33,7 @@
 
 struct hub;
 struct output;
+struct sockaddr;
 
 struct client {
 	struct client *next, *prev;
@@ -381,6 +382,19 @@ void policy_switch_end(struct hub *h, int done);
 void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no);
 /* A user of h left: the mode is chosen again shortly. */
 void policy_user_left(struct hub *h);
+/* A one-shot request for req (resolved) from peer (NULL: unknown): that
+ * poller counts as demand for POLLER_LINGER_MS from now (poller.h); the
+ * mode is chosen again when it stops counting. Before output_get. */
+void policy_poll(struct hub *h, const struct sockaddr *peer, const struct vc_request *req);
+/* Forgets the pollers that stopped counting and chooses again if any did
+ * (the lapse timer's job; unit tests call it). */
+void policy_pollers_lapse(struct hub *h);
+/* Whether h's target mode gives a one-shot request req its size (then it
+ * switches nothing). */
+int policy_serves(const struct hub *h, const struct vc_request *req);
+/* Whether a one-shot asking req takes a frame of the current mode now: not
+ * while the switch to a mode giving its size is held back. */
+int policy_oneshot_ready(const struct hub *h, const struct vc_request *req);
 /* Whether output o gets the frames now (not while its one-shots wait for
  * a held switch). */
 int policy_feeds(const struct hub *h, const struct output *o);

@@ -13,6 +13,25 @@ if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
 	fail start "daemon did not answer on $PORT"; exit 1
 fi
 
+# The device mode's rate is the one the device is asked for / runs at, never
+# 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
+# device then really runs at what /api/try said. First: the one-shots below
+# are pollers for 75 s (issue 21), and a raw YUYV 640x480 one makes YUYV
+# 640x480 (listed at 30 fps only) the mode for a 320x240 stream beside it.
+ival() { sed -n "s/.*\"$1\":{[^}]*\"interval\":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p"; }
+iv=$(curl -s "$U/api/try" | ival device_mode)
+check api_try_rate_default "$([ "$iv" = 1/30 ]; echo $?)" "device_mode interval '$iv', configured 1/30"
+iv=$(curl -s "$U/api/try?size=320x240&fps=10" | ival device_mode)
+timeout 3 curl -s -o /dev/null "$U/stream?size=320x240&fps=10" &
+cpid=$!
+sleep 1.5
+curl -s "$U/api/status" >"$TMP/st10"
+wait $cpid
+run=$(ival mode <"$TMP/st10")
+pfps=$(grep -o '"fps":[0-9]*,"adjusted"' "$TMP/st10" | head -1)
+check api_try_rate_runs "$([ "$iv" = 1/10 ] && [ "$run" = 1/10 ] && [ "$pfps" = '"fps":10,"adjusted"' ]; echo $?)" \
+	"/api/try?fps=10 device_mode '$iv', /api/status mode '$run' while streaming, output $pfps"
+
 # Snapshot: a valid JPEG of the asked size (ffprobe decodes it).
 for sz in 640x480 320x240 160x120; do
 	curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot?size=$sz"
@@ -24,14 +43,6 @@ done
 curl -s -o "$TMP/w.jpg" "$U/snapshot?width=320"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/w.jpg" 2>&1)
 check snapshot_width_keeps_aspect "$([ "$got" = 320x240 ]; echo $?)" "got $got"
-# The test source offers bigger modes, so the device mode may follow: the
-# answer is what /api/try says, never larger than the device mode it names.
-set -- $(try_answer "size=1280x960")
-curl -s -D "$TMP/h" -o "$TMP/up.jpg" "$U/snapshot?size=1280x960"
-got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/up.jpg" 2>&1)
-gw=${got%x*}; gh=${got#*x}; dw=${3%x*}; dh=${3#*x}
-check snapshot_never_upscales "$([ "$got" = "$1" ] && [ "${gw:-0}" -le "${dw:-0}" ] && [ "${gh:-0}" -le "${dh:-0}" ]; echo $?)" \
-	"asked 1280x960, got $got, /api/try says $1 from a $3 mode"
 
 # Raw frames: exact sizes, headers describe them.
 for spec in "YUYV 640x480 614400 1280" "NV12 640x480 460800 640" "RGB24 320x240 230400 960" \
@@ -48,8 +59,8 @@ for spec in "YUYV 640x480 614400 1280" "NV12 640x480 460800 640" "RGB24 320x240 
 done
 
 # Stream headers: multipart, each part with type, length, timestamp, sequence.
-# 5 s for >= 20 parts: /stream begins with a device mode switch (the
-# 1280x960 snapshot above moved the mode), a restart that takes up to a
+# 5 s for >= 20 parts: /stream may begin with a device mode switch (a
+# one-shot above may have moved the mode), a restart that takes up to a
 # second under ASan; this check is about the parts' headers, not the rate.
 timeout 5 curl -s -D "$TMP/h" -o "$TMP/st" "$U/stream"
 ct=$(hdr "$TMP/h" Content-Type)
@@ -132,22 +143,6 @@ ig=$(curl -s "$U/api/try?endpoint=raw&fromat=NV12&_=1700000000" | grep -o '"igno
 ig0=$(curl -s "$U/api/try?endpoint=raw&format=NV12" | grep -o '"ignored":{[^}]*}')
 check api_try_ignored "$([ "$ig" = '"ignored":{"count":2,"first":"fromat"}' ] && [ "$ig0" = '"ignored":{"count":0,"first":""}' ]; echo $?)" \
 	"typo + cache buster: $ig; none: $ig0"
-# The device mode's rate is the one the device is asked for / runs at, never
-# 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
-# device then really runs at what /api/try said.
-ival() { sed -n "s/.*\"$1\":{[^}]*\"interval\":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p"; }
-iv=$(curl -s "$U/api/try" | ival device_mode)
-check api_try_rate_default "$([ "$iv" = 1/30 ]; echo $?)" "device_mode interval '$iv', configured 1/30"
-iv=$(curl -s "$U/api/try?size=320x240&fps=10" | ival device_mode)
-timeout 3 curl -s -o /dev/null "$U/stream?size=320x240&fps=10" &
-cpid=$!
-sleep 1.5
-curl -s "$U/api/status" >"$TMP/st10"
-wait $cpid
-run=$(ival mode <"$TMP/st10")
-pfps=$(grep -o '"fps":[0-9]*,"adjusted"' "$TMP/st10" | head -1)
-check api_try_rate_runs "$([ "$iv" = 1/10 ] && [ "$run" = 1/10 ] && [ "$pfps" = '"fps":10,"adjusted"' ]; echo $?)" \
-	"/api/try?fps=10 device_mode '$iv', /api/status mode '$run' while streaming, output $pfps"
 if command -v jq >/dev/null; then
 	for p in /api/cams /api/cams/0 /api/status "/api/try?format=NV12&size=320x240"; do
 		curl -s "$U$p" | jq -e . >/dev/null
@@ -190,6 +185,17 @@ check controls_put_413 "$([ "$code" = 413 ]; echo $?)" "got $code"
 curl -s "$U/metrics" >"$TMP/m"
 grep -q '^vcapd_capture_fps{cam="0"}' "$TMP/m" && grep -q '^vcapd_capture_frames_total{cam="0"} [1-9]' "$TMP/m"
 check metrics $? "$(head -c 200 "$TMP/m")"
+
+# The test source offers bigger modes, so the device mode may follow: the
+# answer is what /api/try says, never larger than the device mode it names.
+# Last before SIGTERM: its poller keeps the larger mode for 75 s (issue 21),
+# which the passthrough and ETag checks above do not expect.
+set -- $(try_answer "size=1280x960")
+curl -s -D "$TMP/h" -o "$TMP/up.jpg" "$U/snapshot?size=1280x960"
+got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/up.jpg" 2>&1)
+gw=${got%x*}; gh=${got#*x}; dw=${3%x*}; dh=${3#*x}
+check snapshot_never_upscales "$([ "$got" = "$1" ] && [ "${gw:-0}" -le "${dw:-0}" ] && [ "${gh:-0}" -le "${dh:-0}" ]; echo $?)" \
+	"asked 1280x960, got $got, /api/try says $1 from a $3 mode"
 
 # SIGTERM with two streams open: streams end, exit 0 within a second.
 curl -s -o "$TMP/s1" "$U/stream" & c1=$!

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The device-mode policy with mixed clients (issue 13) on the YUYV-only test
-# pattern (1280x720@30, its configured mode): a snapshot never switches the
-# mode while a stream is watched; the same URL gets the same picture whoever
+# pattern (1280x720@30, its configured mode): a snapshot the mode gives its
+# picture never switches it (one it cannot give is a poller that switches
+# once: http_poller.sh); the same URL gets the same picture whoever
 # else is connected; a mode kept for a client who left is given up within
 # 2 s; clients joining and leaving every 300 ms switch the mode at most once
 # per 2 s; outputs without clients are freed (RSS and output count flat under
@@ -61,14 +62,16 @@ st_with=$(sxsize "$U/stream")
 [ "$st_alone" = "1280x720" ] && [ "$st_with" = "1280x720" ]
 check same_url_stream $? "/stream alone $st_alone, beside a 640x480 viewer $st_with (want 1280x720)"
 
-# ---- a full-size snapshot beside the viewer: no switch, served from its mode
+# ---- a snapshot the viewer's mode gives its picture: no switch, served
+# from that mode (a larger one switches once and counts as a poller for
+# 75 s: http_poller.sh)
 w=$(wait_mode 640x480 40)
 n0=$(switches)
-big=$(xsize "$U/snapshot?size=1920x1080")
+small=$(xsize "$U/snapshot?size=320x240")
 sleep 1; m=" $(cam_mode)"; sleep 4; m="$m $(cam_mode)"; sleep 5; m="$m $(cam_mode)"
 n1=$(switches)
-[ "$big" = "640x480" ] && [ "$n1" = "$n0" ] && [ "$m" = " 640x480 640x480 640x480" ]
-check snapshot_no_switch $? "snapshot size=1920x1080 beside a 640x480 viewer got $big, modes after:$m, switches $n0 -> $n1"
+[ "$small" = "320x240" ] && [ "$n1" = "$n0" ] && [ "$m" = " 640x480 640x480 640x480" ]
+check snapshot_no_switch $? "snapshot size=320x240 beside a 640x480 viewer got $small, modes after:$m, switches $n0 -> $n1"
 
 # ---- a mode kept only for a client who left is given up within 2 s
 bg curl -s -N -o /dev/null "$U/stream?size=1280x720"; big=$LAST
@@ -106,13 +109,20 @@ grep -q '"policy":{"why":"[a-z]*"' "$TMP/status" && grep -q '"requests":\[' "$TM
 check status_why $? "$(grep -o '"policy":{[^]]*]' "$TMP/status" | head -c 300)"
 stopbg "$v43"
 
-# ---- no stream: a one-shot may switch, then the default comes back
-w=$(wait_mode 1280x720 50)
-sleep 2.2
-full=$(xsize "$U/snapshot?size=1920x1080")
+# ---- no stream: the default comes back (the thumbnails polled above fit
+# in it); a one-shot may switch for a picture it cannot give, and is a
+# poller then: its next poll switches nothing (the default comes back 75 s
+# after its last, http_poller.sh and test_hub)
 back=$(wait_mode 1280x720 50)
-[ "$full" = "1920x1080" ] && [ "$back" -le 25 ]
-check oneshot_alone $? "snapshot size=1920x1080 with no stream got $full, default 1280x720 back after $((back * 100)) ms"
+sleep 2.2
+n0=$(switches)
+full=$(xsize "$U/snapshot?size=1920x1080")
+sleep 3
+again=$(xsize "$U/snapshot?size=1920x1080")
+n1=$(switches); m=$(cam_mode)
+[ "$back" -le 30 ] && [ "$full" = "1920x1080" ] && [ "$again" = "1920x1080" ] &&
+	[ "$n1" = "$((n0 + 1))" ] && [ "$m" = 1920x1080 ]
+check oneshot_alone $? "viewer gone: default 1280x720 back after $((back * 100)) ms; snapshot size=1920x1080 with no stream got $full, again 3 s later $again, switches $n0 -> $n1 (want +1), mode $m"
 
 # ---- churn (issue 13): two long viewers, a short /stream of random size and
 # quality every 2 s, snapshots every 5 s: RSS and outputs flat

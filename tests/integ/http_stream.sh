@@ -167,8 +167,11 @@ kill $ca $cb 2>/dev/null
 check outputs_merge_after_replan $? \
 	"320-wide outputs before: '$before', after the switch: '$after' (want one 320x240 output with 2 clients); parts in the last second: $((na2 - na)), $((nb2 - nb))"
 # The reverse: width=640 and size=640x480 share one output on a 4:3 mode;
-# when a 1280x720 snapshot moves the device to a 16:9 mode they differ
-# (640x360 and 640x480), and each client gets what it asked for.
+# a 1280x720 snapshot moves the device to a 16:9 mode (a one-shot the mode
+# cannot give switches it, issue 21) and they still share one 640x480
+# output: width=640 keeps the default's 4:3 (issue 13). This asserted a
+# split into 640x360 and 640x480, which resolving against the default no
+# longer makes; it was skipped while a snapshot never switched the mode.
 sleep 0.5
 timeout 20 curl -s -o /dev/null "$U/stream?width=640" & ca=$!
 sleep 0.5
@@ -184,8 +187,8 @@ sleep 0.5
 after=$(outs)
 mode=$(curl -s "$U/api/status" | sed -n 's/.*"mode":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1x\2/p')
 kill $ca $cb 2>/dev/null
-[ "$before" = "640x480 n=2 " ] && { [ "$mode" != 1280x720 ] || [ "$after" = "640x360 n=1 640x480 n=1 " ]; }
-check outputs_split_after_replan $? "outputs with clients before: '$before', after the switch to $mode: '$after'"
+[ "$before" = "640x480 n=2 " ] && { [ "$mode" != 1280x720 ] || [ "$after" = "640x480 n=2 " ]; }
+check outputs_split_after_replan $? "outputs with clients before: '$before', after the switch to $mode: '$after' (want one 640x480 output with both)"
 [ "$mode" = 1280x720 ] || skip outputs_split_case "device mode $mode, not 16:9: the split was not exercised"
 stop_vcapd
 check exit_clean_2 $? "exit status $?"

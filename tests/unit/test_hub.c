@@ -4,8 +4,10 @@
  * takes when that request arrives; the hub's update asks the camera for it
  * and plans every user's output against it. No HTTP: users are put on the
  * hub's outputs directly. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/videodev2.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -256,9 +258,44 @@ static void remove_client(struct client *c)
 static const struct vc_request r360 = { MJPG, 640, 360, 0, 0, 0, 0 };
 static const struct vc_request r720 = { MJPG, 1280, 720, 0, 0, 0, 0 };
 
-/* A full-size snapshot beside a 640x360 viewer: no switch, served from the
- * viewer's mode at its size (adjusted); a 320x180 one is scaled. */
-static void oneshot_does_not_switch(void)
+/* A snapshot request from ip arrives as stream_request_output makes it:
+ * noted as a poller, then waiting for a frame. */
+static struct waiter *add_poll(struct hub *h, const struct vc_request *req, const char *ip)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	policy_poll(h, (struct sockaddr *)&a, req);
+	return add_waiter(h, req);
+}
+
+/* The snapshot got its frame and was answered, as waiter_unlink does. */
+static void remove_waiter(struct waiter *w)
+{
+	struct output *o = w->out;
+
+	DLIST_UNLINK(o->waiters, w);
+	o->n_waiters--;
+	output_unused(o);
+	free(w);
+}
+
+/* As if every poller's last request was `ms` ago. */
+static void pollers_age(struct hub *h, int64_t ms)
+{
+	for (unsigned i = 0; i < h->pol.pollers.n; i++)
+		h->pol.pollers.p[i].last_us = now_us() - ms * 1000;
+}
+
+/* Issue 21: a default snapshot beside a 640x360 viewer has the default
+ * size. Its first poll switches once (the viewer's mode cannot give it),
+ * its waiter getting no frame of the old mode meanwhile; the poller then
+ * counts like a stream, so its next polls, the viewer's re-choices and a
+ * smaller snapshot switch nothing; POLLER_LINGER_MS after its last poll the
+ * mode goes back to the viewer's. */
+static void poller_keeps_its_size(void)
 {
 	struct fixture fx;
 	char a[64];
@@ -269,21 +306,206 @@ static void oneshot_does_not_switch(void)
 		return;
 	}
 	add_client(fx.h, &r360);
+	run_ms(fx.base, 300); /* the camera applies it (a switch back before would cancel it) */
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360), "the viewer's mode: %s",
+	      mode_str(&fx.h->target, a));
+	/* within the hold of that switch: the poll waits for its mode */
+	uint64_t n0 = fx.h->pol.switches;
+	struct waiter *w = add_poll(fx.h, &r720, "192.0.2.7");
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && fx.h->pol.choose_at_us &&
+		      !policy_oneshot_ready(fx.h, &w->req),
+	      "polled within the hold: %s, re-choice %s, waiter %s", mode_str(&fx.h->target, a),
+	      fx.h->pol.choose_at_us ? "armed" : "not armed",
+	      policy_oneshot_ready(fx.h, &w->req) ? "fed the old mode" : "waits");
+	run_ms(fx.base, 2200);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.switches == n0 + 1 &&
+		      w->out->plan.out.width == 1280 && w->out->plan.out.height == 720 &&
+		      policy_oneshot_ready(fx.h, &w->req),
+	      "after the hold: %s, %llu switches, the snapshot's output %ux%u",
+	      mode_str(&fx.h->target, a), (unsigned long long)(fx.h->pol.switches - n0),
+	      w->out->plan.out.width, w->out->plan.out.height);
+	remove_waiter(w);
+	past_hold(fx.h);
+	/* its next polls (another connection, same address), a thumbnail from
+	 * elsewhere and the viewer's re-choices: no switch */
+	n0 = fx.h->pol.switches;
+	for (int i = 0; i < 3; i++) {
+		w = add_poll(fx.h, &r720, "192.0.2.7");
+		CHECK(w && w->out->plan.out.width == 1280 && w->out->plan.out.height == 720,
+		      "poll %d served %ux%u", i, w ? w->out->plan.out.width : 0,
+		      w ? w->out->plan.out.height : 0);
+		if (w)
+			remove_waiter(w);
+		run_ms(fx.base, 400); /* past the re-choice after a user leaves */
+	}
+	struct vc_request thumb = { MJPG, 320, 180, 0, 0, 0, 0 };
+	w = add_poll(fx.h, &thumb, "192.0.2.8");
+	if (w)
+		remove_waiter(w);
+	run_ms(fx.base, 400);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.switches == n0 &&
+		      fx.h->pol.pollers.n == 2,
+	      "polls kept %s, %llu switches, %u pollers", mode_str(&fx.h->target, a),
+	      (unsigned long long)(fx.h->pol.switches - n0), fx.h->pol.pollers.n);
+	/* a second before the linger ends it still counts */
+	pollers_age(fx.h, POLLER_LINGER_MS - 1000);
+	policy_pollers_lapse(fx.h);
+	run_ms(fx.base, 400);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.pollers.n == 2,
+	      "%d ms after the last poll: %s, %u pollers", POLLER_LINGER_MS - 1000,
+	      mode_str(&fx.h->target, a), fx.h->pol.pollers.n);
+	/* then it lapses: the viewer's mode comes back */
+	pollers_age(fx.h, POLLER_LINGER_MS);
+	policy_pollers_lapse(fx.h);
+	run_ms(fx.base, 400);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && fx.h->pol.switches == n0 + 1 &&
+		      fx.h->pol.pollers.n == 0,
+	      "%d ms after the last poll: %s, %llu switches, %u pollers", POLLER_LINGER_MS,
+	      mode_str(&fx.h->target, a), (unsigned long long)(fx.h->pol.switches - n0),
+	      fx.h->pol.pollers.n);
+	fixture_close(&fx);
+}
+
+/* A poller that came first: the viewer joining finds the mode serving both
+ * (the stream scaled down), no switch; /api/try says the same. A snapshot
+ * the mode gives its picture never switches it. */
+static void poller_first_no_switch(void)
+{
+	struct fixture fx;
+	struct vc_plan plan;
+	struct vc_mode m;
+	char a[64];
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct waiter *w = add_poll(fx.h, &r720, "192.0.2.7");
+	if (w)
+		remove_waiter(w);
 	past_hold(fx.h);
 	uint64_t n0 = fx.h->pol.switches;
+	CHECK(vc_streams_try(fx.s, fx.cam, &r360, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 1280, 720),
+	      "try of the viewer beside the poller: %s", mode_str(&m, a));
+	/* the poller asks a picture, not a rate: a 10 fps viewer gets a 10 fps mode */
+	struct vc_request slow = { MJPG, 640, 360, 10, 0, 0, 0 };
+	CHECK(vc_streams_try(fx.s, fx.cam, &slow, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 1280, 720) &&
+		      m.ival.num && m.ival.den == 10 * m.ival.num,
+	      "try of a 10 fps viewer beside the poller: %s", mode_str(&m, a));
+	struct client *c = add_client(fx.h, &r360);
+	run_ms(fx.base, 400);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.switches == n0 && c &&
+		      c->out->plan.out.width == 640 && c->out->plan.out.height == 360,
+	      "viewer beside the poller: %s, %llu switches", mode_str(&fx.h->target, a),
+	      (unsigned long long)(fx.h->pol.switches - n0));
+	struct vc_request small = { MJPG, 640, 360, 0, 0, 0, 0 };
+	CHECK(vc_streams_try(fx.s, fx.cam, &small, 1, &plan, &m) == 0 &&
+		      mode_is(&m, YUYV, 1280, 720) && plan.out.width == 640,
+	      "try of a small snapshot: %s", mode_str(&m, a));
+	w = add_poll(fx.h, &small, "192.0.2.9");
+	CHECK(w && mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.switches == n0,
+	      "small snapshot: %s, %llu switches", mode_str(&fx.h->target, a),
+	      (unsigned long long)(fx.h->pol.switches - n0));
+	if (w)
+		remove_waiter(w);
+	fixture_close(&fx);
+}
+
+/* With no stream watched pollers are one-shots: a thumbnail poller does not
+ * keep a mode chosen for a viewer who left (the default gives it its
+ * picture); a poller of a picture the default cannot give keeps the mode
+ * switched for it until it lapses, then the default comes back. */
+static void pollers_alone(void)
+{
+	struct fixture fx;
+	char a[64];
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct vc_request thumb = { MJPG, 320, 180, 0, 0, 0, 0 };
+	struct vc_request r43 = { MJPG, 640, 480, 0, 0, 0, 0 };
+	struct client *c = add_client(fx.h, &r43);
+	run_ms(fx.base, 300);
+	struct waiter *w = add_poll(fx.h, &thumb, "192.0.2.7");
+	if (w)
+		remove_waiter(w);
+	past_hold(fx.h);
+	CHECK(mode_is(&fx.h->target, YUYV, 640, 480), "viewer and thumbnail: %s",
+	      mode_str(&fx.h->target, a));
+	remove_client(c);
+	run_ms(fx.base, 500);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720), "viewer gone, thumbnail polled: %s",
+	      mode_str(&fx.h->target, a));
+	past_hold(fx.h);
 	struct vc_request big = { MJPG, 1920, 1080, 0, 0, 0, 0 };
-	struct waiter *w = add_waiter(fx.h, &big);
-	CHECK(mode_is(&fx.h->target, YUYV, 640, 360) && fx.h->pol.switches == n0,
-	      "target %s after the snapshot, %llu -> %llu switches", mode_str(&fx.h->target, a),
-	      (unsigned long long)n0, (unsigned long long)fx.h->pol.switches);
-	struct vc_plan p = { 0 };
-	vc_negotiate_plan(&fx.h->target, &big, &p);
-	CHECK(w && w->out->plan.out.width == 640 && w->out->plan.out.height == 360 &&
-		      (p.adjusted & VC_ADJ_SIZE),
-	      "snapshot served %ux%u, its plan adjusted %#x", w ? w->out->plan.out.width : 0,
-	      w ? w->out->plan.out.height : 0, p.adjusted);
-	CHECK(!strcmp(vc_mode_why_str(fx.h->pol.why), "streams"), "why %s",
-	      vc_mode_why_str(fx.h->pol.why));
+	w = add_poll(fx.h, &big, "192.0.2.7");
+	CHECK(w && mode_is(&fx.h->target, YUYV, 1920, 1080) && w->out->plan.out.width == 1920,
+	      "a 1920x1080 poll: %s", mode_str(&fx.h->target, a));
+	if (w)
+		remove_waiter(w);
+	run_ms(fx.base, 2500); /* past the hold and the re-choice after it left */
+	uint64_t n0 = fx.h->pol.switches;
+	CHECK(mode_is(&fx.h->target, YUYV, 1920, 1080), "2.5 s after the 1920x1080 poll: %s",
+	      mode_str(&fx.h->target, a));
+	w = add_poll(fx.h, &big, "192.0.2.7");
+	if (w)
+		remove_waiter(w);
+	run_ms(fx.base, 500);
+	CHECK(mode_is(&fx.h->target, YUYV, 1920, 1080) && fx.h->pol.switches == n0,
+	      "its next poll: %s, %llu switches", mode_str(&fx.h->target, a),
+	      (unsigned long long)(fx.h->pol.switches - n0));
+	past_hold(fx.h);
+	pollers_age(fx.h, POLLER_LINGER_MS);
+	policy_pollers_lapse(fx.h);
+	run_ms(fx.base, 500);
+	CHECK(mode_is(&fx.h->target, YUYV, 1280, 720) && fx.h->pol.pollers.n == 0,
+	      "lapsed: %s, %u pollers", mode_str(&fx.h->target, a), fx.h->pol.pollers.n);
+	fixture_close(&fx);
+}
+
+/* Pollers the streams' own mode gives their pictures change nothing: a raw
+ * YUYV stream keeps its passthrough beside raw NV12, GREY and JPEG pollers
+ * (http_basic.api_try_passthrough). */
+static void pollers_beside_change_nothing(void)
+{
+	struct fixture fx;
+	struct vc_plan plan;
+	struct vc_mode m;
+	char a[64];
+
+	if (fixture_open(&fx, "test:640x480@30:YUYV") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	/* a raw NV12 viewer (gone, its re-choice not made yet) left the mode at NV12 */
+	struct vc_request nv12 = { NV12, 640, 480, 0, 0, 0, 0 };
+	struct client *c = add_client(fx.h, &nv12);
+	run_ms(fx.base, 300);
+	CHECK(mode_is(&fx.h->target, NV12, 640, 480), "the NV12 viewer's mode: %s",
+	      mode_str(&fx.h->target, a));
+	static const struct vc_request polls[] = {
+		{ NV12, 640, 480, 0, 0, 0, 0 },
+		{ V4L2_PIX_FMT_GREY, 100, 50, 0, 0, 0, 0 },
+		{ V4L2_PIX_FMT_YUV420, 322, 242, 0, 0, 0, 0 },
+		{ MJPG, 160, 120, 0, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(polls) / sizeof(polls[0]); i++) {
+		struct waiter *w = add_poll(fx.h, &polls[i], "192.0.2.7");
+		if (w)
+			remove_waiter(w);
+	}
+	if (c)
+		remove_client(c);
+	past_hold(fx.h);
+	struct vc_request yuyv = { YUYV, 640, 480, 0, 0, 0, 0 };
+	CHECK(vc_streams_try(fx.s, fx.cam, &yuyv, 0, &plan, &m) == 0 && mode_is(&m, YUYV, 640, 480) &&
+		      plan.steps == VC_STEP_PASSTHROUGH,
+	      "raw YUYV stream beside the pollers: %s, steps %#x", mode_str(&m, a), plan.steps);
 	fixture_close(&fx);
 }
 
@@ -398,7 +620,10 @@ int main(void)
 {
 	RUN("hub", pick_and_try_agree);
 	RUN("hub", no_users_and_refusals);
-	RUN("hub", oneshot_does_not_switch);
+	RUN("hub", poller_keeps_its_size);
+	RUN("hub", poller_first_no_switch);
+	RUN("hub", pollers_alone);
+	RUN("hub", pollers_beside_change_nothing);
 	RUN("hub", same_url_same_picture);
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
