@@ -69,10 +69,4 @@ echo "$T: bytes per picture: baseline $((bpp / 1000)), with joiners $((jpp / 100
 check bitrate_bounded "$([ "$bpp" -gt 0 ] && [ $((jpp * 2)) -le $((bpp * 3)) ]; echo $?)" \
 	"bytes per picture $((bpp / 1000)) -> $((jpp / 1000)) (want <= 1.5x)"
 
-stop_vcapd
-check clean_exit "$?" "exit status"
-if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
-	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
-else
-	ok sanitizer_clean
-fi
+stopped_clean

@@ -67,10 +67,4 @@ for j in j1 j2 j3; do
 	check "${name}_decodes" "$([ ! -s "$TMP/$j.err" ]; echo $?)" "ffmpeg: $(head -c 300 "$TMP/$j.err")"
 done
 
-stop_vcapd
-check clean_exit "$?" "exit status"
-if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
-	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
-else
-	ok sanitizer_clean
-fi
+stopped_clean

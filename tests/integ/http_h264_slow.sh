@@ -61,10 +61,4 @@ check mp4_resumes_at_idr "$([ "$6" = 0 ] && [ "$8" = 1 ] && [ "$2" -ge 60 ]; ech
 	"$6 fragments after a gap without an IDR; $gaps"
 check mp4_decodes "$([ ! -s "$TMP/mp4.err" ]; echo $?)" "ffmpeg: $(head -c 400 "$TMP/mp4.err")"
 
-stop_vcapd
-check clean_exit "$?" "exit status"
-if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
-	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
-else
-	ok sanitizer_clean
-fi
+stopped_clean

@@ -72,10 +72,4 @@ check drops_coalesced "$([ "$nl" -le $((SECS * 2 + 10)) ]; echo $?)" "$nl drop l
 nm=$(grep -c "mhd:" "$VLOG")
 check no_log_flood "$([ "$nm" -le 5 ]; echo $?)" "$nm lines from libmicrohttpd: $(grep -m2 "mhd:" "$VLOG")"
 
-stop_vcapd
-check clean_exit "$?" "exit status"
-if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
-	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
-else
-	ok sanitizer_clean
-fi
+stopped_clean

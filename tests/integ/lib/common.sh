@@ -71,6 +71,18 @@ stop_vcapd() {
 	return 124
 }
 
+# stopped_clean: stop_vcapd, then the checks clean_exit (status 0) and
+# sanitizer_clean (no ASan/LSan/UBSan report in $VLOG)
+stopped_clean() {
+	stop_vcapd
+	check clean_exit "$?" "exit status"
+	if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
+		fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
+	else
+		ok sanitizer_clean
+	fi
+}
+
 # hdr FILE NAME: value of a header in a curl -D dump.
 hdr() { tr -d '\r' <"$1" | sed -n "s/^$2: //Ip" | head -1; }
 # status FILE: HTTP status code of a curl -D dump.
