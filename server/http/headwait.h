@@ -10,8 +10,13 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* Connections without a head one address may hold at any time. */
-#define VC_HEADWAIT_PER_IP 8
+/* Connections without a head one address may hold past the grace below.
+ * It keeps one address from reaching the busy count alone (which would
+ * limit every other address too); floods from many addresses meet the busy
+ * rule. Above what a client leaves idle: browsers' preconnects, and
+ * qa_badinput's 10 silent sockets beside which a request from the same
+ * address is still answered (8 refused it). */
+#define VC_HEADWAIT_PER_IP 16
 /* Toward VC_HEADWAIT_PER_IP a connection counts only once it has gone this
  * long without its head: a real client sends it within milliseconds, while
  * a burst of connections it opened at once (a dashboard, a test) is

@@ -52,10 +52,10 @@ echo "$T: 503 flood: $out; log lines $((l1 - l0))"
 check refused503_log_lines $? "$((l1 - l0)) lines for ${n:-0} requests (want < 20, >= 300 requests): $out"
 # the summary comes when the 10 s window ends (the log ticks each second)
 for _i in $(seq 120); do
-	grep -q 'refused over the budget (503): [0-9]* more in the last 10 s' "$VLOG" && break
+	grep -q 'refused over the budget (503/429): [0-9]* more in the last 10 s' "$VLOG" && break
 	sleep 0.1
 done
-grep -q 'refused over the budget (503): [0-9]* more in the last 10 s' "$VLOG" &&
+grep -q 'refused over the budget (503/429): [0-9]* more in the last 10 s' "$VLOG" &&
 	grep -q 'Host not a name of this server (421): [0-9]* more in the last 10 s' "$VLOG"
 check summaries $? "$(grep 'more in the last' "$VLOG" | head -3)"
 kill "$held" 2>/dev/null; wait "$held" 2>/dev/null
