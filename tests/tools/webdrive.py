@@ -335,9 +335,19 @@ def main():
               json.dumps(lay))
         h = step('h264')
         note('mse', h)
+
+        def plays(h):
+            return h.get('live') == 'h264' and h.get('advanced', 0) > 0.5 and h.get('size') == '320x240'
+        if h.get('offered') and not plays(h):
+            # measured once more on a fresh page: WebKitGTK's decoder once
+            # failed the first append (error 4) while the host was so loaded
+            # that capture ran at 12.7 of 30 fps; a page that cannot play
+            # H.264 fails both tries
+            res.append('# %s.h264 first try: %s' % (prefix, json.dumps(h)))
+            b.navigate(url + '/')
+            h = step('h264')
         if h.get('offered'):
-            check('h264_plays', h.get('live') == 'h264' and h.get('advanced', 0) > 0.5 and
-                  h.get('size') == '320x240', json.dumps(h))
+            check('h264_plays', plays(h), json.dumps(h))
         elif any(h.get('mse', {}).values()):
             check('h264_plays', False, 'the engine takes avc1 but the page offers no H.264: ' + json.dumps(h))
         else:
