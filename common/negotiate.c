@@ -7,6 +7,7 @@
 #include "common/negotiate_int.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -272,7 +273,7 @@ static int plan_h264(const struct vc_mode *mode, const struct vc_request *req,
 		return plan_h264_pass(mode, req, plan);
 	r.fourcc = V4L2_PIX_FMT_YUV420;
 	r.quality = 0;
-	if (vc_negotiate_plan(mode, &r, &p) < 0 || p.out.width < 16 || p.out.height < 16)
+	if (negotiate_plan(mode, &r, &p) < 0 || p.out.width < 16 || p.out.height < 16)
 		return -EINVAL;
 	p.steps = (p.steps & ~(unsigned)VC_STEP_PASSTHROUGH) | VC_STEP_ENCODE;
 	p.adjusted &= ~(unsigned)VC_ADJ_FORMAT;
@@ -284,8 +285,25 @@ static int plan_h264(const struct vc_mode *mode, const struct vc_request *req,
 	return 0;
 }
 
+/* Plans asked from outside negotiate*.c (the mode choice's own are not
+ * counted): a unit test checks one request costs one (issue 21). Global
+ * because it counts every caller; atomic, plans run on any thread. */
+static atomic_ulong plans_asked;
+
+unsigned long vc_negotiate_plans(void)
+{
+	return atomic_load_explicit(&plans_asked, memory_order_relaxed);
+}
+
 int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 		      struct vc_plan *plan)
+{
+	atomic_fetch_add_explicit(&plans_asked, 1, memory_order_relaxed);
+	return negotiate_plan(mode, req, plan);
+}
+
+int negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
+		   struct vc_plan *plan)
 {
 	if (req && req->fourcc == V4L2_PIX_FMT_H264)
 		return mode && plan ? plan_h264(mode, req, plan) : -EINVAL;

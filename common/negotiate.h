@@ -89,6 +89,9 @@ struct vc_plan {
  * fourcc, Bayer as output, ...), with *plan untouched. */
 int vc_negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
 		      struct vc_plan *plan);
+/* How many times vc_negotiate_plan was called so far (by anyone: tests take
+ * the difference around one request). */
+unsigned long vc_negotiate_plans(void);
 
 /* Chooses the device mode for the active requests: one a request can take
  * natively (passthrough) when possible, else the smallest mode that serves

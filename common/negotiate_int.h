@@ -32,4 +32,9 @@ static inline uint32_t ival_fps(struct vc_fract iv)
 	return round_div(iv.den, iv.num);
 }
 
+/* vc_negotiate_plan without counting it (vc_negotiate_plans): the mode
+ * choice plans every request against every candidate mode. */
+int negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
+		   struct vc_plan *plan);
+
 #endif

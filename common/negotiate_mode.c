@@ -110,7 +110,7 @@ static int score_mode(const struct vc_mode *m, int emulated, const struct vc_req
 	s->fps = ival_fps(m->ival);
 	for (size_t i = 0; i < n; i++) {
 		struct vc_plan p;
-		if (vc_negotiate_plan(m, &reqs[i], &p) < 0)
+		if (negotiate_plan(m, &reqs[i], &p) < 0)
 			return -EINVAL;
 		s->size_deficit += (uint64_t)weight[i] * (absdiff_short(reqs[i].width, p.out.width) +
 							  absdiff_short(reqs[i].height, p.out.height));

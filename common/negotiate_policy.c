@@ -9,6 +9,11 @@
 #include <errno.h>
 #include <string.h>
 
+/* negotiate.c's plan, not counted by vc_negotiate_plans (negotiate_int.h
+ * is not included: its helpers clash with this file's own) */
+int negotiate_plan(const struct vc_mode *mode, const struct vc_request *req,
+		   struct vc_plan *plan);
+
 static uint32_t round_div(uint64_t a, uint64_t b)
 {
 	return b ? (uint32_t)((a + b / 2) / b) : 0;
@@ -85,7 +90,7 @@ static int serves_all(const struct vc_mode *m, const struct vc_request *reqs, si
 {
 	for (size_t i = 0; i < n; i++) {
 		struct vc_plan p;
-		if (vc_negotiate_plan(m, &reqs[i], &p) < 0 || (p.adjusted & VC_ADJ_SIZE))
+		if (negotiate_plan(m, &reqs[i], &p) < 0 || (p.adjusted & VC_ADJ_SIZE))
 			return 0;
 	}
 	return 1;

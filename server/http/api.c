@@ -558,58 +558,93 @@ static int h264_only(struct vc_cam *cam)
 	return n > 0;
 }
 
+/* The endpoints /api/try's endpoint= names (with or without the slash). */
+static const struct {
+	const char *name;
+	enum vc_endpoint ep;
+} try_eps[] = {
+	{ "/stream", VC_EP_STREAM },         { "/snapshot", VC_EP_SNAPSHOT },
+	{ "/raw", VC_EP_RAW },               { "/raw/stream", VC_EP_RAW_STREAM },
+	{ "/stream.h264", VC_EP_H264 },      { "/stream.mp4", VC_EP_MP4 },
+};
+
+/* The endpoint named ep (NULL: none, VC_EP_ANY); -1 when unknown. "raw"
+ * without the slash is a raw stream, as /api/try always took it. */
+static int try_endpoint(const char *ep)
+{
+	if (!ep)
+		return VC_EP_ANY;
+	if (strcmp(ep, "raw") == 0)
+		return VC_EP_RAW_STREAM;
+	for (size_t i = 0; i < sizeof(try_eps) / sizeof(try_eps[0]); i++)
+		if (strcmp(ep, try_eps[i].name) == 0 || strcmp(ep, try_eps[i].name + 1) == 0)
+			return (int)try_eps[i].ep;
+	return -1;
+}
+
+/* /api/try's answer for a 200: the endpoint (without one: the format's),
+ * the plan, the device mode (all 0 for a placeholder), what was ignored. */
+static void try_json(struct vc_json *j, const struct vc_streams_answer *d, enum vc_endpoint e)
+{
+	const char *name = d->p.req.fourcc == V4L2_PIX_FMT_H264 && e != VC_EP_MP4 ? "/stream.h264"
+			   : d->p.req.fourcc != V4L2_PIX_FMT_MJPEG && e == VC_EP_ANY ? "/raw"
+			   : "/stream";
+
+	for (size_t i = 0; e != VC_EP_ANY && i < sizeof(try_eps) / sizeof(try_eps[0]); i++)
+		if (try_eps[i].ep == e && !(e == VC_EP_STREAM && d->p.req.fourcc == V4L2_PIX_FMT_H264))
+			name = try_eps[i].name;
+	vc_json_obj_begin(j);
+	kstr(j, "cam", vc_cam_id(d->cam));
+	kstr(j, "endpoint", name);
+	vc_json_key(j, "plan");
+	json_plan(j, &d->plan);
+	vc_json_kbool(j, "placeholder", d->placeholder);
+	vc_json_key(j, "device_mode");
+	json_mode(j, &d->mode);
+	/* parameters the parser ignored (unknown names: typos, cache busters) */
+	vc_json_key(j, "ignored");
+	vc_json_obj_begin(j);
+	vc_json_kuint(j, "count", d->p.n_unknown);
+	kstr(j, "first", d->p.unknown);
+	vc_json_obj_end(j);
+	vc_json_obj_end(j);
+}
+
+/* What the endpoint answers now, as the endpoint itself decides it
+ * (vc_streams_answer: the same function serves it), stopping before
+ * anything is committed: the status and error it would send, else the
+ * plan and the device mode. */
 static enum MHD_Result h_try(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
-	struct vc_params p;
-	struct vc_cam *cam;
-	struct vc_plan plan;
-	struct vc_mode mode;
-	enum MHD_Result res;
 	const char *ep = vc_http_arg(r, "endpoint");
-	/* without an endpoint the format decides (JPEG when none) */
-	int raw = !ep ? -1 : strcmp(ep, "raw") == 0 || strcmp(ep, "/raw") == 0 ||
-				     strcmp(ep, "/raw/stream") == 0;
-	/* one-shot requests (snapshot, /raw) do not switch the mode while a
-	 * stream is watched: asked as one, /api/try answers as for one */
-	int oneshot = ep && (strcmp(ep, "snapshot") == 0 || strcmp(ep, "/snapshot") == 0 ||
-			     strcmp(ep, "/raw") == 0);
+	int e = try_endpoint(ep);
+	struct vc_streams_answer *d;
+	enum MHD_Result res;
 
-	if (vc_streams_request(a->s, r, raw, &p, &cam, &res) < 0)
-		return res;
-	struct vc_request req = p.req;
-	raw = req.fourcc != V4L2_PIX_FMT_MJPEG;
-	int ret = vc_streams_try(a->s, cam, &req, oneshot, &plan, &mode);
-	if (ret == -ENODEV)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent",
-				     vc_cam_id(cam));
-	if (ret == -ENOMEM)
+	if (e < 0)
+		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "unknown endpoint '%.63s'", ep);
+	d = malloc(sizeof(*d));
+	if (!d)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
-	if (ret < 0 && req.fourcc != V4L2_PIX_FMT_H264 && h264_only(cam))
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST,
-				     "camera %s delivers only H.264 and there is no H.264 decoder: "
-				     "format=h264 on /stream.h264 or /stream.mp4 (passthrough)",
-				     vc_cam_id(cam));
-	if (ret < 0)
-		return vc_http_error(r, MHD_HTTP_BAD_REQUEST, "this request cannot be served");
-	struct vc_json j;
-	vc_json_init(&j);
-	vc_json_obj_begin(&j);
-	kstr(&j, "cam", vc_cam_id(cam));
-	kstr(&j, "endpoint", req.fourcc == V4L2_PIX_FMT_H264 ? "/stream.h264"
-			     : oneshot ? (raw ? "/raw" : "/snapshot") : raw ? "/raw" : "/stream");
-	vc_json_key(&j, "plan");
-	json_plan(&j, &plan);
-	vc_json_key(&j, "device_mode");
-	json_mode(&j, &mode);
-	/* parameters the parser ignored (unknown names: typos, cache busters) */
-	vc_json_key(&j, "ignored");
-	vc_json_obj_begin(&j);
-	vc_json_kuint(&j, "count", p.n_unknown);
-	kstr(&j, "first", p.unknown);
-	vc_json_obj_end(&j);
-	vc_json_obj_end(&j);
-	return send_json(r, &j);
+	vc_streams_answer(a->s, r, (enum vc_endpoint)e, d);
+	if (d->status == MHD_HTTP_BAD_REQUEST && d->cam &&
+	    d->p.req.fourcc != V4L2_PIX_FMT_H264 && h264_only(d->cam))
+		res = vc_http_error(r, MHD_HTTP_BAD_REQUEST,
+				    "camera %s delivers only H.264 and there is no H.264 decoder: "
+				    "format=h264 on /stream.h264 or /stream.mp4 (passthrough)",
+				    vc_cam_id(d->cam));
+	else if (d->status != MHD_HTTP_OK)
+		res = vc_http_error(r, d->status, "%s", d->err);
+	else {
+		struct vc_json j;
+
+		vc_json_init(&j);
+		try_json(&j, d, (enum vc_endpoint)e);
+		res = send_json(r, &j);
+	}
+	free(d);
+	return res;
 }
 
 /* The allocator's view (glibc mallinfo2, all arenas): bytes in use, and

@@ -229,17 +229,24 @@ static int fits(struct hub *h, size_t need, char *err, size_t errlen)
 int budget_admit(struct hub *h, const struct vc_request *req, const struct vc_guard_addr *who,
 		 char *err, size_t errlen)
 {
-	const struct vc_streams *s = h->s;
-	unsigned share = s->budget.max_outputs_per_ip ? s->budget.max_outputs_per_ip
-						       : BUDGET_MAX_OUTPUTS_PER_IP;
 	struct vc_mode m;
 	struct vc_plan plan;
 
 	/* the plan this request would get once it steers the mode */
 	if (hub_pick_mode(h, req, &m) < 0 || vc_negotiate_plan(&m, req, &plan) < 0)
 		return 0; /* not servable at all: the usual path answers */
+	return budget_admit_plan(h, &m, &plan, who, err, errlen);
+}
+
+int budget_admit_plan(struct hub *h, const struct vc_mode *mode, const struct vc_plan *plan,
+		      const struct vc_guard_addr *who, char *err, size_t errlen)
+{
+	const struct vc_streams *s = h->s;
+	unsigned share = s->budget.max_outputs_per_ip ? s->budget.max_outputs_per_ip
+						       : BUDGET_MAX_OUTPUTS_PER_IP;
+
 	for (const struct output *o = h->outputs; o; o = o->next)
-		if (!o->merged && !o->refused && vc_output_equal(&o->plan.out, &plan.out))
+		if (!o->merged && !o->refused && vc_output_equal(&o->plan.out, &plan->out))
 			return 0;
 	unsigned mine = who ? outputs_of(h, who) : 0;
 	if (mine >= share) {
@@ -248,7 +255,7 @@ int budget_admit(struct hub *h, const struct vc_request *req, const struct vc_gu
 			 vc_cam_id(h->cam));
 		return -EUSERS;
 	}
-	return fits(h, budget_output_bytes(&m, &plan), err, errlen);
+	return fits(h, budget_output_bytes(mode, plan), err, errlen);
 }
 
 void budget_readmit(struct hub *h)

@@ -50,6 +50,10 @@ int budget_clamp_size(const struct vc_streams *s, struct vc_cam *cam, struct vc_
  * makes is reserved at once (held_bytes). */
 int budget_admit(struct hub *h, const struct vc_request *req, const struct vc_guard_addr *who,
 		 char *err, size_t errlen);
+/* The same for a request already decided: plan against the device mode
+ * it leads to (stream_decide). */
+int budget_admit_plan(struct hub *h, const struct vc_mode *mode, const struct vc_plan *plan,
+		      const struct vc_guard_addr *who, char *err, size_t errlen);
 
 /* h's camera came back and its outputs were planned (those made while it
  * was away are real pictures now): while h passes max_outputs or the

@@ -278,25 +278,44 @@ void hub_end_users(struct hub *h)
 	}
 }
 
-int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
-		   int oneshot, struct vc_plan *plan, struct vc_mode *mode)
+int hub_mode_same(const struct vc_mode *a, const struct vc_mode *b)
 {
-	const struct hub *h = hub_for(s, cam);
+	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
+	       a->ival.num == b->ival.num && a->ival.den == b->ival.den;
+}
 
-	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
-		return -ENODEV;
-	/* the same question hub_update_mode() asks when this request arrives,
-	 * about the request as it will be resolved */
-	struct vc_request q = *req;
+int hub_decide(const struct hub *h, const struct vc_request *req, enum hub_kind kind,
+	       struct vc_mode *m, struct vc_plan *plan, int *served)
+{
 	enum vc_mode_why why;
-	policy_resolve(h, &q);
-	int ret = policy_pick(h, &q, oneshot ? HUB_ONESHOT : HUB_STREAM, mode, &why, NULL, NULL);
 
+	/* the same question hub_update_mode() asks when the request arrives:
+	 * a one-shot the target gives its picture switches nothing */
+	*served = kind == HUB_ONESHOT && policy_serves_plan(h, req, plan);
+	if (*served) {
+		*m = h->target;
+		return 0;
+	}
+	int ret = policy_pick(h, req, kind, m, &why, NULL, NULL);
 	if (ret < 0)
 		return ret;
 	/* a one-shot is served from the mode the device runs while streams
 	 * are watched: the one they chose */
-	mode_fill_rate(mode, cam);
-	return vc_negotiate_plan(mode, &q, plan);
+	mode_fill_rate(m, h->cam);
+	return vc_negotiate_plan(m, req, plan);
+}
+
+int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
+		   int oneshot, struct vc_plan *plan, struct vc_mode *mode)
+{
+	const struct hub *h = hub_for(s, cam);
+	int served;
+
+	if (!h || vc_cam_get_state(cam) == VC_CAM_ABSENT)
+		return -ENODEV;
+	/* about the request as it will be resolved */
+	struct vc_request q = *req;
+	policy_resolve(h, &q);
+	return hub_decide(h, &q, oneshot ? HUB_ONESHOT : HUB_STREAM, mode, plan, &served);
 }
 

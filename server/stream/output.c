@@ -145,6 +145,26 @@ struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_
 	return output_for_plan(h, req, &plan);
 }
 
+struct output *output_get_planned(struct hub *h, const struct vc_request *req,
+				  enum hub_kind kind, const struct vc_mode *m,
+				  const struct vc_plan *pl, int served)
+{
+	struct vc_plan plan;
+
+	if (!served)
+		hub_update_mode(h, req, kind);
+	if (!h->target.fourcc)
+		return NULL;
+	/* the policy held the switch back (or the camera refused it): the
+	 * plan against the mode it runs */
+	if (!hub_mode_same(&h->target, m)) {
+		if (vc_negotiate_plan(&h->target, req, &plan) < 0)
+			return NULL;
+		pl = &plan;
+	}
+	return output_for_plan(h, req, pl);
+}
+
 /* The output delivering plan (req planned against the hub's target), made
  * when there is none. NULL on ENOMEM. */
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,

@@ -321,14 +321,21 @@ void placeholder_kick(struct hub *h)
 	}
 }
 
+void placeholder_plan(const struct hub *h, struct vc_plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->steps = VC_STEP_ENCODE;
+	placeholder_size(h, &pl->out.width, &pl->out.height);
+	pl->out.fourcc = V4L2_PIX_FMT_MJPEG;
+	pl->out.quality = PH_QUALITY;
+}
+
 struct output *placeholder_output(struct hub *h, const struct vc_request *req)
 {
-	struct vc_plan pl = { .steps = VC_STEP_ENCODE };
+	struct vc_plan pl;
 
 	/* one picture for every client, whatever it asks: one output */
-	placeholder_size(h, &pl.out.width, &pl.out.height);
-	pl.out.fourcc = V4L2_PIX_FMT_MJPEG;
-	pl.out.quality = PH_QUALITY;
+	placeholder_plan(h, &pl);
 	/* an output the camera had before it went (same picture) serves
 	 * these clients too */
 	for (struct output *o = h->outputs; o; o = o->next)

@@ -115,12 +115,18 @@ void policy_resolve(const struct hub *h, struct vc_request *req)
 		vc_negotiate_resolve(&def, 0, req, req);
 }
 
-/* Whether mode m gives req its size. */
+/* Whether mode m gives req its size; p: the plan (set when it does). */
+static int gives_size_plan(const struct vc_mode *m, const struct vc_request *req,
+			   struct vc_plan *p)
+{
+	return m->fourcc && vc_negotiate_plan(m, req, p) == 0 && !(p->adjusted & VC_ADJ_SIZE);
+}
+
 static int gives_size(const struct vc_mode *m, const struct vc_request *req)
 {
 	struct vc_plan p;
 
-	return m->fourcc && vc_negotiate_plan(m, req, &p) == 0 && !(p.adjusted & VC_ADJ_SIZE);
+	return gives_size_plan(m, req, &p);
 }
 
 /* Whether the hub's target gives a waiting one-shot's request its size. */
@@ -132,6 +138,11 @@ static int promised(const struct hub *h, const struct vc_request *req)
 int policy_serves(const struct hub *h, const struct vc_request *req)
 {
 	return req && promised(h, req);
+}
+
+int policy_serves_plan(const struct hub *h, const struct vc_request *req, struct vc_plan *plan)
+{
+	return req && gives_size_plan(&h->target, req, plan);
 }
 
 int policy_oneshot_ready(const struct hub *h, const struct vc_request *req)

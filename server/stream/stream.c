@@ -66,33 +66,23 @@ void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p)
 	MHD_add_response_header(resp, "X-Size", buf);
 }
 
-/* 503 for a request that cannot be served now: shutting down or camera absent. */
-static enum MHD_Result refuse_unavailable(const struct vc_streams *s, struct vc_http_req *r,
-					  const struct vc_cam *cam)
-{
-	if (s->stopping)
-		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down");
-	return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent", vc_cam_id(cam));
-}
-
 /* A snapshot of an absent camera that asked for the placeholder (URL or
- * config): the camera's placeholder picture (one size, whatever it asked). */
+ * config): the camera's placeholder picture (one size, whatever it asked;
+ * pl: as stream_decide planned it). */
 static enum MHD_Result placeholder_snapshot(struct vc_streams *s, struct vc_http_req *r,
-					    struct hub *h)
+					    struct hub *h, const struct vc_plan *pl)
 {
-	char buf[32];
 	struct vc_frame *f = placeholder_frame(s, h);
 	if (!f)
 		return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 		f->bytesused[0], (void *)f->mem[0], MHD_RESPMEM_MUST_COPY);
-	snprintf(buf, sizeof(buf), "%ux%u", f->geom.width, f->geom.height);
 	vc_frame_unref(f);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "image/jpeg");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(resp, "X-Size", buf);
+	stream_plan_headers(resp, pl);
 	MHD_add_response_header(resp, "X-Placeholder", vc_cam_state_name(vc_cam_get_state(h->cam)));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
 }
@@ -113,61 +103,141 @@ int stream_default_picture(int raw, const struct vc_params *p)
 	return (raw == 0 || raw == 2) && !(p->given & picture);
 }
 
+/* Refuses a with status and a message. */
+static void refuse(struct vc_streams_answer *a, unsigned status, const char *fmt, const char *arg)
+{
+	a->status = status;
+	snprintf(a->err, sizeof(a->err), fmt, arg);
+}
+
+void stream_decide(struct vc_streams *s, const struct vc_http_req *r, int raw,
+		   enum hub_kind kind, struct vc_streams_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->status = MHD_HTTP_OK;
+	int ret = vc_streams_parse(s, r, raw, &a->p, &a->cam, a->err, sizeof(a->err));
+	if (ret < 0) {
+		a->status = ret == -ENOENT ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST;
+		return;
+	}
+	stream_decide_parsed(s, raw, kind, vc_http_peer_addr(r), a);
+}
+
+void stream_decide_parsed(struct vc_streams *s, int raw, enum hub_kind kind,
+			  const struct sockaddr *peer, struct vc_streams_answer *a)
+{
+	int ret;
+
+	a->status = MHD_HTTP_OK;	int h264 = a->p.req.fourcc == V4L2_PIX_FMT_H264;
+	if (raw < 0) /* /api/try without an endpoint: the format's */
+		raw = h264 ? 2 : a->p.req.fourcc != V4L2_PIX_FMT_MJPEG;
+	if (raw == 1 && kind == HUB_STREAM)
+		kind = HUB_RAW_STREAM;
+	if (h264 && kind != HUB_STREAM) {
+		refuse(a, MHD_HTTP_BAD_REQUEST, "%s", "format h264 is a stream: /stream.h264, "
+		       "/stream.mp4 or /stream?format=h264");
+		return;
+	}
+	struct hub *h = hub_for(s, a->cam);
+	int absent = vc_cam_get_state(a->cam) == VC_CAM_ABSENT;
+	/* an <img> stays broken after a 503: while the camera is absent a
+	 * JPEG stream gets a placeholder picture until frames come, a snapshot
+	 * when it asks for it; H.264 (a JPEG picture) and raw get 503 */
+	if (h && !s->stopping && absent && !raw && !h264 &&
+	    (kind == HUB_STREAM || a->p.placeholder)) {
+		a->placeholder = 1;
+		placeholder_plan(h, &a->plan);
+		return;
+	}
+	if (s->stopping) {
+		refuse(a, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", "shutting down");
+		return;
+	}
+	if (absent || !h) {
+		refuse(a, MHD_HTTP_SERVICE_UNAVAILABLE, "camera %s is absent", vc_cam_id(a->cam));
+		return;
+	}
+	policy_resolve(h, &a->p.req);
+	a->dflt = stream_default_picture(raw, &a->p);
+	ret = hub_decide(h, &a->p.req, kind, &a->mode, &a->plan, &a->served);
+	if (ret == -ENOMEM) {
+		refuse(a, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", "out of memory");
+		return;
+	}
+	if (ret < 0) {
+		refuse(a, MHD_HTTP_BAD_REQUEST, "%s", "cannot serve this request");
+		return;
+	}
+	struct vc_guard_addr who;
+	vc_guard_addr_key(peer, &who);
+	if (!a->dflt &&
+	    (ret = budget_admit_plan(h, &a->mode, &a->plan, &who, a->err, sizeof(a->err))) < 0) {
+		/* the address's own share: 429; the camera's or server's: 503 */
+		a->status = ret == -EUSERS ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_SERVICE_UNAVAILABLE;
+		a->over_budget = 1;
+	}
+}
+
+void vc_streams_answer(struct vc_streams *s, const struct vc_http_req *r, enum vc_endpoint ep,
+		       struct vc_streams_answer *a)
+{
+	static const struct {
+		int raw;
+		enum hub_kind kind;
+	} t[] = {
+		[VC_EP_ANY] = { -1, HUB_STREAM },
+		[VC_EP_STREAM] = { 0, HUB_STREAM },
+		[VC_EP_SNAPSHOT] = { 0, HUB_ONESHOT },
+		[VC_EP_RAW] = { 1, HUB_ONESHOT },
+		[VC_EP_RAW_STREAM] = { 1, HUB_RAW_STREAM },
+		[VC_EP_H264] = { 2, HUB_STREAM },
+		[VC_EP_MP4] = { 2, HUB_STREAM },
+	};
+
+	stream_decide(s, r, t[ep].raw, t[ep].kind, a);
+}
+
+struct output *stream_take_output(struct hub *h, const struct vc_streams_answer *a,
+				  enum hub_kind kind, const struct sockaddr *peer)
+{
+	/* a one-shot is a poller from its first request (policy.c) */
+	if (kind == HUB_ONESHOT)
+		policy_poll(h, peer, &a->p.req);
+	return output_get_planned(h, &a->p.req, kind, &a->mode, &a->plan, a->served);
+}
+
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
 				     enum hub_kind kind, struct vc_params *p,
 				     enum MHD_Result *res)
 {
-	struct vc_cam *cam;
+	struct vc_streams_answer a;
 
-	if (vc_streams_request(s, r, raw, p, &cam, res) < 0)
-		return NULL;
-	if (p->req.fourcc == V4L2_PIX_FMT_H264 && kind != HUB_STREAM) {
-		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST,
-				     "format h264 is a stream: /stream.h264, /stream.mp4 or "
-				     "/stream?format=h264");
-		return NULL;
-	}
-	/* H.264 gets no placeholder (a JPEG picture): 503 while absent */
-	if (!s->stopping && vc_cam_get_state(cam) == VC_CAM_ABSENT && !raw &&
-	    p->req.fourcc != V4L2_PIX_FMT_H264) {
-		/* an <img> stays broken after a 503: streams get a placeholder
-		 * picture until frames come; snapshots when they ask for it */
-		struct hub *h = hub_for(s, cam);
-		struct output *o = NULL;
+	stream_decide(s, r, raw, kind, &a);
+	*p = a.p;
+	if (a.status != MHD_HTTP_OK) {
+		if (a.over_budget) {
+			char peer[64];
 
-		if (h && kind == HUB_STREAM)
-			o = placeholder_output(h, &p->req);
-		else if (h && p->placeholder) {
-			*res = placeholder_snapshot(s, r, h);
-			return NULL;
+			log_info_lim("refused over the budget (503/429)",
+				     vc_http_peer(r, peer, sizeof(peer)), "%s %s from %s: %u %s",
+				     r->method, r->url, peer, a.status, a.err);
 		}
-		if (o)
-			return o;
-	}
-	if (s->stopping || vc_cam_get_state(cam) == VC_CAM_ABSENT) {
-		*res = refuse_unavailable(s, r, cam);
+		*res = vc_http_error(r, a.status, "%s", a.err);
 		return NULL;
 	}
-	struct hub *h = hub_for(s, cam);
-	if (h)
-		policy_resolve(h, &p->req);
-	char err[256];
-	struct vc_guard_addr who;
-	int dflt = stream_default_picture(raw, p), ret = 0;
-	vc_guard_addr_key(vc_http_peer_addr(r), &who);
-	if (h && !dflt && (ret = budget_admit(h, &p->req, &who, err, sizeof(err))) < 0) {
-		/* the address's own share: 429; the camera's or server's: 503 */
-		unsigned st = ret == -EUSERS ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_SERVICE_UNAVAILABLE;
-		char peer[64];
-		log_info_lim("refused over the budget (503/429)", vc_http_peer(r, peer, sizeof(peer)),
-			     "%s %s from %s: %u %s", r->method, r->url, peer, st, err);
-		*res = vc_http_error(r, st, "%s", err);
+	struct hub *h = hub_for(s, a.cam);
+	if (a.placeholder && kind != HUB_STREAM) {
+		*res = placeholder_snapshot(s, r, h, &a.plan);
 		return NULL;
 	}
-	/* a one-shot is a poller from its first request (policy.c) */
-	if (h && kind == HUB_ONESHOT)
-		policy_poll(h, vc_http_peer_addr(r), &p->req);
-	struct output *o = h ? output_get(h, &p->req, kind) : NULL;
+	struct output *o;
+	if (a.placeholder) {
+		o = placeholder_output(h, &p->req);
+		if (!o)
+			*res = vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
+		return o;
+	}
+	o = stream_take_output(h, &a, kind, vc_http_peer_addr(r));
 	if (!o)
 		*res = vc_http_error(r, MHD_HTTP_BAD_REQUEST, "cannot serve this request");
 	return o;

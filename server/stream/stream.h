@@ -157,8 +157,39 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int raw,
 		       struct vc_params *p, struct vc_cam **cam, enum MHD_Result *res);
 
+/* The endpoint a request is for (/api/try's endpoint=). */
+enum vc_endpoint {
+	VC_EP_ANY = 0, /* /api/try without one: the format decides (JPEG when none) */
+	VC_EP_STREAM,
+	VC_EP_SNAPSHOT,
+	VC_EP_RAW,
+	VC_EP_RAW_STREAM,
+	VC_EP_H264,
+	VC_EP_MP4,
+};
+
+/* What serving a request answers now (issue 21: one decision per request):
+ * the endpoint handlers serve it, /api/try reports it and stops there. */
+struct vc_streams_answer {
+	unsigned status;     /* 200, else the HTTP status it is refused with */
+	char err[256];       /* why, when refused */
+	struct vc_cam *cam;  /* NULL: unknown (404) or unparsable */
+	struct vc_params p;  /* the parameters, resolved against the camera */
+	int placeholder;     /* camera absent: the placeholder picture is served */
+	struct vc_mode mode; /* the device mode it leads to (200, no placeholder) */
+	struct vc_plan plan; /* what is delivered (200) */
+	/* for the serving path */
+	int dflt;            /* the camera's default picture: never refused by the budget */
+	int over_budget;     /* refused by the budget (429/503) */
+	int served;          /* a one-shot the running mode already gives its picture */
+};
+/* The answer to request r on endpoint ep; commits nothing (may free
+ * outputs nobody uses to make room, as admission does). */
+void vc_streams_answer(struct vc_streams *s, const struct vc_http_req *r, enum vc_endpoint ep,
+		       struct vc_streams_answer *a);
+
 /* The plan a request would get now, and the device mode it would lead to
- * (for /api/try): as a stream client's (oneshot 0) or a snapshot's / raw
+ * (unit tests; /api/try asks vc_streams_answer): as a stream client's (oneshot 0) or a snapshot's / raw
  * frame's (oneshot 1: it does not switch the mode while a stream is
  * watched). What the request leaves open is resolved against the camera's
  * default first, as when it arrives. 0, -EINVAL (unservable), -ENODEV

@@ -233,6 +233,14 @@ enum hub_kind {
 	HUB_STREAM,     /* /stream */
 	HUB_RAW_STREAM, /* /raw/stream */
 };
+/* The device mode a request req (resolved) of `kind` leads to and the plan
+ * it gets against it: what hub_update_mode then does (*served: a one-shot
+ * the target already gives its picture; *m is the target then). 0,
+ * -EINVAL (unservable), -ENODEV (no formats), -ENOMEM. */
+int hub_decide(const struct hub *h, const struct vc_request *req, enum hub_kind kind,
+	       struct vc_mode *m, struct vc_plan *plan, int *served);
+/* Same format, size and interval (a plan against one holds for the other). */
+int hub_mode_same(const struct vc_mode *a, const struct vc_mode *b);
 /* Picks the mode (policy_pick) for h's users plus `extra` (of `kind`) and
  * asks the camera for it when it changes and the policy lets it switch now. */
 void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind);
@@ -248,6 +256,12 @@ void hub_on_event(void *opaque, struct vc_cam *cam);
 /* ---- output.c ---- */
 
 struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
+/* output_get for a request already decided (stream_decide: mode m, plan
+ * pl against it, served by the target): planned again only when the mode
+ * the hub then targets is not m. */
+struct output *output_get_planned(struct hub *h, const struct vc_request *req,
+				  enum hub_kind kind, const struct vc_mode *m,
+				  const struct vc_plan *pl, int served);
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 			       const struct vc_plan *pl);
 /* f is of the hub's target mode; processed for o and published. */
@@ -289,6 +303,8 @@ struct vc_frame *placeholder_frame(struct vc_streams *s, struct hub *h);
  * default mode's, else its last mode's, else 640x480 (clamped to 16..4096,
  * even); the same for every request (issue 21). */
 void placeholder_size(const struct hub *h, uint32_t *w, uint32_t *hgt);
+/* What a placeholder picture is, as a plan: MJPEG at placeholder_size, encoded. */
+void placeholder_plan(const struct hub *h, struct vc_plan *pl);
 void placeholder_free(struct vc_streams *s);
 
 /* ---- client.c ---- */
@@ -349,6 +365,23 @@ int stream_default_picture(int raw, const struct vc_params *p);
  * 503) when there is none. An absent camera's /stream or /raw/stream gets
  * a provisional output and placeholders; a /snapshot with placeholder=1 is
  * answered here with the picture. */
+/* The decision for request r on endpoint raw (0 JPEG, 1 raw, 2 H.264, -1
+ * the format's) as a request of `kind` (vc_streams_answer): parsed,
+ * resolved against the camera's default, placeholder or device mode and
+ * plan, admitted under the budget. Nothing is committed. */
+void stream_decide(struct vc_streams *s, const struct vc_http_req *r, int raw,
+		   enum hub_kind kind, struct vc_streams_answer *a);
+/* The same past the parsing: a->cam and a->p (as vc_streams_parse left
+ * them) are set, the rest is decided; peer: the client's address (NULL:
+ * unknown). Unit tests drive requests through it without HTTP. */
+void stream_decide_parsed(struct vc_streams *s, int raw, enum hub_kind kind,
+			  const struct sockaddr *peer, struct vc_streams_answer *a);
+/* Commits a served decision a (200, no placeholder) on a->cam's hub h:
+ * a one-shot counts as a poller, the mode is updated, the output found or
+ * made. NULL when none (ENOMEM, or the mode the hub then runs cannot
+ * serve it). */
+struct output *stream_take_output(struct hub *h, const struct vc_streams_answer *a,
+				  enum hub_kind kind, const struct sockaddr *peer);
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
 				     enum hub_kind kind, struct vc_params *p,
 				     enum MHD_Result *res);
@@ -392,6 +425,8 @@ void policy_pollers_lapse(struct hub *h);
 /* Whether h's target mode gives a one-shot request req its size (then it
  * switches nothing). */
 int policy_serves(const struct hub *h, const struct vc_request *req);
+/* policy_serves, and the plan req gets from the target when it does. */
+int policy_serves_plan(const struct hub *h, const struct vc_request *req, struct vc_plan *plan);
 /* Whether a one-shot asking req takes a frame of the current mode now: not
  * while the switch to a mode giving its size is held back. */
 int policy_oneshot_ready(const struct hub *h, const struct vc_request *req);

@@ -242,6 +242,66 @@ static void no_users_and_refusals(void)
 	fixture_close(&fx);
 }
 
+/* ---- one decision per request (issue 21) ---- */
+
+/* A request for req (fourcc and size given in the URL) of `kind` arrives
+ * as the endpoints take it past the parsing: decided (stream_decide_parsed,
+ * what /api/try reports), then committed (stream_take_output). Returns its
+ * output (NULL: refused); *plans: the vc_negotiate_plan calls it cost. */
+static struct output *arrive(struct fixture *fx, const struct vc_request *req,
+			     enum hub_kind kind, struct vc_streams_answer *a, unsigned long *plans)
+{
+	unsigned long before = vc_negotiate_plans();
+	struct output *o = NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->cam = fx->cam;
+	a->p.req = *req;
+	a->p.given = VC_PARAM_FORMAT | VC_PARAM_SIZE;
+	stream_decide_parsed(fx->s, 0, kind, NULL, a);
+	if (a->status == 200 && !a->placeholder)
+		o = stream_take_output(fx->h, a, kind, NULL);
+	*plans = vc_negotiate_plans() - before;
+	return o;
+}
+
+/* A /stream and then a /snapshot of the same picture each plan the request
+ * once (the decision's plan is the one served; it was 2 and 3: admission,
+ * the mode check and the output each planned it again), and the picture
+ * decided is the one the output delivers. */
+static void one_plan_per_request(void)
+{
+	struct fixture fx;
+	struct vc_streams_answer a;
+	struct vc_request q = { MJPG, 320, 240, 0, 0, 0, 0 };
+	unsigned long n;
+
+	if (fixture_open(&fx, "test:640x480@30:YUYV") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = arrive(&fx, &q, HUB_STREAM, &a, &n);
+	CHECK(o && n == 1, "/stream: output %p, %lu plans (want 1)", (void *)o, n);
+	CHECK(o && vc_output_equal(&a.plan.out, &o->plan.out) && o->plan.out.width == 320,
+	      "/stream: decided %ux%u, output %ux%u", a.plan.out.width, a.plan.out.height,
+	      o ? o->plan.out.width : 0, o ? o->plan.out.height : 0);
+	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
+	if (c) { /* it keeps watching: the snapshot is served by its mode */
+		c->out = o;
+		c->s = fx.s;
+		c->req = q;
+		c->sock = -1;
+		DLIST_PUSH(o->clients, c);
+		o->n_clients++;
+	}
+	struct output *so = arrive(&fx, &q, HUB_ONESHOT, &a, &n);
+	CHECK(so && n == 1, "/snapshot: output %p, %lu plans (want 1)", (void *)so, n);
+	CHECK(so == o && a.served, "/snapshot: the stream's output (%p, %p), served %d",
+	      (void *)so, (void *)o, a.served);
+	fixture_close(&fx);
+}
+
 /* ---- the device-mode policy (policy.c, issue 13) ---- */
 
 /* A client leaves, as client_free does: its output loses a user. */
@@ -627,5 +687,6 @@ int main(void)
 	RUN("hub", same_url_same_picture);
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
+	RUN("hub", one_plan_per_request);
 	CHECK_EXIT();
 }
