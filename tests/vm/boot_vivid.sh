@@ -149,6 +149,13 @@ if [ "${1:-}" = "--guest" ]; then
 			switches >"$d/n0"
 			curl -s -N -D "$d/viewer.h" -o "$d/viewer.bin" "$U/stream?size=$vs" &
 			cp=$!
+			# the viewer is there once its headers came (a curl start takes
+			# seconds under TCG): up to 30 s by the guest clock, then 2 s
+			# for the mode to settle
+			_end=$(($(date +%s) + 30))
+			until grep -qi '^X-Size:' "$d/viewer.h" 2>/dev/null || [ "$(date +%s)" -ge $_end ]; do
+				sleep 0.2
+			done
 			sleep 2
 			curl -s --max-time 20 -D "$d/beside.h" -o "$d/beside.jpg" "$U/snapshot"
 			t0=$(date +%s); i=0
