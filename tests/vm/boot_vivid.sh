@@ -134,8 +134,8 @@ if [ "${1:-}" = "--guest" ]; then
 		$VCAPD --device /dev/video3 --listen 127.0.0.1:18403 >"$d/vcapd.log" 2>&1 &
 		vp=$!
 		up=$(wait_up "$U" $vp)
-		echo $up >"$d/up"
-		if [ $up = 1 ]; then
+		echo "$up" >"$d/up"
+		if [ "$up" = 1 ]; then
 			curl -s -o "$d/cams.json" "$U/api/cams"
 			# the default mode's size, and the offered sizes below it
 			def=$(sed -n 's/.*"default":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1 \2/p' "$d/cams.json" | head -1)
@@ -421,12 +421,12 @@ dres sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
 # Pollers (issue 21, part 4): sizes "X-Size/JPEG-size" (the JPEG's own SOF).
 d=$work/poller
 jpeg_size() { od -An -v -tx1 "$1" 2>/dev/null | tr -d '\n' | sed 's/ //g' |
-	sed -n 's/.*ffc[02]0011..\(....\)\(....\).*/\2 \1/p' | { read w h; [ -n "$w" ] && echo "$((0x$w))x$((0x$h))"; }; }
+	sed -n 's/.*ffc[02]0011..\(....\)\(....\).*/\2 \1/p' | { read -r w h; [ -n "$w" ] && echo "$((0x$w))x$((0x$h))"; }; }
 snap() { echo "$(hdr "$d/$1.h" X-Size)/$(jpeg_size "$d/$1.jpg")"; }
 if [ "$(cat "$d/up" 2>/dev/null)" != 1 ]; then
 	dres poller.start 1 "$VCAPD did not answer in the guest: $(tail -5 "$d/vcapd.log" 2>/dev/null | tr '\n' ' ')"
 else
-	read def vs 2>/dev/null <"$d/sizes"
+	read -r def vs 2>/dev/null <"$d/sizes"
 	alone=$(snap alone); beside=$(snap beside); vx=$(hdr "$d/viewer.h" X-Size)
 	# the viewer must be smaller than the default, else "beside" proves nothing
 	[ "$alone" = "$def/$def" ] && [ "$beside" = "$alone" ] && [ -n "$vs" ] && [ "$vx" = "$vs" ]
@@ -435,11 +435,11 @@ else
 	n0=$(cat "$d/n0"); bad=""; sw=""
 	np=$(wc -l <"$d/polls" 2>/dev/null || echo 0)
 	secs=$(tail -1 "$d/polls" 2>/dev/null | cut -d' ' -f2)
-	while read i t n; do
+	while read -r i t n; do
 		[ "$(snap "p$i")" = "$alone" ] || bad="$bad $i:$(snap "p$i")"
 		[ "$n" = "$n0" ] || sw="$sw $i@${t}s:$n"
 	done 2>/dev/null <"$d/polls"
-	read v0 v1 2>/dev/null <"$d/viewer_grew"
+	read -r v0 v1 2>/dev/null <"$d/viewer_grew"
 	[ -n "$n0" ] && [ -z "$sw" ] && [ -z "$bad" ] && [ "$np" -ge $((POLL_S / 6)) ] &&
 		[ "${secs:-0}" -ge $((POLL_S - 5)) ] && [ "${v1:-0}" -gt "${v0:-0}" ]
 	dres poller.no_switch $? "$np polls in ${secs:-0} s (want about $((POLL_S / 5)) over $POLL_S s) beside the $vs viewer: switches $n0 then changed at:${sw:- never} (want never), wrong sizes:${bad:- none}, viewer still receiving: ${v0:-no} -> ${v1:-no} bytes" \
