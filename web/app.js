@@ -51,8 +51,11 @@ async function getJSON(url, opts) {
 	const r = await fetch(withToken(url), opts);
 	let body = null;
 	try { body = await r.json(); } catch (e) { body = null; }
-	if (!r.ok)
-		throw new Error((body && body.error) || (r.status + ' ' + r.statusText));
+	if (!r.ok) {
+		const e = new Error((body && body.error) || (r.status + ' ' + r.statusText));
+		e.status = r.status;
+		throw e;
+	}
 	return body;
 }
 
@@ -517,17 +520,21 @@ function addCard(cam) {
 }
 
 // H.264 is offered when this browser plays it and the daemon can serve it
-// for this camera (from an H.264 camera or an encoder).
+// for this camera (from an H.264 camera or an encoder). A 503 or 429 from
+// /api/try is the budget now (it says the same as the stream would): the
+// camera can do H.264, so it is offered, and the view falls back to MJPEG
+// with the reason if there is still no room when it is picked.
 async function probeH264(card) {
 	if (!CAN_H264)
 		return;
 	try {
 		await getJSON('/api/try?' + new URLSearchParams({ cam: card.id, format: 'h264' }));
 		card.h264 = true;
-		fillFormats(card);
 	} catch (e) {
-		card.h264 = false; // not for this camera (yet): MJPEG only
+		card.h264 = e.status === 503 || e.status === 429; // else not for this camera: MJPEG only
 	}
+	if (card.h264)
+		fillFormats(card);
 }
 
 // The format menu: the common formats first, the camera's other raw
