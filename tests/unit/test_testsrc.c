@@ -533,7 +533,10 @@ static void h264_ps_once(void)
 	CHECK(vc_src_test.open("test:64x48@100:H264:ps_once", &s) == 0 &&
 		      vc_src_test.get_format(s, &f) == 0 && vc_src_test.start(s, 4, &n) == 0,
 	      "open");
-	for (int i = 0; i < 230; i++) {
+	/* until 3 IDRs came (frames 0, 100, 200 when none is missed), at most
+	 * 2,000 turns: 230 fixed turns once saw only 2 under qemu-arm on a
+	 * loaded host, where late frames are dropped */
+	for (int i = 0; i < 2000 && idrs < 3; i++) {
 		struct vc_src_buf b;
 		int idr, ps;
 
