@@ -37,7 +37,10 @@ if [ "${1:-}" = "--guest" ]; then
 	# without fps= is checked on its own first.
 	F=; [ "${VIVID_VM_ACCEL:-tcg}" = tcg ] && F="&fps=2"
 	echo "${VIVID_VM_ACCEL:-?} $F" >"$out/accel"
-	printf '[server]\nlisten = 127.0.0.1:%s\n[camera day]\ndevice = /dev/video0\ncontrol = brightness=128\n' \
+	# max_outputs_per_ip: every client of the day comes from 127.0.0.1; in a
+	# home they are distinct addresses (A, R, B, S and the churn hold up to
+	# 6 outputs at once; the default share of 4 refused B and S with 429)
+	printf '[server]\nlisten = 127.0.0.1:%s\nmax_outputs_per_ip = 8\n[camera day]\ndevice = /dev/video0\ncontrol = brightness=128\n' \
 		$PORT >"$out/c.conf"
 	$VCAPD --config "$out/c.conf" --log-level debug >"$out/vcapd.log" 2>&1 &
 	vp=$!
