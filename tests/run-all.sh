@@ -14,6 +14,7 @@ pass=0 fail=0 skip=0
 # every FAIL line, repeated at the end: CI shows only the tail of a long run
 FAILS="$LOGDIR/failures.txt"
 : >"$FAILS"
+: >"$LOGDIR/durations.txt"
 
 # run_one NAME TIMEOUT CMD...: run, print its output, count its results.
 run_one() {
@@ -61,6 +62,7 @@ build() {
 suites=${*:-unit build-asan unit-asan integ integ-asan vm build-cross cross deb fuzz}
 for s in $suites; do
 	echo "=== suite $s"
+	t0=$(date +%s) suite=$s
 	case $s in
 	unit) unit "$BUILD" ;;
 	build-asan) build build-asan BUILD=build/asan SAN=1 all ;;
@@ -96,12 +98,18 @@ for s in $suites; do
 			continue
 		fi
 		run_one fuzz-build 1800 make --no-print-directory -j2 fuzz-bins
-		for b in build/fuzz/fuzz_*; do
-			[ -x "$b" ] || continue
-			run_one "$b" $((${FUZZ_SECONDS:-60} + 300)) sh tests/fuzz/run.sh "${b##*/fuzz_}"
+		# two at a time (each harness is one process on one core): the same
+		# executions per harness in half the wall time
+		set -- $(for b in build/fuzz/fuzz_*; do [ -x "$b" ] && echo "${b##*/fuzz_}"; done)
+		while [ $# -gt 0 ]; do
+			a=$1 b=${2:-}; shift; [ $# -gt 0 ] && shift
+			run_one "fuzz $a${b:+ + $b}" $((${FUZZ_SECONDS:-60} + 300)) sh -c \
+				'sh tests/fuzz/run.sh "$0" & p=$!; r=0; [ -z "$1" ] || sh tests/fuzz/run.sh "$1" || r=1; wait $p || r=1; exit $r' "$a" "$b"
 		done ;;
 	*) echo "run-all: unknown suite $s: FAIL" | tee -a "$FAILS"; fail=$((fail + 1)) ;;
 	esac
+	# CI has a time limit: each suite's share of it, in the log and the summary
+	echo "=== suite $suite took $(($(date +%s) - t0)) s" | tee -a "$LOGDIR/durations.txt"
 done
 echo
 if [ -s "$FAILS" ]; then
