@@ -98,8 +98,8 @@ for s in $suites; do
 			continue
 		fi
 		run_one fuzz-build 1800 make --no-print-directory -j2 fuzz-bins
-		# two at a time (each harness is one process on one core): the same
-		# executions per harness in half the wall time
+		# two at a time (each harness is one process on one core): each
+		# still runs FUZZ_SECONDS, the suite takes half the wall time
 		set -- $(for b in build/fuzz/fuzz_*; do [ -x "$b" ] && echo "${b##*/fuzz_}"; done)
 		while [ $# -gt 0 ]; do
 			a=$1 b=${2:-}; shift; [ $# -gt 0 ] && shift
@@ -108,7 +108,8 @@ for s in $suites; do
 		done ;;
 	*) echo "run-all: unknown suite $s: FAIL" | tee -a "$FAILS"; fail=$((fail + 1)) ;;
 	esac
-	# CI has a time limit: each suite's share of it, in the log and the summary
+	# CI has a time limit: each suite's share of it, in the log and in
+	# durations.txt
 	echo "=== suite $suite took $(($(date +%s) - t0)) s" | tee -a "$LOGDIR/durations.txt"
 done
 echo
