@@ -588,16 +588,36 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 		s->slots[i].index = i;
 	}
 	cam->sess = s;
+	int busy = 0;
 	if (cam->cfg.input >= 0 && src->ops->input_set) {
 		ret = src->ops->input_set(src, (uint32_t)cam->cfg.input);
-		if (ret < 0)
+		busy = ret == -EBUSY;
+		if (ret < 0 && !busy)
 			log_warn("%s: input %d: %s", cam->id, cam->cfg.input, strerror(-ret));
 	}
 	ret = 0;
-	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !cam_is_gone(ret); i++) {
+	for (unsigned i = 0; i < VC_CAM_KEEP_MAX && cam->keep[i].fn && !cam_is_gone(ret) && !busy;
+	     i++) {
 		ret = cam->keep[i].fn(src, cam->keep[i].arg);
-		if (ret < 0)
+		busy = ret == -EBUSY;
+		if (ret < 0 && !busy)
 			log_warn("%s: re-applying a kept setting: %s", cam->id, strerror(-ret));
+	}
+	if (busy) {
+		/* Another handle holds the device's buffers (the camera this one
+		 * replaced on a reload, its last frames still out; or another
+		 * program): input and signal cannot be set now, and the sizes of
+		 * a half-configured device would be the wrong ones. Again soon. */
+		if (cam->last_err != -EBUSY)
+			log_warn("%s (%s): busy (another handle holds its buffers); retrying",
+				 cam->id, cam->path);
+		cam->last_err = -EBUSY;
+		vc_caps_clear(&cam->caps); /* no mode is planned against them meanwhile */
+		cam_retire(cam);
+		set_state(cam, VC_CAM_ERROR);
+		cam->was_failed = 1;
+		schedule_retry(cam);
+		return;
 	}
 	/* caps after the input and its standard/timings: they bring their sizes */
 	vc_caps_clear(&cam->caps);

@@ -16,7 +16,11 @@
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
-#define DRAIN_MS 300        /* wait this long for lent buffers before reopening */
+/* Wait this long for lent buffers before reopening anyway. A reopen while
+ * frames are out leaves the old handle holding the device's buffer queue,
+ * so the new one cannot set its input, signal or buffers (EBUSY) until they
+ * come back; a 1080p encode takes over 300 ms on a slow CPU. */
+#define DRAIN_MS 2000
 #define MAX_SLOTS 32
 
 struct session;

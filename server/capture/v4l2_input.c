@@ -120,6 +120,7 @@ int v4l2_sync_signal(struct v4l2src *d)
 				 want.bt.height, strerror(-e));
 			return v4l2_gone(e);
 		}
+		v4l2_drop_own_source_changes(d);
 		log_info("%s: input %u: DV timings %ux%u%s", d->path, idx, want.bt.width,
 			 want.bt.height, want.bt.interlaced ? "i" : "p");
 	} else if (vi.capabilities & V4L2_IN_CAP_STD) {
@@ -132,6 +133,7 @@ int v4l2_sync_signal(struct v4l2src *d)
 		e = v4l2_xioctl(d, VIDIOC_S_STD, &det);
 		if (e < 0)
 			return v4l2_gone(e);
+		v4l2_drop_own_source_changes(d);
 	}
 	return 0;
 }
@@ -161,7 +163,10 @@ static int set_signal(struct v4l2src *d, unsigned long req, void *arg)
 	int e = stopped(d);
 	if (e == 0)
 		e = v4l2_xioctl(d, req, arg);
-	return e < 0 ? v4l2_gone(e) : reread_format(d);
+	if (e < 0)
+		return v4l2_gone(e);
+	v4l2_drop_own_source_changes(d);
+	return reread_format(d);
 }
 
 int v4l2_input_set(struct vc_src *s, uint32_t index)
@@ -173,7 +178,8 @@ int v4l2_input_set(struct vc_src *s, uint32_t index)
 	int i = (int)index;
 	e = v4l2_xioctl(d, VIDIOC_S_INPUT, &i);
 	if (e < 0) {
-		log_warn("%s: VIDIOC_S_INPUT %u: %s", d->path, index, strerror(-e));
+		if (e != -EBUSY) /* another handle's buffers: the caller retries */
+			log_warn("%s: VIDIOC_S_INPUT %u: %s", d->path, index, strerror(-e));
 		return v4l2_gone(e);
 	}
 	d->dv_chosen = 0;

@@ -48,6 +48,7 @@ struct v4l2src {
 	struct v4l2_slot *slots;
 	int stopped_with_held; /* buffers still lent after stop(): release at last queue() */
 	int events;            /* source-change events subscribed */
+	int eos_pending;       /* an EOS met while dropping our own source changes */
 	int copy_out;          /* the driver overwrites dequeued buffers: copy each frame */
 	struct v4l2_copy *copies; /* copy-out mode: what the caller's indices name */
 	unsigned n_copies;
@@ -91,6 +92,11 @@ int v4l2_input_set(struct vc_src *s, uint32_t index);
 int v4l2_sync_signal(struct v4l2src *d);
 /* (Re)subscribes source-change events for the current input. */
 void v4l2_subscribe(struct v4l2src *d);
+/* Discards the source-change events queued by our own S_INPUT, S_STD or
+ * S_DV_TIMINGS (some drivers, vivid since 6.1.19x, send one to every
+ * listener, us included): renegotiating on them would reopen the device,
+ * set the kept signal again and loop. */
+void v4l2_drop_own_source_changes(struct v4l2src *d);
 
 /* v4l2_ctrl.c: control ops. */
 int v4l2_ctrl_query(struct vc_src *s, uint32_t id, struct vc_src_ctrl *c);

@@ -18,15 +18,14 @@ struct kept_std {
 	uint64_t std;
 };
 
+/* The DV timings of one input, exact (from the API) or found by size and
+ * rate on each open (a config line). One kept choice for both: the later
+ * replaces the earlier, rather than both being set on every open. */
 struct kept_dv {
 	uint32_t input;
-	struct vc_v4l2_dv dv;
-};
-
-/* A config line: timings found by size and rate on each open. */
-struct kept_dv_want {
-	uint32_t input;
-	struct vc_conf_dv want;
+	int exact;
+	struct vc_v4l2_dv dv;     /* exact */
+	struct vc_conf_dv want;   /* else */
 };
 
 /* A choice applies to the input it was made for only (a standard means
@@ -51,13 +50,6 @@ static int apply_std(struct vc_src *src, const void *arg)
 	return on_input(src, k.input, V4L2_IN_CAP_STD) ? vc_v4l2_std_set(src, k.std) : 0;
 }
 
-static int apply_dv(struct vc_src *src, const void *arg)
-{
-	struct kept_dv k;
-	memcpy(&k, arg, sizeof(k));
-	return on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS) ? vc_v4l2_dv_set(src, &k.dv) : 0;
-}
-
 /* The offered timings of the wanted size and scan whose rate is nearest to
  * the wanted one, within 1 fps: 60 picks 60.00 over 59.94, and finds VESA
  * 800x600 at 60 (really 60.32 Hz). */
@@ -78,13 +70,15 @@ int vc_v4l2_dv_find(struct vc_src *src, const struct vc_conf_dv *want, struct vc
 	return best_d <= 1000 ? 0 : -ENOENT;
 }
 
-static int apply_dv_want(struct vc_src *src, const void *arg)
+static int apply_dv(struct vc_src *src, const void *arg)
 {
-	struct kept_dv_want k;
+	struct kept_dv k;
 	struct vc_v4l2_dv best;
 	memcpy(&k, arg, sizeof(k));
 	if (!on_input(src, k.input, V4L2_IN_CAP_DV_TIMINGS))
 		return 0;
+	if (k.exact)
+		return vc_v4l2_dv_set(src, &k.dv);
 	if (vc_v4l2_dv_find(src, &k.want, &best) == 0)
 		return vc_v4l2_dv_set(src, &best);
 	log_warn("DV timings %ux%u%c%u.%03u: not offered by the input", k.want.width,
@@ -101,7 +95,7 @@ int vc_v4l2_cam_std(struct vc_cam *cam, uint32_t input, uint64_t std)
 
 int vc_v4l2_cam_dv(struct vc_cam *cam, uint32_t input, const struct vc_v4l2_dv *dv)
 {
-	struct kept_dv k = { .input = input, .dv = *dv };
+	struct kept_dv k = { .input = input, .exact = 1, .dv = *dv };
 	_Static_assert(sizeof(k) <= VC_CAM_RECONF_ARG_MAX, "DV timings fit a kept choice");
 	return vc_cam_reconfigure_keep(cam, apply_dv, &k, sizeof(k));
 }
@@ -114,8 +108,8 @@ int vc_v4l2_cam_conf(struct vc_cam *cam, const struct vc_conf_cam *k)
 		log_error("[camera %s]: std = %s: %s", k->name, vc_conf_std_name(k->std),
 			  strerror(-e));
 	if (k->dv.width) {
-		struct kept_dv_want w = { .input = input, .want = k->dv };
-		int ed = vc_cam_reconfigure_keep(cam, apply_dv_want, &w, sizeof(w));
+		struct kept_dv w = { .input = input, .want = k->dv };
+		int ed = vc_cam_reconfigure_keep(cam, apply_dv, &w, sizeof(w));
 		if (ed < 0)
 			log_error("[camera %s]: dv_timings: %s", k->name, strerror(-ed));
 		e = e < 0 ? e : ed;

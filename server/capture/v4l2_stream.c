@@ -351,6 +351,19 @@ int v4l2_queue(struct vc_src *s, unsigned index)
 	return 0;
 }
 
+void v4l2_drop_own_source_changes(struct v4l2src *d)
+{
+	struct v4l2_event e;
+
+	while (d->events) {
+		memset(&e, 0, sizeof(e));
+		if (v4l2_xioctl(d, VIDIOC_DQEVENT, &e) < 0)
+			return; /* none left (or gone: the next get_event says so) */
+		if (e.type == V4L2_EVENT_EOS)
+			d->eos_pending = 1;
+	}
+}
+
 int v4l2_get_event(struct vc_src *s, struct vc_src_event *ev)
 {
 	struct v4l2src *d = (struct v4l2src *)s;
@@ -358,6 +371,12 @@ int v4l2_get_event(struct vc_src *s, struct vc_src_event *ev)
 
 	if (!d->events)
 		return 0;
+	if (d->eos_pending) {
+		d->eos_pending = 0;
+		memset(ev, 0, sizeof(*ev));
+		ev->type = VC_SRC_EV_EOS;
+		return 1;
+	}
 	for (;;) {
 		memset(&e, 0, sizeof(e));
 		int r = v4l2_xioctl(d, VIDIOC_DQEVENT, &e);
