@@ -234,5 +234,6 @@ test-cross:
 clean:
 	rm -rf build
 
-# (not the cross builds' sysroot: it has folders named *.d)
--include $(shell find $(BUILD) -name sysroot -prune -o -name '*.d' -type f -print 2>/dev/null)
+# (not the cross builds' sysroot nor tests/deb_systemd.sh's Debian root: they
+# have files and folders named *.d)
+-include $(shell find $(BUILD) \( -name sysroot -o -name 'systemd-root*' \) -prune -o -name '*.d' -type f -print 2>/dev/null)
