@@ -11,6 +11,7 @@
 #   credential:   LoadCredential= uncommented, token_secret_file = token.key:
 #                 a ?token= URL serves, none gets 401;
 #   restart/stop: systemctl restart gives a new main process that serves;
+#                 systemctl reload makes it reread its config (ExecReload=);
 #                 systemctl stop ends it within TimeoutStopSec with status 0;
 #   template:     vcapd@front with /etc/vcapd/front.conf (its own listen
 #                 port) starts, serves and stops;
@@ -164,6 +165,11 @@ up -u "admin:$PW"
 pid2=$(prop MainPID)
 [ "$SC" = 200 ] && [ "$SM" = ffd8 ] && [ "$pid2" != "$pid" ] && [ "$pid2" != 0 ]
 check restart $? "main pid $pid -> $pid2, /snapshot with the password $SC ($SM): $(tr '\n' ' ' <"$TMP/restart.log") $(journal | tail -6 | tr '\n' ' ')"
+# systemctl reload: ExecReload= signals the same process, which rereads its config
+inside systemctl reload vcapd >"$TMP/reload.log" 2>&1; rrc=$?
+[ "$rrc" = 0 ] && [ "$(prop MainPID)" = "$pid2" ] && [ "$(prop ActiveState)" = active ] &&
+	journal | grep -q 'reload: /etc/vcapd/vcapd.conf applied'
+check reload $? "rc $rrc, main pid $(prop MainPID) (was $pid2) $(prop ActiveState): $(tr '\n' ' ' <"$TMP/reload.log") $(journal | tail -4 | tr '\n' ' ')"
 snap -u admin:wrong
 wrong=$SC
 snap
