@@ -12,9 +12,12 @@
 #                 a ?token= URL serves, none gets 401;
 #   restart/stop: systemctl restart gives a new main process that serves;
 #                 systemctl reload makes it reread its config (ExecReload=);
-#                 systemctl stop ends it within TimeoutStopSec with status 0;
+#                 systemctl stop ends it in under 5 s (TimeoutStopSec=), by
+#                 its own shutdown ("stopped"), nothing killed;
 #   template:     vcapd@front with /etc/vcapd/front.conf (its own listen
 #                 port) starts, serves and stops;
+#   purge:        enabled and running (vcapd and vcapd@front), dpkg --purge
+#                 stops both, removes the wants link and leaves no vcapd;
 #   security:     systemd-analyze security vcapd, its exposure printed (and
 #                 at most 2.0: the hardening is in force).
 # The container has its own network namespace (--private-network): port 8080
@@ -218,3 +221,15 @@ res=$(prop Result) act=$(prop ActiveState)
 [ "$pid2" != 0 ] && ! inside test -d "/proc/$pid2" && [ "$act" = inactive ] && [ "$res" = success ] &&
 	[ "$ms" -lt 5000 ] && journal | grep -q '^vcapd: stopped$' && ! journal | grep -q 'SIGKILL\|timed out'
 check stop_clean $? "stop took $ms ms, $act, result $res, pid $pid2 $(inside test -d "/proc/$pid2" && echo alive || echo gone); $(journal | tail -4 | tr '\n' ' ')"
+
+# --- enabled and running, then purged: prerm stops and disables it all ------
+inside systemctl enable --now vcapd >"$TMP/enable.log" 2>&1
+inside systemctl start vcapd@front >>"$TMP/enable.log" 2>&1
+up -u "admin:$PW"
+en=$(inside systemctl is-enabled vcapd)
+inside dpkg --purge vcapd >"$TMP/purge.log" 2>&1; prc=$?
+procs=$(inside sh -c 'for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = vcapd ] && echo ${p#/proc/}; done')
+act=$(inside systemctl is-active vcapd vcapd@front | sort -u | tr '\n' ' ')
+[ "$SC" = 200 ] && [ "$en" = enabled ] && [ "$prc" = 0 ] && [ -z "$procs" ] && [ "$act" = "inactive " ] &&
+	[ ! -L "$R/etc/systemd/system/multi-user.target.wants/vcapd.service" ] && [ ! -e "$R/lib/systemd/system/vcapd.service" ]
+check purge_stops_units $? "before: /snapshot $SC, $en; purge rc $prc, vcapd pids left: ${procs:-none}, units $act, wants link $([ -L "$R/etc/systemd/system/multi-user.target.wants/vcapd.service" ] && echo left || echo gone): $(tr '\n' ' ' <"$TMP/enable.log") $(tr '\n' ' ' <"$TMP/purge.log" | head -c 300)"
