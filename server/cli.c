@@ -84,6 +84,8 @@ static const struct {
 	{ "format", "format" }, { "quality", "quality" }, { "rotate", "rotate" }, { "flip", "flip" },
 };
 #define N_CAM_FLAGS (sizeof(cam_flags) / sizeof(cam_flags[0]))
+/* every key a flag sets fits (--resolution sets two) */
+_Static_assert(N_CAM_FLAGS + 1 <= VC_CLI_MAX_KEYS, "VC_CLI_MAX_KEYS too small");
 
 /* Keeps key = len bytes of v in f, replacing an earlier value of the key. */
 static void keep(struct vc_cli_cam *f, const char *key, const char *v, size_t len)
