@@ -153,6 +153,34 @@ void vc_conf_cam_clear(struct vc_conf_cam *cam)
 	vc_conf_cam_init(cam);
 }
 
+int vc_conf_cam_copy(struct vc_conf_cam *dst, const struct vc_conf_cam *src)
+{
+	*dst = *src;
+	dst->name = dst->device = dst->encoder = NULL;
+	dst->ctrls = NULL;
+	dst->n_ctrls = 0;
+	if ((src->name && !(dst->name = strdup(src->name))) ||
+	    (src->device && !(dst->device = strdup(src->device))) ||
+	    (src->encoder && !(dst->encoder = strdup(src->encoder))))
+		goto fail;
+	if (src->n_ctrls && !(dst->ctrls = calloc(src->n_ctrls, sizeof(*dst->ctrls))))
+		goto fail;
+	for (; dst->n_ctrls < src->n_ctrls; dst->n_ctrls++) {
+		struct vc_conf_ctrl *c = &dst->ctrls[dst->n_ctrls];
+
+		c->name = strdup(src->ctrls[dst->n_ctrls].name);
+		c->value = strdup(src->ctrls[dst->n_ctrls].value);
+		if (!c->name || !c->value) {
+			dst->n_ctrls++; /* cleared below with the rest */
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	vc_conf_cam_clear(dst);
+	return -ENOMEM;
+}
+
 int vc_conf_cam_set(struct vc_conf_cam *cam, const char *key, const char *value, char *err,
 		    size_t errlen)
 {

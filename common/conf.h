@@ -2,8 +2,9 @@
  * [camera NAME] section per camera. Parsing is strict: an unknown section or
  * key, a bad value or a duplicate is an error reported as "file:line: message",
  * so a typo never silently falls back to a default. The parsed result is plain
- * data (no loop, no devices); the daemon maps it onto vc_cam_config, auth and
- * http settings, and compares two configs on reload.
+ * data (no loop, no devices); a camera runs on its section's struct
+ * vc_conf_cam itself (server/capture/capture.h), the daemon maps the rest
+ * onto auth and http settings, and compares two configs on reload.
  *
  * Syntax: "key = value" lines; '#' or ';' starts a comment line (only at the
  * start of a line, so values may contain '#'); blank lines ignored; keys are
@@ -164,6 +165,11 @@ void vc_conf_cam_init(struct vc_conf_cam *cam);
 /* Frees what a section built outside vc_conf_parse owns (name, device,
  * control lines) and leaves it as vc_conf_cam_init does. */
 void vc_conf_cam_clear(struct vc_conf_cam *cam);
+
+/* A deep copy of src into dst (its strings and control lines its own, for
+ * vc_conf_cam_clear): a camera keeps its settings past the config they
+ * came from. 0, or -ENOMEM with dst left as vc_conf_cam_init does. */
+int vc_conf_cam_copy(struct vc_conf_cam *dst, const struct vc_conf_cam *src);
 
 /* Sets one camera key as a config line "key = value" would, with the same
  * checks (the command line's per-camera flags go through here). Returns 0,

@@ -58,16 +58,16 @@ static uint32_t clamp_dim(uint32_t v)
 
 void placeholder_size(const struct hub *h, uint32_t *w, uint32_t *hgt)
 {
-	const struct vc_cam_config *cc = vc_cam_get_config(h->cam);
+	const struct vc_conf_cam *cc = vc_cam_get_config(h->cam);
 	uint32_t rw = PH_DEFAULT_W, rh = PH_DEFAULT_H;
 	struct vc_mode def;
 
 	/* the size the camera is configured for, else the one it defaults
 	 * to, else the one it last gave: a client's plain URL then sees the
 	 * size it will get once frames come */
-	if (cc->preferred.width && cc->preferred.height) {
-		rw = cc->preferred.width;
-		rh = cc->preferred.height;
+	if (cc->mode.width && cc->mode.height) {
+		rw = cc->mode.width;
+		rh = cc->mode.height;
 	} else if (policy_default_mode(h, &def) == 0 && def.width && def.height) {
 		rw = def.width;
 		rh = def.height;

@@ -73,7 +73,7 @@ static int policy_default(const struct hub *h, const struct vc_caps *caps, struc
 	struct vc_mode cfg, cur;
 
 	/* configured (a test pattern's spec counts: capture fills it in) */
-	cfg = vc_cam_get_config(h->cam)->preferred;
+	cfg = vc_cam_get_config(h->cam)->mode;
 	if (!cfg.width && signal_sized(h, &cur)) {
 		cfg.width = cur.width;
 		cfg.height = cur.height;

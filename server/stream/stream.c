@@ -540,7 +540,7 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 	}
 	/* what the camera says for what the URL leaves out (config keys
 	 * quality/rotate/flip/placeholder, --quality/--rotate/--flip) */
-	const struct vc_cam_config *cc = vc_cam_get_config(*cam);
+	const struct vc_conf_cam *cc = vc_cam_get_config(*cam);
 	const struct vc_request def = { .quality = cc->quality, .rotate = cc->rotate, .flip = cc->flip };
 	vc_params_defaults(p, &def, cc->placeholder);
 	/* serving rules on top of the parser: a value outside what the API

@@ -98,7 +98,7 @@ static void run_ms(struct event_base *b, int ms)
 
 static int fixture_open(struct fixture *fx, const char *path, const struct vc_stream_budget *b)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1, .idle_stop_ms = 1000 };
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1, .idle_stop_ms = 1000 };
 
 	memset(fx, 0, sizeof(*fx));
 	fx->base = event_base_new();

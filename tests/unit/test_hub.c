@@ -37,7 +37,7 @@ struct fixture {
 
 static int fixture_open(struct fixture *fx, const char *path)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1, .idle_stop_ms = 1000 };
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1, .idle_stop_ms = 1000 };
 
 	memset(fx, 0, sizeof(*fx));
 	fx->base = event_base_new();
