@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fwd.h"
 #include "common/log.h"
 
 #define MIN_SECRET 16
@@ -393,6 +394,48 @@ static void pr_allowed_hosts(const struct vc_conf_key *k, const void *base, FILE
 		fprintf(f, "%s = %s\n", k->name, c->hosts[i]);
 }
 
+/* "addr[/bits] [addr[/bits]...]" (spaces or commas): reverse proxies whose
+ * Forwarded / X-Forwarded-For headers name the client (common/fwd.h). */
+static int p_trusted_proxies(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base,
+			     int line, const char *v)
+{
+	struct vc_conf *c = base;
+	char buf[512];
+	int n = 0;
+
+	(void)k;
+	if (strlen(v) >= sizeof(buf)) {
+		vc_conf_bad(st, line, "trusted_proxies: list longer than %zu bytes", sizeof(buf) - 1);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *save = NULL, *t = strtok_r(buf, " ,\t", &save); t; t = strtok_r(NULL, " ,\t", &save)) {
+		struct vc_fwd_net net;
+
+		if (vc_fwd_net_parse(t, &net) < 0) {
+			vc_conf_bad(st, line, "trusted_proxies: '%s' is not an IPv4 or IPv6 address "
+				    "or ADDRESS/PREFIX", t);
+			return 0;
+		}
+		int r = push_str(&c->proxies, &c->n_proxies, t);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (!n)
+		vc_conf_bad(st, line, "trusted_proxies: '%s' names no address", v);
+	return 0;
+}
+
+static void pr_trusted_proxies(const struct vc_conf_key *k, const void *base, FILE *f, int redact)
+{
+	const struct vc_conf *c = base;
+
+	(void)redact;
+	for (size_t i = 0; i < c->n_proxies; i++)
+		fprintf(f, "%s = %s\n", k->name, c->proxies[i]);
+}
+
 static int p_max_size(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base, int line,
 		      const char *v)
 {
@@ -473,6 +516,9 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	/* the stream layer's memory budget (0 = its defaults) and Host names */
 	{ .name = "allowed_hosts", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
 	  .example = "cam.example.org", OTHER(p_allowed_hosts, pr_allowed_hosts) },
+	{ .name = "trusted_proxies", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
+	  .range = "addresses or ADDRESS/PREFIX, IPv4 or IPv6", .example = "127.0.0.1 ::1",
+	  OTHER(p_trusted_proxies, pr_trusted_proxies) },
 	{ .name = "max_outputs", .type = VC_CONF_T_INT, .apply = VC_CONF_LIVE,
 	  .off = SRV_INT(max_outputs), .lo = 1, .hi = 1000, .def = VC_CONF_DEF_MAX_OUTPUTS,
 	  .range = "an integer 1-1000", .example = "4" },

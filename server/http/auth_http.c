@@ -305,7 +305,7 @@ static int guard(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_req *
 			      "Host is not a name of this server (add it to allowed_hosts)");
 	}
 	if (cl == VC_CLASS_CONTROL && (!a || !vc_auth_policy(a, VC_CLASS_CONTROL)) &&
-	    !vc_guard_control_open_net(gd) && !vc_guard_is_loopback(vc_http_peer_addr(r))) {
+	    !vc_guard_control_open_net(gd) && !vc_http_peer_local(r)) {
 		log_info_lim("control from the network (403)", vc_http_peer(r, peer, sizeof(peer)),
 			     "%s %s from %s: control from the network needs auth_control: 403",
 			     r->method, r->url, peer);
