@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/clock.h"
 #include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/http/headwait.h"
@@ -149,14 +150,6 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
 	return buf;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static enum MHD_Result group_admit(struct vc_http *h, const struct sockaddr *addr);
 static void group_track(struct vc_http *h, const struct sockaddr *addr,
 			enum MHD_ConnectionNotificationCode toe);
@@ -172,7 +165,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t
 	(void)len;
 	if (group_admit(h, sa) == MHD_NO)
 		return MHD_NO;
-	if (vc_headwait_admit(h->hw, sa, mono_ms()))
+	if (vc_headwait_admit(h->hw, sa, vc_mono_ms()))
 		return MHD_YES;
 	log_info_lim("connections without a request head", addr_str(sa, peer, sizeof(peer)),
 		     "%s: refused: it holds connections that sent no request head "
@@ -189,7 +182,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, mono_ms());
+		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, vc_mono_ms());
 		group_track(h, ci ? ci->client_addr : NULL, toe);
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		const union MHD_ConnectionInfo *ci =
