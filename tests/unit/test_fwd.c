@@ -42,7 +42,9 @@ static void nets(void)
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct vc_fwd_net n;
+		memset(&n, 0xff, sizeof(n));
 		CHECK((vc_fwd_net_parse(v[i].s, &n) == 0) == v[i].ok, "'%s' ok=%d", v[i].s, v[i].ok);
+		CHECK(!v[i].ok || n.bits <= 128, "'%s': %u bits", v[i].s, n.bits);
 	}
 	static const char *const list[] = { "10.1.2.3/8", "::1", "fd00::/8", "192.168.1.7",
 					    "172.16.0.0/12", "2001:db8:8000::/33", NULL };
@@ -92,13 +94,17 @@ static void run_cases(const struct fcase *v, size_t nv, const char *const *trust
 		while (nx < 4 && v[i].xff[nx])
 			nx++;
 		struct vc_fwd_headers hd = { v[i].fwd, nf, v[i].xff, nx, v[i].real };
-		struct sockaddr_storage ss = { .ss_family = AF_UNSPEC };
+		struct sockaddr_storage ss, canary;
 		char buf[64];
+		memset(&ss, 0xff, sizeof(ss)); /* written only for an address */
+		memset(&canary, 0xff, sizeof(canary));
 		enum vc_fwd_result r = vc_fwd_client(&hd, t, nt, &ss);
 		CHECK_AT(v[i].line, r == v[i].want, "result %d, want %d", r, v[i].want);
 		if (r == VC_FWD_ADDR && v[i].want == VC_FWD_ADDR)
 			CHECK_AT(v[i].line, strcmp(addr_of(&ss, buf, sizeof(buf)), v[i].addr) == 0,
 				 "client %s, want %s", buf, v[i].addr);
+		if (r != VC_FWD_ADDR)
+			CHECK_AT(v[i].line, memcmp(&ss, &canary, sizeof(ss)) == 0, "out written");
 		CHECK_AT(v[i].line, vc_fwd_present(&hd) == (nf || nx || v[i].real), "present");
 	}
 }
