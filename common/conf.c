@@ -458,6 +458,9 @@ void vc_conf_free(struct vc_conf *c)
 	for (size_t i = 0; i < c->n_hosts; i++)
 		free(c->hosts[i]);
 	free(c->hosts);
+	for (size_t i = 0; i < c->n_proxies; i++)
+		free(c->proxies[i]);
+	free(c->proxies);
 	for (size_t i = 0; i < c->n_users; i++) {
 		free(c->users[i].name);
 		free(c->users[i].hash);

@@ -9,7 +9,7 @@
  * Syntax: "key = value" lines; '#' or ';' starts a comment line (only at the
  * start of a line, so values may contain '#'); blank lines ignored; keys are
  * case-sensitive lower case. Repeatable keys: listen, user, control,
- * allowed_hosts. */
+ * allowed_hosts, trusted_proxies. */
 #ifndef VC_CONF_H
 #define VC_CONF_H
 
@@ -99,6 +99,10 @@ struct vc_conf {
 	 * machine's name and the listen hosts (DNS rebinding guard); "*" = any. */
 	size_t n_hosts;
 	char **hosts;
+	/* trusted_proxies: addresses and CIDRs (common/fwd.h syntax) whose
+	 * forwarding headers name the client; empty = none trusted. */
+	size_t n_proxies;
+	char **proxies;
 	/* Memory budget of the stream fan-out; 0 = unset (defaults in the
 	 * stream layer). */
 	int max_outputs;       /* distinct pictures served at once per camera */

@@ -206,6 +206,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	vc_auth_warn_open(a->auth, a->guard, a->opts->listen, a->opts->n_listen);
 	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
 		log_warn("reload: cors_origin not changed (out of memory)");
+	if (vc_http_set_proxies(a->http, nc->proxies, nc->n_proxies) < 0)
+		log_warn("reload: trusted_proxies not changed (out of memory)");
 	apply_budget(a, nc);
 	vc_camset_reload(a->camset, nc);
 	if (a->conf != a->boot_conf)
@@ -455,6 +457,7 @@ int main(int argc, char **argv)
 	const size_t *n_cams;
 	struct vc_cam *const *cams = vc_camset_cams(a.camset, &n_cams);
 	if (vc_http_new(a.base, &hc, &a.http) < 0 ||
+	    (a.conf && vc_http_set_proxies(a.http, a.conf->proxies, a.conf->n_proxies) < 0) ||
 	    vc_streams_new(a.base, a.http, cams, *n_cams, &a.streams) < 0 ||
 	    vc_api_new(a.streams, a.http, &a.api) < 0) {
 		log_error("out of memory");

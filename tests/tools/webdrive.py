@@ -277,8 +277,11 @@ def main():
     def note(name, h):  # what the engine has, for a verbose run
         if os.environ.get('VERBOSE'):
             res.append('# %s.%s %s' % (prefix, name, json.dumps(h.get('mse'))))
-    with open(os.path.join(HERE, 'webdrive_page.js')) as f:
+    # the page drivers' helpers (sleep, until...) first, then the steps
+    with open(os.path.join(HERE, '..', 'integ', 'lib', 'drive.js')) as f:
         page_js = f.read()
+    with open(os.path.join(HERE, 'webdrive_page.js')) as f:
+        page_js += f.read()
     log = open(os.path.join(work, engine + '.log'), 'w')
 
     def step(name):
