@@ -40,7 +40,8 @@ PIDS="$PIDS $mp"
 ffprobe -v error -read_intervals %+6 -count_frames -show_entries stream=width,height,nb_read_frames \
 	-of default=nw=1 "$U/stream.m3u8?$Q" >"$TMP/ffprobe.out" 2>"$TMP/ffprobe.err" &
 fp=$!
-timeout 9 gst-launch-1.0 -v souphttpsrc location="$U/stream.m3u8?$Q" ! hlsdemux ! qtdemux ! \
+# libav's decode errors (concealed, not fatal) logged as ERROR lines
+GST_DEBUG=libav:2 GST_DEBUG_NO_COLOR=1 timeout 9 gst-launch-1.0 -v souphttpsrc location="$U/stream.m3u8?$Q" ! hlsdemux ! qtdemux ! \
 	h264parse ! avdec_h264 ! fakesink silent=false >"$TMP/gst.out" 2>&1 &
 gp=$!
 PIDS="$PIDS $fp $gp"
@@ -67,7 +68,7 @@ check ffprobe_reads "$([ "$fprc" = 0 ] && [ "${nf:-0}" -ge 68 ] && [ "$fw" = 320
 gn=$(grep -c 'last-message = chain' "$TMP/gst.out")
 gpts=$(sed -n 's/.*last-message = chain.*pts: \([0-9]*\):\([0-9]*\):\([0-9]*\)\..*/\1 \2 \3/p' "$TMP/gst.out" |
 	awk 'NR == 1 { f = $1 * 3600 + $2 * 60 + $3 } { l = $1 * 3600 + $2 * 60 + $3 } END { print l - f }')
-gerr=$(grep -E 'ERROR|WARNING|CRITICAL' "$TMP/gst.out" | head -3)
+gerr=$(grep -a -E 'ERROR|WARN|CRITICAL' "$TMP/gst.out" | head -3)
 gsize=$(grep -c 'fakesink0.GstPad:sink: caps = video/x-raw.*width=(int)320, height=(int)240' "$TMP/gst.out")
 echo "$T: gstreamer: $gn frames over ${gpts:-?} s of pts"
 check gst_plays "$([ "${gn:-0}" -ge 68 ] && [ "${gpts:-0}" -ge 5 ] && [ -z "$gerr" ] && [ "$gsize" -ge 1 ]; echo $?)" \
@@ -92,18 +93,25 @@ check window_slides "$([ -n "$first" ] && [ "$seq1" -gt "$first" ] && [ "$6" -ge
 	"first segment ${first:-?}, sequence now $seq1 ($6 segments), old one: $c $(head -c 100 "$TMP/old.json")"
 
 # segment durations by their decode times: every listed segment but the
-# oldest (it may leave the window at any moment) fetched
+# two oldest (they may leave the window meanwhile on a loaded host),
+# fetched by one curl
 status_of "$U/stream.m3u8?$Q" "$TMP/p2.m3u8" >/dev/null
 set -- $($HC playlist "$TMP/p2.m3u8")
 durs="" sum=0 bad="" prev=""
-for n in $(sed -n 's/.*&seg=\([0-9]*\)$/\1/p' "$TMP/p2.m3u8" | tail -n +2); do
-	c=$(curl -s --max-time 5 -o "$TMP/s$n.m4s" -w '%{http_code}' "$U/stream.m4s?$Q&seg=$n")
-	[ "$c" = 200 ] || bad="$bad seg $n: $c;"
+segs=$(sed -n 's/.*&seg=\([0-9]*\)$/\1/p' "$TMP/p2.m3u8" | tail -n +3)
+_args=""
+for n in $segs; do
+	_args="$_args -o $TMP/s$n.m4s $U/stream.m4s?$Q&seg=$n"
 done
+set -f
+# shellcheck disable=SC2086
+curl -s --max-time 5 -w '%{url} %{http_code}\n' $_args | sed 's/.*&seg=//' >"$TMP/segs.codes"
+set +f
+bad=$(grep -v ' 200$' "$TMP/segs.codes" | tr '\n' ' ')
 # at once, while the session surely lives (it lingers 3 s after a request)
 curl -s -o "$TMP/st2.json" "$U/api/status"
-for n in $(sed -n 's/.*&seg=\([0-9]*\)$/\1/p' "$TMP/p2.m3u8" | tail -n +2); do
-	[ -s "$TMP/s$n.m4s" ] || continue
+for n in $segs; do
+	grep -q "^$n 200$" "$TMP/segs.codes" || continue
 	sum=$((sum + $(stat -c %s "$TMP/s$n.m4s")))
 	t=$($HC tfdt "$TMP/s$n.m4s")
 	if [ -n "$prev" ]; then
