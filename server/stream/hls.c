@@ -30,6 +30,8 @@ struct hls_seg {
 	int64_t dur_us;       /* on the capture clock */
 	uint32_t gen;         /* init segment it needs */
 	int disc;             /* a new init segment starts with it */
+	uint64_t disc_n;      /* discontinuities up to and including it (the playlist's
+			       * EXT-X-DISCONTINUITY-SEQUENCE when it is the first) */
 };
 
 struct hls_init {
@@ -51,7 +53,7 @@ struct hls {
 	struct hls_init init[2]; /* [0] current, [1] the one before */
 	struct hls_seg seg[HLS_WINDOW]; /* oldest first, n of them */
 	unsigned n;
-	uint64_t next_seq, disc_seq;
+	uint64_t next_seq, disc_n;
 	int64_t max_dur_us;
 	/* the segment being built */
 	uint8_t *cur;
@@ -115,8 +117,6 @@ static void close_seg(struct hls *x, int64_t end_us)
 	if (!x->open || !x->cur_len)
 		return;
 	if (x->n == HLS_WINDOW) {
-		if (x->seg[1].disc)
-			x->disc_seq++; /* its discontinuity leaves the playlist */
 		seg_free(&x->seg[0]);
 		memmove(&x->seg[0], &x->seg[1], (HLS_WINDOW - 1) * sizeof(x->seg[0]));
 		x->n--;
@@ -131,8 +131,9 @@ static void close_seg(struct hls *x, int64_t end_us)
 	}
 	struct hls_seg *g = &x->seg[x->n++];
 
+	x->disc_n += !!x->cur_disc;
 	*g = (struct hls_seg){ x->cur, x->cur_cap, x->next_seq++, end_us - x->cur_start_us,
-			       x->init[0].gen, x->cur_disc };
+			       x->init[0].gen, x->cur_disc, x->disc_n };
 	if (g->dur_us > x->max_dur_us)
 		x->max_dur_us = g->dur_us;
 	x->cur = NULL;
@@ -301,7 +302,7 @@ int hls_playlist(const struct hls *x, const char *base, char *buf, size_t cap)
 	} while (0)
 	PUT("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:%u\n#EXT-X-MEDIA-SEQUENCE:%" PRIu64
 	    "\n#EXT-X-DISCONTINUITY-SEQUENCE:%" PRIu64 "\n#EXT-X-INDEPENDENT-SEGMENTS\n",
-	    target_s(x), x->n ? x->seg[0].seq : x->next_seq, x->disc_seq);
+	    target_s(x), x->n ? x->seg[0].seq : x->next_seq, x->n ? x->seg[0].disc_n : x->disc_n);
 	for (unsigned i = 0; i < x->n; i++) {
 		const struct hls_seg *g = &x->seg[i];
 
