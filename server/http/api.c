@@ -179,7 +179,7 @@ static void json_client_cb(void *opaque, const struct vc_client_info *ci)
 
 	vc_json_obj_begin(j);
 	kstr(j, "peer", ci->peer);
-	kstr(j, "kind", ci->h264 == 2 ? "mp4" : ci->h264 ? "h264" : ci->raw ? "raw" : "mjpeg");
+	kstr(j, "kind", ci->h264 == 3 ? "hls" : ci->h264 == 2 ? "mp4" : ci->h264 ? "h264" : ci->raw ? "raw" : "mjpeg");
 	vc_json_key(j, "output");
 	json_output(j, &ci->out);
 	vc_json_kuint(j, "frames", ci->frames);

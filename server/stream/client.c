@@ -424,8 +424,32 @@ const struct client_http_ops client_http_mhd = {
 	MHD_suspend_connection, MHD_resume_connection, vc_http_wake, vc_http_timeout_s,
 };
 
+/* A sink client takes every frame it may, at once (it never blocks). */
+static void sink_pump(struct client *c, int64_t now)
+{
+	struct output *o = c->out;
+
+	while (!c->ending && part_due(c, o, now)) {
+		uint64_t n = o->latest_n;
+		struct vc_frame *kept = h264_out_kept(c, o, &n);
+		const struct vc_frame *f = kept ? kept : o->latest;
+
+		part_begin(c, n, now);
+		c->need_key = 0;
+		if (!kept)
+			c->catchup = 0;
+		c->sink->frame(c->sink_opaque, f, n);
+		c->bytes += f->bytesused[0];
+		part_end(c);
+	}
+}
+
 void client_wake(struct client *c, int64_t now)
 {
+	if (c->sink) {
+		sink_pump(c, now);
+		return;
+	}
 	if (c->sock >= 0) {
 		if (c->wev && !c->part) /* idle on its socket (else it takes latest when done) */
 			direct_pump(c);
@@ -441,6 +465,12 @@ void client_wake(struct client *c, int64_t now)
 
 void client_end(struct client *c)
 {
+	if (c->sink) {
+		if (!c->ending)
+			c->sink->ended(c->sink_opaque);
+		c->ending = 1;
+		return;
+	}
 	c->ending = 1;
 	if (c->sock >= 0) {
 		if (!c->part) /* else direct_pump ends it after the part */
@@ -453,6 +483,10 @@ void client_end(struct client *c)
 
 void client_drop(struct client *c)
 {
+	if (c->sink) {
+		client_end(c);
+		return;
+	}
 	c->dropped = 1;
 	c->part_us = 0;
 	vc_part_unref(c->part);
@@ -560,4 +594,33 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	log_debug("client %s: %s stream on cam %s", c->peer,
 		  h264 == H264_MP4 ? "mp4" : h264 ? "h264" : raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}
+
+struct client *client_sink_new(struct output *o, const struct vc_request *req,
+			       const struct client_sink *sink, void *opaque, const char *peer,
+			       const struct sockaddr *addr, int dflt)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->s = o->hub->s;
+	c->out = o;
+	c->sock = -1;
+	c->raw = 1;
+	c->h264 = H264_ANNEXB;
+	c->req = *req;
+	c->sent_n = o->latest_n;
+	c->sink = sink;
+	c->sink_opaque = opaque;
+	c->dflt = dflt;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	vc_guard_addr_key(addr, &c->addr);
+	h264_out_join(o, c);
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	hub_acquire(o->hub);
+	log_debug("client %s: hls reader on cam %s", c->peer,
+		  o->hub->cam ? vc_cam_id(o->hub->cam) : "?");
+	return c;
 }

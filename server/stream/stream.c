@@ -9,6 +9,7 @@
 #include "server/stream/stream_int.h"
 #include "server/stream/budget.h"
 #include "server/stream/h264_out.h"
+#include "server/stream/hls.h"
 #include "server/stream/hwenc.h"
 
 #include <errno.h>
@@ -285,6 +286,7 @@ static enum MHD_Result h_raw(void *opaque, struct vc_http_req *r)
  * (budget.c). */
 static void stream_gc(evutil_socket_t fd, short what, void *arg)
 {
+	hls_tick(arg); /* lapsed HLS sessions leave their outputs first */
 	output_gc(fd, what, arg);
 	hold_tick(arg);
 	budget_trim(arg);
@@ -388,6 +390,7 @@ int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_c
 void vc_streams_shutdown(struct vc_streams *s)
 {
 	s->stopping = 1;
+	hls_free_all(s);
 	for (size_t i = 0; i < s->n_hubs; i++)
 		hub_end_users(s->hubs[i]);
 	vc_http_wake(s->http);
@@ -399,6 +402,7 @@ void vc_streams_free(struct vc_streams *s)
 		return;
 	/* jobs still queued or running finish here (their done drops results) */
 	s->freeing = 1;
+	hls_free_all(s);
 	vc_workers_free(s->workers);
 	for (size_t i = 0; i < s->n_hubs; i++) {
 		hub_detach(s->hubs[i]);
@@ -428,7 +432,9 @@ int vc_streams_routes(struct vc_streams *s, struct vc_http *http)
 		{ "GET", "/stream.mp4", 0, VC_HTTP_VIEW, h_stream_mp4 },
 	};
 
-	return vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), s);
+	int e = vc_http_routes(http, t, sizeof(t) / sizeof(t[0]), s);
+
+	return e < 0 ? e : hls_routes(s, http);
 }
 
 size_t vc_streams_n_cams(const struct vc_streams *s)
@@ -479,7 +485,7 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
 			/* frames between the one being sent and the latest are
 			 * already lost to this client: count them now */
 			struct vc_client_info ci = {
-				.raw = c->raw, .h264 = c->h264, .out = o->plan.out,
+				.raw = c->raw, .h264 = c->sink ? 3 : c->h264, .out = o->plan.out,
 				.frames = c->frames,
 				.skipped = c->skipped + (o->latest_n > c->sent_n + 1
 							 ? o->latest_n - c->sent_n - 1 : 0),

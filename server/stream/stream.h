@@ -104,7 +104,7 @@ struct vc_output_info {
 struct vc_client_info {
 	char peer[64];
 	int raw;                /* raw stream (else MJPEG multipart) */
-	int h264;               /* 1 H.264 Annex-B, 2 MP4 (then raw says nothing) */
+	int h264;               /* 1 H.264 Annex-B, 2 MP4, 3 HLS (then raw says nothing) */
 	struct vc_output out;
 	uint64_t frames, skipped, bytes;
 	double fps;             /* sent frames per second, recent */

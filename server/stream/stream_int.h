@@ -73,6 +73,17 @@ struct client {
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
 	int dflt;                  /* asked for the camera's default picture (never
 				    * refused or ended by the budget) */
+	/* an in-process reader (HLS, hls.c) instead of a connection: it is
+	 * handed each frame it takes (client_wake) and told when its stream
+	 * ends; conn NULL, sock -1. Freed by its owner (client_free). */
+	const struct client_sink *sink;
+	void *sink_opaque;
+};
+
+struct client_sink {
+	/* f (borrowed) is the frame number n the client takes now */
+	void (*frame)(void *opaque, const struct vc_frame *f, uint64_t n);
+	void (*ended)(void *opaque); /* client_end/client_drop: stop, free it soon */
 };
 
 /* A snapshot/raw request waiting for the next frame of an output. */
@@ -165,6 +176,7 @@ struct vc_streams {
 	unsigned hold_drops[2];         /* clients hold.c dropped since the last log line, */
 	char hold_peer[64];             /* by rule (HOLD_AGE, HOLD_MEM), and the last one */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
+	struct hls *hls;           /* hls.c: the HLS sessions */
 	/* hwenc.c: the M2M devices, their I/O (NULL = real), totals, and the
 	 * device that failed last (until it works again), left alone until
 	 * hw_bad_until_us */
@@ -314,6 +326,13 @@ void placeholder_free(struct vc_streams *s);
  * /stream.h264. */
 enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
 extern const struct client_http_ops client_http_mhd;
+/* An H.264 client of o with no connection (struct client_sink): joins like
+ * /stream.h264 (from an IDR) and counts as a stream for the mode, budget
+ * and /api/status. peer: text for logs/status; addr its address (NULL:
+ * unknown). NULL on ENOMEM. Ended by client_end, freed by client_free. */
+struct client *client_sink_new(struct output *o, const struct vc_request *req,
+			       const struct client_sink *sink, void *opaque, const char *peer,
+			       const struct sockaddr *addr, int dflt);
 /* The MHD content reader and free callback of a stream response
  * (client_start); unit tests call them as MHD would. */
 ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max);

@@ -362,8 +362,15 @@ def main():
             b.navigate(url + '/' + pagename + '.html')
             h = step('h264')
             note(pagename + '_mse', h)
-            if pagename == 'nomse':
-                check('nomse_no_h264', not h.get('offered') and h.get('live') == 'mjpeg', json.dumps(h))
+            if pagename == 'nomse' and h.get('offered'):
+                # neither: only an engine saying it plays HLS itself offers
+                # H.264, through /stream.m3u8 (issue 24); one that says so
+                # and cannot (Chromium without MediaSource: error 4) falls
+                # back to MJPEG, saying why
+                check('nomse_hls', (h.get('how') == 'H.264 via HLS' and plays(h)) or
+                      (h.get('live') == 'mjpeg' and 'did not play' in h.get('answer', '')), json.dumps(h))
+            elif pagename == 'nomse':
+                check('nomse_no_h264', h.get('live') == 'mjpeg', json.dumps(h))
             elif h.get('mse', {}).get('ManagedMediaSource'):
                 check('mms_plays', h.get('live') == 'h264' and h.get('how') == 'H.264 via ManagedMediaSource' and
                       h.get('advanced', 0) > 0.5, json.dumps(h))
