@@ -150,8 +150,8 @@ static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct 
 /* Renders frames seq .. seq+n-1 of m: into mem[] (cap[]) when cb is NULL
  * (n = 1), else into a buffer of its own handed to cb. */
 static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, int noise,
-		      uint64_t seq, uint64_t n, uint8_t *const mem[3], const size_t cap[3], size_t bytesused[3],
-		      vc_testsrc_frame_cb cb, void *opaque)
+		      uint64_t seq, uint64_t n, uint8_t *const mem[3], const size_t cap[3],
+		      size_t bytesused[3], vc_testsrc_frame_cb cb, void *opaque)
 {
 	struct vc_src_format f;
 	struct vc_geom mg;

@@ -50,5 +50,4 @@ rate noise_300k 1 300000
 rate pattern_1M 0 1000000
 rate noise_1M 1 1000000
 
-stop_vcapd
-check clean_exit "$?" "exit status"
+stopped_clean
