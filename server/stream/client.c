@@ -451,6 +451,16 @@ void client_end(struct client *c)
 	}
 }
 
+void client_on_event(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct client *c = opaque;
+
+	if (ev == STREAM_EV_DATA)
+		client_wake(c, now);
+	else
+		client_end(c);
+}
+
 void client_drop(struct client *c)
 {
 	c->dropped = 1;
@@ -525,6 +535,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 		return MHD_NO;
 	c->s = s;
 	c->out = o;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->conn = r->conn;
 	c->raw = raw;
 	c->h264 = (uint8_t)h264;

@@ -60,6 +60,19 @@ void snapshot_wake(struct waiter *w)
 	MHD_resume_connection(w->conn);
 }
 
+void snapshot_on_event(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct waiter *w = opaque;
+
+	(void)now;
+	if (ev == STREAM_EV_DATA) {
+		snapshot_wake(w);
+	} else if (!w->resumed) { /* wakes without a frame: 503 */
+		w->resumed = 1;
+		MHD_resume_connection(w->conn);
+	}
+}
+
 static void frame_free_cb(void *cls)
 {
 	vc_frame_unref(cls);
@@ -176,6 +189,7 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 		return MHD_NO;
 	w->s = s;
 	w->out = o;
+	w->wake = (struct stream_wake){ snapshot_on_event, w };
 	w->conn = r->conn;
 	w->raw = raw;
 	w->req = p.req;

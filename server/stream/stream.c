@@ -203,7 +203,7 @@ struct output *stream_take_output(struct hub *h, const struct vc_streams_answer 
 	/* a one-shot is a poller from its first request (policy.c) */
 	if (kind == HUB_ONESHOT)
 		policy_poll(h, peer, &a->p.req);
-	return output_get_planned(h, &a->p.req, kind, &a->mode, &a->plan, a->served);
+	return hub_output_get_planned(h, &a->p.req, kind, &a->mode, &a->plan, a->served);
 }
 
 struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
@@ -280,12 +280,14 @@ static enum MHD_Result h_raw(void *opaque, struct vc_http_req *r)
 
 /* ---- setup, lookups, stats ---- */
 
-/* The gc tick: frees outputs nobody uses (output.c), drops clients too slow
+/* The gc tick: frees outputs nobody uses (hub.c), drops clients too slow
  * to keep a part (hold.c), then gives their frame memory back to the system
  * (budget.c). */
 static void stream_gc(evutil_socket_t fd, short what, void *arg)
 {
-	output_gc(fd, what, arg);
+	(void)fd;
+	(void)what;
+	hub_gc(arg);
 	hold_tick(arg);
 	budget_trim(arg);
 }
@@ -300,6 +302,8 @@ int vc_streams_new(struct event_base *base, struct vc_http *http, struct vc_cam 
 	s->base = base;
 	s->http = http;
 	s->http_ops = &client_http_mhd;
+	s->kick = vc_http_wake;
+	s->publish = output_publish;
 	s->gc = event_new(base, -1, EV_PERSIST, stream_gc, s);
 	int ret = vc_workers_new(base, 0, &s->workers);
 	if (ret < 0 || !s->gc) {
@@ -335,6 +339,7 @@ int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam)
 		return -ENOMEM;
 	h->s = s;
 	h->cam = cam;
+	h->pol.choose = hub_choose;
 	s->hubs[s->n_hubs++] = h;
 	vc_cam_set_callbacks(cam, hub_on_frame, hub_on_event, h);
 	return 0;

@@ -35,10 +35,32 @@ struct hub;
 struct output;
 struct sockaddr;
 
+/* How the core tells a consumer of an output (a stream client, a waiting
+ * one-shot, later an RTSP session) what happened: through the callback the
+ * consumer set when it subscribed, never by calling its module, so the
+ * core (hub, output, budget, h264_out, ...) depends on no serving layer. */
+enum stream_ev {
+	STREAM_EV_DATA = 0,     /* the output has a new latest frame */
+	STREAM_EV_END_GONE,     /* ended: the camera went, the server stops */
+	STREAM_EV_END_BUDGET,   /* ended: its output does not fit the budget */
+	STREAM_EV_END_CHANGED,  /* ended: the stream's setup changed (new SPS
+				 * for an MP4 client's init segment) */
+};
+struct stream_wake {
+	void (*fn)(void *opaque, enum stream_ev ev, int64_t now_us);
+	void *opaque;
+};
+
+static inline void stream_notify(const struct stream_wake *w, enum stream_ev ev, int64_t now)
+{
+	w->fn(w->opaque, ev, now);
+}
+
 struct client {
 	struct client *next, *prev;
 	struct output *out;
 	struct vc_streams *s;
+	struct stream_wake wake;   /* set by its subscriber (client.c) */
 	struct MHD_Connection *conn;
 	int raw, suspended, ending;
 	uint8_t h264;              /* enum h264_kind: how it takes an H.264 output */
@@ -80,6 +102,7 @@ struct waiter {
 	struct waiter *next, *prev;
 	struct output *out;
 	struct vc_streams *s;
+	struct stream_wake wake;   /* set by its subscriber (snapshot.c) */
 	struct MHD_Connection *conn;
 	struct vc_request req;     /* what this request asked (mode choice) */
 	struct vc_frame *frame;    /* set when woken with a frame */
@@ -152,6 +175,14 @@ struct client_http_ops {
 struct vc_streams {
 	struct event_base *base;
 	struct vc_http *http;
+	/* Run by the core after it woke consumers (vc_http_wake: MHD runs the
+	 * resumed connections once); set by vc_streams_new, so the core calls
+	 * no HTTP function. */
+	void (*kick)(struct vc_http *http);
+	/* output_publish, for hwenc.c: output.c calls hwenc.c, so hwenc.c
+	 * hands its encoded frames back through this pointer (set by
+	 * vc_streams_new) rather than calling up into output.c. */
+	void (*publish)(struct output *o, struct vc_frame *res, size_t dht, int placeholder);
 	const struct client_http_ops *http_ops;
 	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
 	size_t n_hubs, cap_hubs;
@@ -245,6 +276,20 @@ int hub_mode_same(const struct vc_mode *a, const struct vc_mode *b);
  * asks the camera for it when it changes and the policy lets it switch now. */
 void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind);
 void hub_acquire(struct hub *h);
+/* The output for req on h after the mode was updated for it (NULL: none). */
+struct output *hub_output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
+/* hub_output_get for a request already decided (stream_decide: mode m,
+ * plan pl against it, served by the target): planned again only when the
+ * mode the hub then targets is not m. */
+struct output *hub_output_get_planned(struct hub *h, const struct vc_request *req,
+				      enum hub_kind kind, const struct vc_mode *m,
+				      const struct vc_plan *pl, int served);
+/* The gc timer's work: frees the outputs nobody used for a while and the
+ * removed cameras' hubs nobody uses any more. */
+void hub_gc(struct vc_streams *s);
+/* Chooses the mode again for h's users (the policy's timer, through
+ * hub_policy.choose). */
+void hub_choose(struct hub *h);
 void hub_detach(struct hub *h);
 void hub_end_users(struct hub *h);
 void hub_free(struct hub *h);
@@ -255,13 +300,6 @@ void hub_on_event(void *opaque, struct vc_cam *cam);
 
 /* ---- output.c ---- */
 
-struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
-/* output_get for a request already decided (stream_decide: mode m, plan
- * pl against it, served by the target): planned again only when the mode
- * the hub then targets is not m. */
-struct output *output_get_planned(struct hub *h, const struct vc_request *req,
-				  enum hub_kind kind, const struct vc_mode *m,
-				  const struct vc_plan *pl, int served);
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 			       const struct vc_plan *pl);
 /* f is of the hub's target mode; processed for o and published. */
@@ -271,8 +309,6 @@ void output_merge(struct output *to, struct output *from);
 void output_split(struct hub *h, struct output *o);
 void output_unused(struct output *o);
 void output_free(struct output *o);
-/* The gc timer's callback (arg: the vc_streams). */
-void output_gc(evutil_socket_t fd, short what, void *arg);
 
 /* Makes res the output's latest frame (dht: see latest_dht), taking over
  * the caller's reference, and wakes its clients; waiting snapshots too
@@ -322,6 +358,8 @@ void client_free(void *cls);
 void client_wake(struct client *c, int64_t now);
 /* c's stream ends after the part being sent. */
 void client_end(struct client *c);
+/* c's stream_wake callback (opaque: c): DATA wakes it, any end ends it. */
+void client_on_event(void *opaque, enum stream_ev ev, int64_t now);
 /* Ends c's stream at once, mid-part (hold.c: too slow to keep a part):
  * drops what it holds; a plain socket is reset on close, so the kernel
  * frees the pages it still queues. MHD frees c afterwards. */
@@ -349,6 +387,9 @@ void hold_tick(struct vc_streams *s);
 enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int raw);
 /* o (w's output) has a new latest frame: w takes a reference and resumes. */
 void snapshot_wake(struct waiter *w);
+/* w's stream_wake callback (opaque: w): DATA wakes it with the frame, an
+ * end resumes it without one (503). */
+void snapshot_on_event(void *opaque, enum stream_ev ev, int64_t now);
 
 /* ---- stream.c ---- */
 

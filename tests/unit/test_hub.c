@@ -58,13 +58,14 @@ static int fixture_open(struct fixture *fx, const char *path)
  * the request cannot be served. */
 static struct client *add_client(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req, HUB_STREAM);
+	struct output *o = hub_output_get(h, req, HUB_STREAM);
 	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
 
 	if (!c)
 		return NULL;
 	c->out = o;
 	c->s = h->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->req = *req;
 	c->sock = -1;
 	DLIST_PUSH(o->clients, c);
@@ -75,13 +76,14 @@ static struct client *add_client(struct hub *h, const struct vc_request *req)
 /* A snapshot request asking req arrives and waits for a frame. */
 static struct waiter *add_waiter(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req, HUB_ONESHOT);
+	struct output *o = hub_output_get(h, req, HUB_ONESHOT);
 	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
 
 	if (!w)
 		return NULL;
 	w->out = o;
 	w->s = h->s;
+	w->wake = (struct stream_wake){ snapshot_on_event, w };
 	w->req = *req;
 	DLIST_PUSH(o->waiters, w);
 	o->n_waiters++;
@@ -237,7 +239,7 @@ static void no_users_and_refusals(void)
 	CHECK(vc_streams_try(fx.s, fx.cam, &any, 0, &plan, &t) == 0 && !memcmp(&t, &m, sizeof(t)),
 	      "try %s", mode_str(&t, a));
 	CHECK(vc_streams_try(fx.s, fx.cam, &bad, 0, &plan, &t) == -EINVAL, "try of a Bayer output");
-	CHECK(output_get(fx.h, &bad, HUB_STREAM) == NULL, "an output for a Bayer request");
+	CHECK(hub_output_get(fx.h, &bad, HUB_STREAM) == NULL, "an output for a Bayer request");
 	CHECK(vc_streams_try(fx.s, NULL, &any, 0, &plan, &t) == -ENODEV, "try on no camera");
 	fixture_close(&fx);
 }
@@ -290,6 +292,7 @@ static void one_plan_per_request(void)
 	if (c) { /* it keeps watching: the snapshot is served by its mode */
 		c->out = o;
 		c->s = fx.s;
+		c->wake = (struct stream_wake){ client_on_event, c };
 		c->req = q;
 		c->sock = -1;
 		DLIST_PUSH(o->clients, c);
