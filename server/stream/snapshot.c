@@ -4,7 +4,7 @@
  * from its own memory, the MHD response holding one reference (ETag,
  * If-None-Match answered with 304). */
 #define LOG_PREFIX "stream:"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -129,9 +129,13 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 		return vc_http_queue(r, MHD_HTTP_NOT_MODIFIED, resp);
 	}
+	struct iovec pcs[3];
 	struct MHD_IoVec iov[3];
 	size_t len;
-	unsigned n = client_frame_pieces(f, dht, iov, &len);
+	unsigned n = client_frame_pieces(f, dht, pcs, &len);
+
+	for (unsigned i = 0; i < n; i++)
+		iov[i] = (struct MHD_IoVec){ pcs[i].iov_base, pcs[i].iov_len };
 	vc_frame_ref(f);
 	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
 	if (!resp) {

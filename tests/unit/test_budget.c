@@ -16,7 +16,7 @@
 #include "common/jpeg.h"
 #include "common/memstat.h"
 #include "server/stream/budget.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 static void output_bytes(void)
 {

@@ -36,7 +36,7 @@
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "common/memstat.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 static struct {
 	unsigned suspends, resumes, wakes;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #define MJPG V4L2_PIX_FMT_MJPEG
 #define YUYV V4L2_PIX_FMT_YUYV

@@ -21,7 +21,7 @@
 #include "hwenc_fixture.h"
 #include "server/capture/m2m_discover.h"
 #include "server/stream/hwenc.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #define W 640
 #define H 480
