@@ -19,7 +19,7 @@
 #include "common/negotiate.h"
 #include "common/params.h"
 #include "common/pipeline.h"
-#include "server/http/guard.h"
+#include "common/guard_addr.h"
 #include "server/stream/h264_out.h"
 #include "server/stream/fanout.h"
 #include "server/stream/policy.h"
