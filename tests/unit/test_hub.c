@@ -679,6 +679,70 @@ static void no_flapping(void)
 	fixture_close(&fx);
 }
 
+/* What a consumer that is no HTTP client sees (an RTSP session would be
+ * one): subscribed on an output with its own stream_wake, it is told of
+ * each new frame (DATA) and of its end with the reason (the camera went:
+ * END_GONE), by the core alone: client.c and snapshot.c are not in the
+ * path. */
+struct wake_count {
+	unsigned data, gone, other;
+};
+
+static void count_wake(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct wake_count *n = opaque;
+
+	(void)now;
+	if (ev == STREAM_EV_DATA)
+		n->data++;
+	else if (ev == STREAM_EV_END_GONE)
+		n->gone++;
+	else
+		n->other++;
+}
+
+static void consumer_wake(void)
+{
+	struct fixture fx;
+	struct wake_count cn = { 0 }, wn = { 0 };
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = hub_output_get(fx.h, &r360, HUB_STREAM);
+	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
+	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
+	if (!c || !w) {
+		CHECK(0, "output or memory");
+		free(c);
+		free(w);
+		fixture_close(&fx);
+		return;
+	}
+	c->out = w->out = o;
+	c->s = w->s = fx.s;
+	c->req = w->req = r360;
+	c->wake = (struct stream_wake){ count_wake, &cn };
+	w->wake = (struct stream_wake){ count_wake, &wn };
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	DLIST_PUSH(o->waiters, w);
+	o->n_waiters++;
+	hub_acquire(fx.h);
+	for (int i = 0; i < 150 && cn.data < 3; i++)
+		run_ms(fx.base, 20);
+	CHECK(cn.data >= 3 && wn.data >= 1 && !cn.gone && !cn.other && !wn.gone,
+	      "streaming: client %u frames %u ends, waiter %u frames", cn.data, cn.gone + cn.other,
+	      wn.data);
+	unsigned frames = cn.data;
+	hub_end_users(fx.h);
+	CHECK(cn.gone == 1 && wn.gone == 1 && !cn.other && cn.data == frames,
+	      "camera gone: client %u gone %u other, waiter %u gone", cn.gone, cn.other, wn.gone);
+	fixture_close(&fx);
+}
+
 int main(void)
 {
 	RUN("hub", pick_and_try_agree);
@@ -691,5 +755,6 @@ int main(void)
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
 	RUN("hub", one_plan_per_request);
+	RUN("hub", consumer_wake);
 	CHECK_EXIT();
 }
