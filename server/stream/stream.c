@@ -138,7 +138,7 @@ int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam)
 	h->cam = NULL;
 	h->gen++; /* results of jobs in flight are dropped */
 	hub_end_users(h);
-	/* freed by output_gc once no client, snapshot or job points at it */
+	/* freed by hub_gc once no client, snapshot or job points at it */
 	h->next_dying = s->dying;
 	s->dying = h;
 	vc_http_wake(s->http);

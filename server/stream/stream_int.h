@@ -367,7 +367,7 @@ void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no
 void policy_user_left(struct hub *h);
 /* A one-shot request for req (resolved) from peer (NULL: unknown): that
  * poller counts as demand for POLLER_LINGER_MS from now (poller.h); the
- * mode is chosen again when it stops counting. Before output_get. */
+ * mode is chosen again when it stops counting. Before hub_output_get. */
 void policy_poll(struct hub *h, const struct sockaddr *peer, const struct vc_request *req);
 /* Forgets the pollers that stopped counting and chooses again if any did
  * (the lapse timer's job; unit tests call it). */

@@ -53,7 +53,7 @@ static int fixture_open(struct fixture *fx, const char *path)
 	return vc_cam_caps(fx->cam) && fx->h->target.fourcc ? 0 : -1;
 }
 
-/* A streaming client asking req arrives: as for a real one, output_get
+/* A streaming client asking req arrives: as for a real one, hub_output_get
  * updates the hub's mode with the request and gives its output. NULL when
  * the request cannot be served. */
 static struct client *add_client(struct hub *h, const struct vc_request *req)
