@@ -28,7 +28,7 @@
  *   dropped by waiter_free; send_frame gives the MHD response one ref,
  *   dropped by the response's free callback. */
 #define LOG_PREFIX "stream:"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,20 +64,20 @@ void client_free(void *cls)
 /* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
  * standard Huffman tables inserted at offset dht when nonzero) or the raw
  * memory planes. Returns the count; *len = their total. */
-unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct iovec pc[3],
 			     size_t *len)
 {
 	unsigned n = 0;
 
 	if (f->fmt->layout == VC_LAYOUT_COMPRESSED && dht && dht < f->bytesused[0]) {
-		pc[n++] = (struct MHD_IoVec){ f->mem[0], dht };
-		pc[n++] = (struct MHD_IoVec){ vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
-		pc[n++] = (struct MHD_IoVec){ f->mem[0] + dht, f->bytesused[0] - dht };
+		pc[n++] = (struct iovec){ (void *)f->mem[0], dht };
+		pc[n++] = (struct iovec){ (void *)vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
+		pc[n++] = (struct iovec){ (void *)f->mem[0] + dht, f->bytesused[0] - dht };
 	} else if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
-		pc[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
+		pc[n++] = (struct iovec){ (void *)f->mem[0], f->bytesused[0] };
 	} else {
 		for (int i = 0; i < f->geom.mem_planes && i < 3; i++)
-			pc[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
+			pc[n++] = (struct iovec){ (void *)f->mem[i], f->geom.mem_size[i] };
 	}
 	*len = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -90,10 +90,10 @@ unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_Io
  * picture says so in X-Placeholder) before them and a CRLF after. Returns
  * the count; *len = their total. */
 static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int placeholder,
-			    char hdr[256], struct MHD_IoVec pc[5], size_t *len)
+			    char hdr[256], struct iovec pc[5], size_t *len)
 {
 	static const char crlf[] = "\r\n";
-	struct MHD_IoVec fp[3];
+	struct iovec fp[3];
 	size_t flen;
 	unsigned nf = client_frame_pieces(f, dht, fp, &flen), n = 0;
 
@@ -105,12 +105,12 @@ static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int p
 				 "\r\n%s\r\n",
 				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq,
 				 placeholder ? "X-Placeholder: camera away\r\n" : "");
-		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
+		pc[n++] = (struct iovec){ hdr, (size_t)k };
 	}
 	for (unsigned i = 0; i < nf; i++)
 		pc[n++] = fp[i];
 	if (!raw)
-		pc[n++] = (struct MHD_IoVec){ crlf, 2 };
+		pc[n++] = (struct iovec){ (void *)crlf, 2 };
 	for (unsigned i = 0; i < n; i++)
 		*len += pc[i].iov_len;
 	return n;
@@ -169,13 +169,10 @@ static struct vc_part *output_part(struct output *o, int raw)
 {
 	if (!o->part[raw]) {
 		char hdr[256];
-		struct MHD_IoVec pc[5];
 		struct iovec iov[5];
 		size_t len;
-		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, pc, &len);
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, iov, &len);
 
-		for (unsigned i = 0; i < n; i++)
-			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
 		o->part[raw] = vc_part_new(iov, n);
 	}
 	return o->part[raw];
@@ -481,6 +478,16 @@ void client_end(struct client *c)
 	}
 }
 
+void client_on_event(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct client *c = opaque;
+
+	if (ev == STREAM_EV_DATA)
+		client_wake(c, now);
+	else
+		client_end(c);
+}
+
 void client_drop(struct client *c)
 {
 	if (c->sink) {
@@ -559,6 +566,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 		return MHD_NO;
 	c->s = s;
 	c->out = o;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->conn = r->conn;
 	c->raw = raw;
 	c->h264 = (uint8_t)h264;
@@ -606,6 +614,7 @@ struct client *client_sink_new(struct output *o, const struct vc_request *req,
 		return NULL;
 	c->s = o->hub->s;
 	c->out = o;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->sock = -1;
 	c->raw = 1;
 	c->h264 = H264_ANNEXB;

@@ -382,7 +382,8 @@ void h264_out_published(struct output *o)
 	}
 	for (struct client *c = o->clients; c; c = c->next)
 		if (c->h264 == H264_MP4 && c->init_gen && c->init_gen == old)
-			client_end(c); /* its decoder was set up for the old SPS */
+			/* its decoder was set up for the old SPS */
+			stream_notify(&c->wake, STREAM_EV_END_CHANGED, 0);
 }
 
 void h264_out_join(struct output *o, struct client *c)
@@ -411,7 +412,8 @@ void h264_out_join(struct output *o, struct client *c)
 void h264_out_moved(struct output *to, struct client *c)
 {
 	if (c->h264 == H264_MP4)
-		client_end(c); /* its init segment is another output's */
+		/* its init segment is another output's */
+		stream_notify(&c->wake, STREAM_EV_END_CHANGED, 0);
 	else
 		h264_out_join(to, c);
 }

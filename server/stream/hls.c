@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/memstat.h"
 #include "common/mp4.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 /* A segment is cut at the first IDR at least this long after its start.
  * An IDR forced for a joiner (h264_out.c, at most one a second) restarts

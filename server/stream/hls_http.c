@@ -14,7 +14,7 @@
 
 #include "common/log.h"
 #include "server/stream/hls.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 /* The first playlist request waits this long at most for the first
  * segment (an IDR, then about one segment) instead of listing none. */

@@ -216,7 +216,7 @@ static void job_done(void *arg, int status)
 	if (!j->s->freeing && status == 0 && j->res && j->s->ph) {
 		stamp(j->s->ph, h, j->res);
 		if (h->cam && cam_away(h->cam) && publish(h, 0))
-			vc_http_wake(j->s->http);
+			j->s->kick(j->s->http);
 	} else if (!j->s->freeing && status == 0 && !j->res && h->cam) {
 		log_warn("cam %s: no placeholder picture (out of memory)", vc_cam_id(h->cam));
 	}
@@ -310,7 +310,7 @@ void placeholder_kick(struct hub *h)
 	if (away_for_good) {
 		if (!publish(h, 1))
 			return;
-		vc_http_wake(s->http);
+		s->kick(s->http);
 		if (!h->ph_frame || now_us() - h->ph_frame->ts_us > PH_INTERVAL_MS * 1000LL)
 			make_picture(s, h);
 	}

@@ -295,7 +295,7 @@ static void on_choose(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	h->pol.choose_at_us = 0;
 	if (h->cam && !h->s->stopping)
-		hub_update_mode(h, NULL, HUB_NONE);
+		h->pol.choose(h); /* hub_choose */
 }
 
 /* Chooses again at `at` (or earlier when already due sooner). */
@@ -370,7 +370,8 @@ void policy_switch_begin(struct hub *h)
 	 * back to the default, then let go of (policy_switch_end) */
 	if (h->acquired || vc_cam_get_state(h->cam) != VC_CAM_STREAMING)
 		return;
-	hub_acquire(h);
+	h->acquired = 1; /* what hub_acquire does */
+	vc_cam_acquire(h->cam);
 	h->pol.switch_hold = 1;
 }
 

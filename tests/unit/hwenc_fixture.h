@@ -13,6 +13,7 @@
 
 #include "fake_m2m.h"
 #include "server/capture/m2m_discover.h"
+#include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
 
 #define YUYV V4L2_PIX_FMT_YUYV

@@ -16,7 +16,7 @@
 #include "common/jpeg.h"
 #include "common/memstat.h"
 #include "server/stream/budget.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 static void output_bytes(void)
 {
@@ -137,13 +137,14 @@ static int join(struct hub *h, const struct vc_request *req, const struct vc_gua
 {
 	char err[256];
 	int r = budget_admit(h, req, who, err, sizeof(err));
-	struct output *o = r < 0 ? NULL : output_get(h, req, HUB_STREAM);
+	struct output *o = r < 0 ? NULL : hub_output_get(h, req, HUB_STREAM);
 	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
 
 	if (r < 0 || !c)
 		return r < 0 ? r : -ENOMEM;
 	c->out = o;
 	c->s = h->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->req = *req;
 	c->sock = -1;
 	if (who)

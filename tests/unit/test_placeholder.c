@@ -12,6 +12,7 @@
 #include "check.h"
 #include "common/jpeg.h"
 #include "server/capture/testsrc_draw.h"
+#include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
 
 static struct event_base *base;
