@@ -43,6 +43,10 @@ void vc_cli_usage(FILE *f)
 		"  --routes            print every HTTP route (method, path, match, auth\n"
 		"                      class) and exit\n"
 		"  --print-config-reference  print every config key (Markdown table) and exit\n"
+		"  --rtsp PORT|ADDR:PORT|off  the RTSP server (default: port 8554 on the\n"
+		"                      addresses HTTP listens on, skipped with a warning when\n"
+		"                      that port is taken; off: none)\n"
+		"  --rtsp-timeout S    RTSP session timeout in seconds (default 60)\n"
 		"  --help              this text\n"
 		"  --version           print the version\n"
 		"\n"
@@ -76,6 +80,8 @@ enum {
 	OPT_QUALITY,
 	OPT_ROTATE,
 	OPT_FLIP,
+	OPT_RTSP,
+	OPT_RTSP_TIMEOUT,
 };
 
 /* One per-camera flag: checked as its config key, stored in f. */
@@ -186,6 +192,8 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		{ "quality", required_argument, NULL, OPT_QUALITY },
 		{ "rotate", required_argument, NULL, OPT_ROTATE },
 		{ "flip", required_argument, NULL, OPT_FLIP },
+		{ "rtsp", required_argument, NULL, OPT_RTSP },
+		{ "rtsp-timeout", required_argument, NULL, OPT_RTSP_TIMEOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, li, r;
@@ -214,6 +222,20 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 			}
 			o->default_listen[o->n_default_listen++] = optarg;
 			break;
+		case OPT_RTSP:
+			o->rtsp = optarg;
+			break;
+		case OPT_RTSP_TIMEOUT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || !v || v > 3600) {
+				fprintf(stderr, "vcapd: bad --rtsp-timeout '%s' (1..3600 s)\n", optarg);
+				return 2;
+			}
+			o->rtsp_timeout_s = (unsigned)v;
+			break;
+		}
 		case OPT_CONFIG_OPTIONAL:
 			o->config_optional = 1;
 			break;

@@ -426,6 +426,10 @@ const struct client_http_ops client_http_mhd = {
 
 void client_wake(struct client *c, int64_t now)
 {
+	if (c->sink) {
+		c->sink(c);
+		return;
+	}
 	if (c->sock >= 0) {
 		if (c->wev && !c->part) /* idle on its socket (else it takes latest when done) */
 			direct_pump(c);
@@ -442,6 +446,10 @@ void client_wake(struct client *c, int64_t now)
 void client_end(struct client *c)
 {
 	c->ending = 1;
+	if (c->sink) {
+		c->sink(c);
+		return;
+	}
 	if (c->sock >= 0) {
 		if (!c->part) /* else direct_pump ends it after the part */
 			direct_end(c);

@@ -73,6 +73,11 @@ struct client {
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
 	int dflt;                  /* asked for the camera's default picture (never
 				    * refused or ended by the budget) */
+	/* a client of another protocol (RTSP, server/rtsp/): no MHD connection;
+	 * client_wake and client_end call sink instead, which takes frames
+	 * (and on `ending`, frees the client) itself */
+	void (*sink)(struct client *c);
+	void *sink_arg;
 };
 
 /* A snapshot/raw request waiting for the next frame of an output. */
