@@ -334,12 +334,14 @@ static void raise_fd_limit(void)
  * is fatal. -1 on a fatal error (logged). */
 static int start_rtsp(struct app *a, const struct vc_cli *o)
 {
-	const char *spec = o->rtsp ? o->rtsp : "8554";
-	int explicit = o->rtsp != NULL;
+	const char *spec = o->rtsp ? o->rtsp : a->conf && a->conf->rtsp ? a->conf->rtsp : "8554";
+	int explicit = o->rtsp || (a->conf && a->conf->rtsp);
+	unsigned timeout = o->rtsp_timeout_s ? o->rtsp_timeout_s
+			 : a->conf && a->conf->rtsp_timeout_s > 0 ? (unsigned)a->conf->rtsp_timeout_s : 0;
 
 	if (!strcmp(spec, "off"))
 		return 0;
-	if (vc_rtsp_new(a->base, a->streams, o->rtsp_timeout_s, &a->rtsp) < 0) {
+	if (vc_rtsp_new(a->base, a->streams, timeout, &a->auth, &a->conf, &a->rtsp) < 0) {
 		log_error("out of memory");
 		return -1;
 	}

@@ -32,6 +32,7 @@
 #include "common/rtp.h"
 #include "common/rtsp.h"
 #include "server/http/portowner.h"
+#include "server/rtsp/rtsp_auth.h"
 #include "server/rtsp/rtsp_source.h"
 
 #define RTSP_MAX_QUEUE (2u << 20)  /* bytes queued for a TCP client before it skips */
@@ -49,6 +50,7 @@ struct vc_rtsp {
 	unsigned n_lis;
 	struct conn *conns;
 	unsigned n_conns;
+	struct rtsp_auth *auth;
 };
 
 struct conn {
@@ -67,6 +69,9 @@ struct conn {
 	long describe_cseq;
 	int64_t describe_until_us;
 	char describe_url[1024];
+	/* authentication: once per connection (the session's) */
+	int authed, auth_wait, auth_denied;
+	struct rtsp_auth_job *auth_job;
 	/* the session */
 	int setup, playing, closing;
 	char sid[17];
@@ -122,6 +127,7 @@ static void conn_free(struct conn *c)
 			  " dropped", c->peer, frames, skipped, c->drops);
 	}
 	rtsp_source_close(c->src);
+	rtsp_auth_cancel(c->auth_job);
 	if (c->rtcp_ev)
 		event_free(c->rtcp_ev);
 	for (int i = 0; i < 2; i++)
@@ -166,6 +172,7 @@ static const char *reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 401: return "Unauthorized";
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
@@ -600,12 +607,83 @@ static void handle(struct conn *c, const struct vc_rtsp_req *q)
 	}
 }
 
+static void on_read(struct bufferevent *bev, void *arg);
+
+static void on_auth_done(void *opaque, int result)
+{
+	struct conn *c = opaque;
+
+	c->auth_job = NULL;
+	c->auth_wait = 0;
+	if (result == 0)
+		c->authed = 1;
+	else
+		c->auth_denied = 1;
+	bufferevent_enable(c->bev, EV_READ);
+	on_read(c->bev, c); /* the request is still in the input: handled now */
+}
+
+/* The token= parameter of uri's query into out ("" when none). */
+static void uri_token(const char *uri, char *out, size_t n)
+{
+	const char *q = strchr(uri, '?');
+
+	out[0] = 0;
+	while (q) {
+		q++;
+		if (!strncmp(q, "token=", 6)) {
+			size_t len = strcspn(q + 6, "&/");
+
+			if (len < n)
+				snprintf(out, n, "%.*s", (int)len, q + 6);
+			return;
+		}
+		q = strchr(q, '&');
+	}
+}
+
+/* Whether request q may go on: 1, or 0 when it was answered (401) or waits
+ * for a password hash (the request stays in the input until then). */
+static int auth_gate(struct conn *c, const struct vc_rtsp_req *q, size_t used)
+{
+	char tok[512], hdr[600];
+	int ret;
+
+	if (c->authed || !strcmp(q->method, "OPTIONS") || !strcmp(q->method, "TEARDOWN") ||
+	    !strcmp(q->method, "GET_PARAMETER"))
+		return 1;
+	if (c->auth_denied) {
+		c->auth_denied = 0;
+		ret = -EACCES;
+	} else {
+		uri_token(q->uri, tok, sizeof(tok));
+		ret = rtsp_auth_check(c->r->auth, q->method, vc_rtsp_header(q, "Authorization"),
+				      tok[0] ? tok : NULL, on_auth_done, c, &c->auth_job);
+	}
+	if (ret == 0) {
+		c->authed = 1;
+		return 1;
+	}
+	if (ret == -EINPROGRESS) {
+		c->auth_wait = 1;
+		bufferevent_disable(c->bev, EV_READ);
+		return 0;
+	}
+	evbuffer_drain(bufferevent_get_input(c->bev), used);
+	if (vc_rtsp_header(q, "Authorization"))
+		log_info_lim("rtsp auth failed", c->peer, "%s: %s: wrong credentials", c->peer,
+			     q->method);
+	rtsp_auth_challenge(c->r->auth, hdr, sizeof(hdr));
+	reply(c, q->cseq, 401, hdr, NULL);
+	return 0;
+}
+
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 
-	while (!c->closing && !c->describe_wait) {
+	while (!c->closing && !c->describe_wait && !c->auth_wait) {
 		size_t len = evbuffer_get_length(in);
 		unsigned char *p;
 
@@ -643,6 +721,10 @@ static void on_read(struct bufferevent *bev, void *arg)
 			free(q);
 			conn_close_after_write(c);
 			return;
+		}
+		if (!auth_gate(c, q, (size_t)used)) {
+			free(q);
+			continue;
 		}
 		evbuffer_drain(in, (size_t)used);
 		handle(c, q);
@@ -723,12 +805,14 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
 }
 
 int vc_rtsp_new(struct event_base *base, struct vc_streams *s, unsigned timeout_s,
-		struct vc_rtsp **out)
+		struct vc_auth *const *auth, struct vc_conf *const *conf, struct vc_rtsp **out)
 {
 	struct vc_rtsp *r = calloc(1, sizeof(*r));
 
-	if (!r)
+	if (!r || rtsp_auth_new(base, auth, conf, &r->auth) < 0) {
+		free(r);
 		return -ENOMEM;
+	}
 	r->base = base;
 	r->s = s;
 	r->timeout_s = timeout_s ? timeout_s : 60;
@@ -789,5 +873,6 @@ void vc_rtsp_free(struct vc_rtsp *r)
 		evconnlistener_free(r->lis[i]);
 	while (r->conns)
 		conn_free(r->conns);
+	rtsp_auth_free(r->auth);
 	free(r);
 }

@@ -9,11 +9,14 @@
 struct event_base;
 struct vc_streams;
 struct vc_rtsp;
+struct vc_auth;
+struct vc_conf;
 
 /* timeout_s: a session without a request or RTCP report for this long is
- * ended (0: 60). */
+ * ended (0: 60). auth, conf: where the daemon keeps the current ones
+ * (rtsp_auth.h). */
 int vc_rtsp_new(struct event_base *base, struct vc_streams *s, unsigned timeout_s,
-		struct vc_rtsp **out);
+		struct vc_auth *const *auth, struct vc_conf *const *conf, struct vc_rtsp **out);
 /* Listens on addr ("127.0.0.1:8554", "[::]:8554", ":8554"; port 0 = any,
  * the log line says which): 0 or a negative errno (logged). */
 int vc_rtsp_listen(struct vc_rtsp *r, const char *addr);
