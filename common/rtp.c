@@ -122,8 +122,8 @@ int vc_rtcp_is_report(const uint8_t *buf, size_t len)
 	return len >= 8 && (buf[0] & 0xc0) == 0x80 && (buf[1] == 200 || buf[1] == 201);
 }
 
-int vc_sdp_h264(char *out, size_t cap, const char *origin_addr, const uint8_t *sps,
-		size_t sps_len, const uint8_t *pps, size_t pps_len)
+int vc_sdp_h264(char *out, size_t cap, const char *origin_addr, const char *control,
+		const uint8_t *sps, size_t sps_len, const uint8_t *pps, size_t pps_len)
 {
 	char b_sps[512], b_pps[512];
 
@@ -143,9 +143,9 @@ int vc_sdp_h264(char *out, size_t cap, const char *origin_addr, const uint8_t *s
 			 "a=rtpmap:%d H264/90000\r\n"
 			 "a=fmtp:%d packetization-mode=1;profile-level-id=%02X%02X%02X;"
 			 "sprop-parameter-sets=%s,%s\r\n"
-			 "a=control:trackID=0\r\n",
+			 "a=control:%s\r\n",
 			 origin_addr, VC_RTP_PT, VC_RTP_PT, VC_RTP_PT, sps[1], sps[2], sps[3], b_sps,
-			 b_pps);
+			 b_pps, control);
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
 	return n;

@@ -46,9 +46,11 @@ size_t vc_rtcp_sr(const struct vc_rtp *r, int64_t real_us, uint32_t ts, uint8_t 
 int vc_rtcp_is_report(const uint8_t *buf, size_t len);
 
 /* The SDP of one H.264 stream (RFC 6184 section 8.2) from its SPS and PPS
- * (NAL units with their header), control attribute "trackID=0". Returns its
- * length, or -ENOSPC / -EINVAL (SPS shorter than 4 bytes). */
-int vc_sdp_h264(char *out, size_t cap, const char *origin_addr, const uint8_t *sps,
-		size_t sps_len, const uint8_t *pps, size_t pps_len);
+ * (NAL units with their header), with the stream's control URL (absolute:
+ * clients resolve a relative one against the base URL's path and lose its
+ * query). Returns its length, or -ENOSPC / -EINVAL (SPS shorter than 4
+ * bytes). */
+int vc_sdp_h264(char *out, size_t cap, const char *origin_addr, const char *control,
+		const uint8_t *sps, size_t sps_len, const uint8_t *pps, size_t pps_len);
 
 #endif

@@ -227,10 +227,13 @@ static int split_url(const char *url, char *cam, size_t camlen, char *query, siz
 	if (*p != '/' || strlen(p) >= sizeof(tmp))
 		return -EINVAL;
 	snprintf(tmp, sizeof(tmp), "%s", p);
-	/* the control URL: base + "/trackID=0" (after the query when the base had one) */
+	/* the control URL: base + "/trackID=0", after the query when the base
+	 * had one (ffmpeg) or before it (GStreamer): the segment goes */
 	char *t = strstr(tmp, "/trackID=");
-	if (t)
-		*t = 0;
+	if (t) {
+		size_t seg = 1 + strcspn(t + 1, "?/&");
+		memmove(t, t + seg, strlen(t + seg) + 1);
+	}
 	char *q = strchr(tmp, '?');
 	if (q)
 		*q++ = 0;
@@ -324,16 +327,18 @@ static void describe_answer(struct conn *c)
 {
 	const uint8_t *sps, *pps;
 	size_t sps_len, pps_len;
-	char sdp[2048], hdr[1200];
+	char sdp[3072], hdr[1200], control[1100];
+	size_t n = strlen(c->describe_url);
 
 	c->describe_wait = 0;
 	bufferevent_enable(c->bev, EV_READ);
+	snprintf(control, sizeof(control), "%.*s/trackID=0",
+		 (int)(n && c->describe_url[n - 1] == '/' ? n - 1 : n), c->describe_url);
 	if (!c->src || rtsp_source_ps(c->src, &sps, &sps_len, &pps, &pps_len) < 0 ||
-	    vc_sdp_h264(sdp, sizeof(sdp), c->local, sps, sps_len, pps, pps_len) < 0) {
+	    vc_sdp_h264(sdp, sizeof(sdp), c->local, control, sps, sps_len, pps, pps_len) < 0) {
 		reply_err(c, c->describe_cseq, 503, "no H.264 parameter sets from the camera");
 		return;
 	}
-	size_t n = strlen(c->describe_url);
 	snprintf(hdr, sizeof(hdr), "Content-Base: %s%s\r\nContent-Type: application/sdp\r\n",
 		 c->describe_url, n && c->describe_url[n - 1] == '/' ? "" : "/");
 	reply(c, c->describe_cseq, 200, hdr, sdp);
@@ -368,6 +373,10 @@ static int source_for(struct conn *c, const char *url, char *err, size_t errlen)
 	}
 	snprintf(key, sizeof(key), "%s?%s", cam, query);
 	if (c->src && !strcmp(key, c->src_key))
+		return 0;
+	/* a control URL resolved against the base's path alone: the stream
+	 * DESCRIBE opened */
+	if (c->src && !c->setup && !cam[0] && !query[0])
 		return 0;
 	if (c->setup) {
 		snprintf(err, errlen, "one stream per session");
@@ -567,6 +576,7 @@ static void handle(struct conn *c, const struct vc_rtsp_req *q)
 	char hdr[1300];
 
 	c->alive_us = mono_us();
+	log_debug("%s: %s %s", c->peer, q->method, q->uri);
 	if (!strcmp(q->method, "OPTIONS")) {
 		reply(c, q->cseq, 200,
 		      "Public: OPTIONS, DESCRIBE, SETUP, PLAY, PAUSE, TEARDOWN, GET_PARAMETER\r\n",
