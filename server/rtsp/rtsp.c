@@ -246,7 +246,7 @@ static int split_url(const char *url, char *cam, size_t camlen, char *query, siz
 		path[--n] = 0;
 	if (strchr(path, '/') || n >= camlen)
 		return -EINVAL;
-	snprintf(cam, camlen, "%s", path);
+	memcpy(cam, path, n + 1);
 	return 0;
 }
 

@@ -192,8 +192,10 @@ static void rtp(struct cl *c, const uint8_t *p, size_t n, double fps)
 	if (!c->in_au && c->have_seq) {
 		int32_t d = (int32_t)(ts - c->ts);
 
-		if (d <= 0)
-			failf(c, "timestamp not advancing between access units");
+		if (d == 0)
+			failf(c, "marker bit before the end of an access unit (its timestamp goes on)");
+		else if (d < 0)
+			failf(c, "timestamp going back between access units");
 		c->ts_step_sum += d;
 		c->ts_steps++;
 	}
