@@ -35,7 +35,7 @@
 #include "server/rtsp/rtsp_auth.h"
 #include "server/rtsp/rtsp_source.h"
 
-#define RTSP_MAX_QUEUE (2u << 20)  /* bytes queued for a TCP client before it skips */
+#define RTSP_MAX_QUEUE (1u << 20)  /* bytes queued for a TCP client before it skips */
 #define RTSP_MAX_CONNS 256
 #define RTSP_DESCRIBE_WAIT_S 5     /* for the first IDR's parameter sets */
 #define RTSP_SR_INTERVAL_US 2000000
