@@ -14,6 +14,8 @@
 #include "common/log.h"
 #include "server/stream/stream_int.h"
 
+#define HELD_MAX 64
+
 struct rtsp_source {
 	struct client *c;
 	struct vc_streams *s;
@@ -21,6 +23,13 @@ struct rtsp_source {
 	void *opaque;
 	struct event *end_ev;  /* the core ended the stream: told from the loop */
 	int playing;
+	/* before PLAY: the frames since the last IDR (bounded), sent at PLAY
+	 * at once, so the join does not wait for another IDR (forced ones are
+	 * rate-limited, and DESCRIBE already forced one) */
+	struct vc_frame *held[HELD_MAX];
+	unsigned n_held;
+	uint64_t held_n;       /* output frame number of the last held one */
+	const struct output *held_out; /* whose frames they are */
 	uint8_t ps[512];       /* SPS then PPS */
 	size_t sps_len, pps_len;
 };
@@ -83,6 +92,33 @@ static void pump(struct rtsp_source *src)
 	}
 }
 
+static void held_drop(struct rtsp_source *src)
+{
+	for (unsigned i = 0; i < src->n_held; i++)
+		vc_frame_unref(src->held[i]);
+	src->n_held = 0;
+}
+
+/* Before PLAY: keeps the output's frames from its latest IDR on. */
+static void hold_latest(struct rtsp_source *src)
+{
+	const struct output *o = src->c->out;
+
+	if (src->held_out != o)
+		held_drop(src); /* moved to another output: its frames only */
+	src->held_out = o;
+	if (!o->latest || (src->n_held && o->latest_n == src->held_n))
+		return;
+	if (o->latest->key) {
+		held_drop(src);
+	} else if (!src->n_held || o->latest_n != src->held_n + 1 || src->n_held == HELD_MAX) {
+		held_drop(src); /* a hole, or too long a GOP: PLAY asks for an IDR */
+		return;
+	}
+	src->held[src->n_held++] = vc_frame_ref(o->latest);
+	src->held_n = o->latest_n;
+}
+
 static void sink(struct client *c)
 {
 	struct rtsp_source *src = c->sink_arg;
@@ -97,6 +133,7 @@ static void sink(struct client *c)
 
 		take_ps(src, h264_out_kept(c, c->out, &n));
 		take_ps(src, c->out->latest);
+		hold_latest(src);
 		return;
 	}
 	pump(src);
@@ -211,10 +248,23 @@ void rtsp_source_play(struct rtsp_source *src, int on)
 	if (on == src->playing)
 		return;
 	src->playing = on;
-	if (on) {
-		h264_out_join(src->c->out, src->c); /* from the kept IDR or a forced one */
-		pump(src);
+	if (!on)
+		return;
+	struct client *c = src->c;
+	struct output *o = c->out;
+	if (src->n_held && src->held_out == o && src->held_n == o->latest_n && !c->catchup) {
+		/* the frames since the IDR seen before PLAY, then live */
+		for (unsigned i = 0; i < src->n_held; i++)
+			if (src->cbs->au(src->opaque, src->held[i]) == 0)
+				c->frames++;
+		c->sent_n = src->held_n;
+		c->need_key = 0;
+		held_drop(src);
+	} else {
+		held_drop(src);
+		h264_out_join(o, c); /* from the kept IDR or a forced one */
 	}
+	pump(src);
 }
 
 void rtsp_source_counts(const struct rtsp_source *src, uint64_t *frames, uint64_t *skipped)
@@ -227,6 +277,7 @@ void rtsp_source_close(struct rtsp_source *src)
 {
 	if (!src)
 		return;
+	held_drop(src);
 	client_free(src->c); /* unlinks it; the output lingers as for HTTP */
 	event_free(src->end_ev);
 	free(src);

@@ -20,6 +20,9 @@ U="http://127.0.0.1:$VPORT"
 
 out=$("$CHK" -n 1 -t 4 -f 30 127.0.0.1 "$RP" "/0?size=640x360" 2>&1)
 check protocol "$?" "$out"
+# the join: the IDR seen since DESCRIBE goes out with the PLAY answer
+j=$(echo "$out" | sed -n 's/.*first after \([0-9]*\) ms.*/\1/p')
+check join_under_300ms "$([ -n "$j" ] && [ "$j" -lt 300 ]; echo $?)" "PLAY to first access unit: ${j:-?} ms"
 out=$("$CHK" -n 20 -t 4 -f 30 127.0.0.1 "$RP" "/0?size=320x240" 2>&1)
 check twenty_clients "$?" "$(echo "$out" | grep -v OK | head -3 | tr '\n' '|')"
 

@@ -44,6 +44,7 @@ struct cl {
 	size_t fu_len;
 	int sr_seen, sr_ok;
 	double t0;                 /* when PLAY was answered */
+	double join_ms;            /* PLAY answered -> first whole access unit */
 	long packets;
 	double ts_step_sum;
 	int ts_steps;
@@ -157,6 +158,7 @@ static void au_end(struct cl *c, double fps)
 {
 	if (!c->first_idr_checked) {
 		c->first_idr_checked = 1;
+		c->join_ms = (now_s() - c->t0) * 1000;
 		if (!c->au_has_idr || !c->au_has_sps || !c->au_has_pps)
 		{
 			char why[100];
@@ -372,7 +374,8 @@ int main(int argc, char **argv)
 			}
 		}
 		if (c->ok)
-			printf("client %d: OK %d access units, %ld packets\n", i, c->au_count, c->packets);
+			printf("client %d: OK %d access units, %ld packets, first after %.0f ms\n", i,
+			       c->au_count, c->packets, c->join_ms);
 		else
 			printf("client %d: FAIL %s (%d access units)\n", i, c->why, c->au_count);
 		bad += !c->ok;
