@@ -479,6 +479,10 @@ void vc_conf_free(struct vc_conf *c)
 	free(c->tls_priorities);
 	free(c->cors_origin);
 	free(c->realm);
+	free(c->rtsp);
+	if (c->rtsp_digest)
+		memset(c->rtsp_digest, 0, strlen(c->rtsp_digest)); /* secrets */
+	free(c->rtsp_digest);
 	free(c->file);
 	free(c);
 }

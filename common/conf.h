@@ -86,6 +86,11 @@ struct vc_conf {
 	char *tls_priorities;  /* GnuTLS priority string; NULL = TLS 1.2 and 1.3 (http.h) */
 	char *cors_origin;     /* NULL = CORS off */
 	char *realm;           /* Basic realm; NULL = "vcapd" */
+	char *rtsp;            /* RTSP listener: PORT, ADDR:PORT or off; NULL = 8554 on
+				* the HTTP addresses (server/rtsp/) */
+	int rtsp_timeout_s;    /* RTSP session timeout */
+	char *rtsp_digest;     /* "user:HA1[,user:HA1...]": RTSP Digest secrets,
+				* HA1 = md5(user:vcapd:password) */
 	size_t n_users;
 	struct vc_conf_user *users;
 	unsigned auth[VC_CLASS_COUNT]; /* policy bitmask per class */

@@ -66,6 +66,41 @@ static int chk_realm(const char *v, char *why, size_t n)
 	return -1;
 }
 
+/* rtsp: PORT, ADDR:PORT or off. */
+static int chk_rtsp(const char *v, char *why, size_t n)
+{
+	const char *port = strrchr(v, ':');
+	char *end;
+	unsigned long p;
+
+	if (!strcmp(v, "off"))
+		return 0;
+	port = port ? port + 1 : v;
+	p = strtoul(port, &end, 10);
+	if (*port >= '0' && *port <= '9' && !*end && p <= 65535)
+		return 0;
+	snprintf(why, n, "'%s' must be PORT, ADDR:PORT or off", v);
+	return -1;
+}
+
+/* rtsp_digest: user:HA1 pairs (32 hex digits), comma-separated. */
+static int chk_rtsp_digest(const char *v, char *why, size_t n)
+{
+	while (*v) {
+		size_t len = strcspn(v, ",");
+		const char *colon = memchr(v, ':', len);
+
+		if (!colon || colon == v || len - (size_t)(colon - v) - 1 != 32 ||
+		    strspn(colon + 1, "0123456789abcdefABCDEF") < 32) {
+			snprintf(why, n, "must be user:HA1[,user:HA1...], HA1 = 32 hex digits of "
+					 "md5(user:vcapd:password)");
+			return -1;
+		}
+		v += len + (v[len] == ',');
+	}
+	return 0;
+}
+
 /* Appends a copy of v to a list of strings: 0 or -ENOMEM. */
 static int push_str(char ***arr, size_t *n, const char *v)
 {
@@ -504,6 +539,14 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	  .check = chk_origin, .example = "https://example.org" },
 	{ .name = "realm", .type = VC_CONF_T_STR, .apply = VC_CONF_LIVE, .off = SRV(realm),
 	  .check = chk_realm, .example = "cameras" },
+	{ .name = "rtsp", .type = VC_CONF_T_STR, .apply = VC_CONF_RESTART, .off = SRV(rtsp),
+	  .check = chk_rtsp, .example = "8554" },
+	{ .name = "rtsp_timeout", .type = VC_CONF_T_INT, .apply = VC_CONF_RESTART,
+	  .off = SRV_INT(rtsp_timeout_s), .lo = 5, .hi = 3600, .def = VC_CONF_DEF_RTSP_TIMEOUT_S,
+	  .range = "seconds 5-3600", .example = "60" },
+	{ .name = "rtsp_digest", .type = VC_CONF_T_STR, .apply = VC_CONF_LIVE,
+	  .off = SRV(rtsp_digest), .check = chk_rtsp_digest,
+	  .example = "alice:0123456789abcdef0123456789abcdef" },
 	{ .name = "user", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
 	  .example = "alice:$y$j9T$salt$hash", OTHER(p_user, pr_user) },
 	{ .name = "auth_view", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE,

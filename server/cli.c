@@ -44,6 +44,10 @@ void vc_cli_usage(FILE *f)
 		"  --routes            print every HTTP route (method, path, match, auth\n"
 		"                      class) and exit\n"
 		"  --print-config-reference  print every config key (Markdown table) and exit\n"
+		"  --rtsp PORT|ADDR:PORT|off  the RTSP server (default: port 8554 on the\n"
+		"                      addresses HTTP listens on, skipped with a warning when\n"
+		"                      that port is taken; off: none)\n"
+		"  --rtsp-timeout S    RTSP session timeout in seconds (default 60)\n"
 		"  --help              this text\n"
 		"  --version           print the version\n"
 		"\n"
@@ -71,6 +75,8 @@ enum {
 	OPT_CONFIG_OPTIONAL,
 	OPT_DEFAULT_LISTEN,
 	OPT_PRINT_CONF_REF,
+	OPT_RTSP,
+	OPT_RTSP_TIMEOUT,
 	OPT_CAM, /* OPT_CAM + i: cam_flags[i] */
 };
 
@@ -178,6 +184,8 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		{ "config-optional", no_argument, NULL, OPT_CONFIG_OPTIONAL },
 		{ "default-listen", required_argument, NULL, OPT_DEFAULT_LISTEN },
 		{ "print-config-reference", no_argument, NULL, OPT_PRINT_CONF_REF },
+		{ "rtsp", required_argument, NULL, OPT_RTSP },
+		{ "rtsp-timeout", required_argument, NULL, OPT_RTSP_TIMEOUT },
 	};
 	const size_t n_fixed = sizeof(fixed) / sizeof(fixed[0]);
 	struct option lo[sizeof(fixed) / sizeof(fixed[0]) + N_CAM_FLAGS + 1];
@@ -213,6 +221,20 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 			}
 			o->default_listen[o->n_default_listen++] = optarg;
 			break;
+		case OPT_RTSP:
+			o->rtsp = optarg;
+			break;
+		case OPT_RTSP_TIMEOUT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || !v || v > 3600) {
+				fprintf(stderr, "vcapd: bad --rtsp-timeout '%s' (1..3600 s)\n", optarg);
+				return 2;
+			}
+			o->rtsp_timeout_s = (unsigned)v;
+			break;
+		}
 		case OPT_CONFIG_OPTIONAL:
 			o->config_optional = 1;
 			break;

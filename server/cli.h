@@ -58,6 +58,8 @@ struct vc_cli {
 	int log_level;          /* from the flag, -1 = none; overrides the file */
 	const char *make_token; /* --make-token SCOPE[:SECONDS] */
 	int routes;             /* --routes */
+	const char *rtsp;       /* --rtsp PORT|ADDR:PORT|off (NULL: 8554 on the HTTP addresses) */
+	unsigned rtsp_timeout_s; /* --rtsp-timeout S (0: 60) */
 };
 
 /* Parses argv into *o (zeroed first; log_level -1). Sets vc_log_level when

@@ -99,6 +99,10 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
  * refused. 0, -EINVAL with a message in err, or -ENOENT for an unknown cam. */
 int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, int raw,
 		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen);
+/* The same for a query string q (without '?'; NULL = none) from another
+ * protocol (RTSP): no HTTP request behind it. */
+int vc_streams_parse_query(const struct vc_streams *s, const char *q, int raw,
+			   struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen);
 /* The same, answering a failure itself (404 unknown cam, 400 bad value):
  * 0, or -1 with *res what the handler returns. */
 int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int raw,

@@ -282,7 +282,6 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen)
 {
 	char q[VC_PARAMS_MAX_QUERY + 1];
-	int ret;
 
 	*cam = NULL;
 	/* /api/try's own "endpoint" is not a picture parameter (elsewhere it
@@ -292,6 +291,15 @@ int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, in
 		snprintf(err, errlen, "query string longer than %d bytes", VC_PARAMS_MAX_QUERY);
 		return -EINVAL;
 	}
+	return vc_streams_parse_query(s, q, raw, p, cam, err, errlen);
+}
+
+int vc_streams_parse_query(const struct vc_streams *s, const char *q, int raw,
+			   struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen)
+{
+	int ret;
+
+	*cam = NULL;
 	ret = vc_params_parse(q, p, err, errlen);
 	if (ret < 0)
 		return ret;

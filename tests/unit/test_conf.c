@@ -606,7 +606,8 @@ static void key_apply(void)
 {
 	const char *restart[] = { "listen", "max_clients", "max_clients_per_ip", "client_timeout",
 				  "header_timeout",
-				  "tls_cert", "tls_key", "tls_priorities", "web_root" };
+				  "tls_cert", "tls_key", "tls_priorities", "web_root", "rtsp",
+				  "rtsp_timeout" };
 	size_t n, want = 0;
 	const struct vc_conf_key *t = vc_conf_keys(0, &n);
 
