@@ -47,21 +47,37 @@ static double decode_psnr(ISVCDecoder *dec, const struct vc_h264enc_out *o, cons
 	return psnr_y(p, dst[0], bi.UsrData.sSystemBuffer.iStride[0]);
 }
 
+/* An openh264 decoder for the AVC bitstreams the encoder writes; NULL on
+ * failure. */
+static ISVCDecoder *decoder_new(void)
+{
+	ISVCDecoder *dec = NULL;
+	SDecodingParam dp;
+
+	if (WelsCreateDecoder(&dec) != 0 || !dec)
+		return NULL;
+	memset(&dp, 0, sizeof(dp));
+	dp.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
+	if ((*dec)->Initialize(dec, &dp) != 0) {
+		WelsDestroyDecoder(dec);
+		return NULL;
+	}
+	return dec;
+}
+
 static void gop_and_decode(void)
 {
 	struct vc_h264enc_cfg cfg = { .width = 320, .height = 240, .fps = 30, .gop = 10 };
 	struct vc_h264enc *e = NULL;
 	ISVCDecoder *dec = NULL;
-	SDecodingParam dp;
 	struct h264pic pic;
 	double worst = 99;
 
 	CHECK(vc_h264enc_new(&cfg, &e) == 0, "new");
 	CHECK(h264pic_new(&pic, 320, 240) == 0, "picture");
-	CHECK(WelsCreateDecoder(&dec) == 0, "decoder");
-	memset(&dp, 0, sizeof(dp));
-	dp.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
-	if (!e || !dec || !pic.plane[0] || (*dec)->Initialize(dec, &dp) != 0)
+	dec = decoder_new();
+	CHECK(dec != NULL, "decoder");
+	if (!e || !dec || !pic.plane[0])
 		return;
 	for (unsigned n = 0; n < 30; n++) {
 		struct vc_h264enc_out o;
@@ -110,15 +126,13 @@ static void still_background(void)
 	struct vc_h264enc_cfg cfg = { .width = 640, .height = 360, .fps = 30 };
 	struct vc_h264enc *e = NULL;
 	ISVCDecoder *dec = NULL;
-	SDecodingParam dp;
 	struct h264pic pic;
 	double sum = 0;
 
 	CHECK(vc_h264enc_new(&cfg, &e) == 0 && h264pic_new(&pic, 640, 360) == 0, "new");
-	CHECK(WelsCreateDecoder(&dec) == 0, "decoder");
-	memset(&dp, 0, sizeof(dp));
-	dp.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
-	if (!e || !dec || !pic.plane[0] || (*dec)->Initialize(dec, &dp) != 0)
+	dec = decoder_new();
+	CHECK(dec != NULL, "decoder");
+	if (!e || !dec || !pic.plane[0])
 		return;
 	struct vc_i420_pic pc = { { pic.plane[0], pic.plane[1], pic.plane[2] },
 				  { pic.stride[0], pic.stride[1], pic.stride[2] },
@@ -209,17 +223,15 @@ static void rate_held_run(int noise, int keep_all)
 				      .gop = 60, .keep_all = keep_all };
 	struct vc_h264enc *e = NULL;
 	ISVCDecoder *dec = NULL;
-	SDecodingParam dp;
 	struct h264pic pic;
 	size_t bytes[BR_FRAMES];
 	unsigned skipped = 0, bad_idr = 0, undecoded = 0;
 	double worst = 0, total = 0;
 
 	CHECK(vc_h264enc_new(&cfg, &e) == 0 && h264pic_new(&pic, 1280, 720) == 0, "new");
-	CHECK(WelsCreateDecoder(&dec) == 0, "decoder");
-	memset(&dp, 0, sizeof(dp));
-	dp.sVideoProperty.eVideoBsType = VIDEO_BITSTREAM_AVC;
-	if (!e || !dec || !pic.plane[0] || (*dec)->Initialize(dec, &dp) != 0)
+	dec = decoder_new();
+	CHECK(dec != NULL, "decoder");
+	if (!e || !dec || !pic.plane[0])
 		return;
 	struct vc_i420_pic pc = { { pic.plane[0], pic.plane[1], pic.plane[2] },
 				  { pic.stride[0], pic.stride[1], pic.stride[2] },
