@@ -70,7 +70,8 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 	libturbojpeg0-dev libjpeg62-turbo-dev libv4l-dev libyuv-dev \
 	libgnutls28-dev libcrypt-dev libopenh264-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
-	xz-utils chromium nginx-light systemd openssl clang libclang-rt-14-dev python3 chromium-driver firefox-esr webkit2gtk-driver xvfb gstreamer1.0-libav gstreamer1.0-plugins-bad
+	xz-utils chromium nginx-light systemd systemd-container debootstrap openssl clang libclang-rt-14-dev python3 chromium-driver firefox-esr webkit2gtk-driver xvfb gstreamer1.0-libav gstreamer1.0-plugins-bad \
+	gstreamer1.0-plugins-good gstreamer1.0-tools
 
 .PHONY: bench-bins all run test day soak asan bench install clean deps-build deps-test unit integ vm tools \
 	cross test-cross fuzz fuzz-bins fuzzers uninstall deb
@@ -234,5 +235,6 @@ test-cross:
 clean:
 	rm -rf build
 
-# (not the cross builds' sysroot: it has folders named *.d)
--include $(shell find $(BUILD) -name sysroot -prune -o -name '*.d' -type f -print 2>/dev/null)
+# (not the cross builds' sysroot nor tests/deb_systemd.sh's Debian root: they
+# have files and folders named *.d)
+-include $(shell find $(BUILD) \( -name sysroot -o -name 'systemd-root*' \) -prune -o -name '*.d' -type f -print 2>/dev/null)

@@ -153,6 +153,34 @@ void vc_conf_cam_clear(struct vc_conf_cam *cam)
 	vc_conf_cam_init(cam);
 }
 
+int vc_conf_cam_copy(struct vc_conf_cam *dst, const struct vc_conf_cam *src)
+{
+	*dst = *src;
+	dst->name = dst->device = dst->encoder = NULL;
+	dst->ctrls = NULL;
+	dst->n_ctrls = 0;
+	if ((src->name && !(dst->name = strdup(src->name))) ||
+	    (src->device && !(dst->device = strdup(src->device))) ||
+	    (src->encoder && !(dst->encoder = strdup(src->encoder))))
+		goto fail;
+	if (src->n_ctrls && !(dst->ctrls = calloc(src->n_ctrls, sizeof(*dst->ctrls))))
+		goto fail;
+	for (; dst->n_ctrls < src->n_ctrls; dst->n_ctrls++) {
+		struct vc_conf_ctrl *c = &dst->ctrls[dst->n_ctrls];
+
+		c->name = strdup(src->ctrls[dst->n_ctrls].name);
+		c->value = strdup(src->ctrls[dst->n_ctrls].value);
+		if (!c->name || !c->value) {
+			dst->n_ctrls++; /* cleared below with the rest */
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	vc_conf_cam_clear(dst);
+	return -ENOMEM;
+}
+
 int vc_conf_cam_set(struct vc_conf_cam *cam, const char *key, const char *value, char *err,
 		    size_t errlen)
 {
@@ -430,6 +458,9 @@ void vc_conf_free(struct vc_conf *c)
 	for (size_t i = 0; i < c->n_hosts; i++)
 		free(c->hosts[i]);
 	free(c->hosts);
+	for (size_t i = 0; i < c->n_proxies; i++)
+		free(c->proxies[i]);
+	free(c->proxies);
 	for (size_t i = 0; i < c->n_users; i++) {
 		free(c->users[i].name);
 		free(c->users[i].hash);
@@ -448,6 +479,10 @@ void vc_conf_free(struct vc_conf *c)
 	free(c->tls_priorities);
 	free(c->cors_origin);
 	free(c->realm);
+	free(c->rtsp);
+	if (c->rtsp_digest)
+		memset(c->rtsp_digest, 0, strlen(c->rtsp_digest)); /* secrets */
+	free(c->rtsp_digest);
 	free(c->file);
 	free(c);
 }

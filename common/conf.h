@@ -2,13 +2,14 @@
  * [camera NAME] section per camera. Parsing is strict: an unknown section or
  * key, a bad value or a duplicate is an error reported as "file:line: message",
  * so a typo never silently falls back to a default. The parsed result is plain
- * data (no loop, no devices); the daemon maps it onto vc_cam_config, auth and
- * http settings, and compares two configs on reload.
+ * data (no loop, no devices); a camera runs on its section's struct
+ * vc_conf_cam itself (server/capture/capture.h), the daemon maps the rest
+ * onto auth and http settings, and compares two configs on reload.
  *
  * Syntax: "key = value" lines; '#' or ';' starts a comment line (only at the
  * start of a line, so values may contain '#'); blank lines ignored; keys are
  * case-sensitive lower case. Repeatable keys: listen, user, control,
- * allowed_hosts. */
+ * allowed_hosts, trusted_proxies. */
 #ifndef VC_CONF_H
 #define VC_CONF_H
 
@@ -85,6 +86,11 @@ struct vc_conf {
 	char *tls_priorities;  /* GnuTLS priority string; NULL = TLS 1.2 and 1.3 (http.h) */
 	char *cors_origin;     /* NULL = CORS off */
 	char *realm;           /* Basic realm; NULL = "vcapd" */
+	char *rtsp;            /* RTSP listener: PORT, ADDR:PORT or off; NULL = 8554 on
+				* the HTTP addresses (server/rtsp/) */
+	int rtsp_timeout_s;    /* RTSP session timeout */
+	char *rtsp_digest;     /* "user:HA1[,user:HA1...]": RTSP Digest secrets,
+				* HA1 = md5(user:vcapd:password) */
 	size_t n_users;
 	struct vc_conf_user *users;
 	unsigned auth[VC_CLASS_COUNT]; /* policy bitmask per class */
@@ -98,6 +104,10 @@ struct vc_conf {
 	 * machine's name and the listen hosts (DNS rebinding guard); "*" = any. */
 	size_t n_hosts;
 	char **hosts;
+	/* trusted_proxies: addresses and CIDRs (common/fwd.h syntax) whose
+	 * forwarding headers name the client; empty = none trusted. */
+	size_t n_proxies;
+	char **proxies;
 	/* Memory budget of the stream fan-out; 0 = unset (defaults in the
 	 * stream layer). */
 	int max_outputs;       /* distinct pictures served at once per camera */
@@ -164,6 +174,11 @@ void vc_conf_cam_init(struct vc_conf_cam *cam);
 /* Frees what a section built outside vc_conf_parse owns (name, device,
  * control lines) and leaves it as vc_conf_cam_init does. */
 void vc_conf_cam_clear(struct vc_conf_cam *cam);
+
+/* A deep copy of src into dst (its strings and control lines its own, for
+ * vc_conf_cam_clear): a camera keeps its settings past the config they
+ * came from. 0, or -ENOMEM with dst left as vc_conf_cam_init does. */
+int vc_conf_cam_copy(struct vc_conf_cam *dst, const struct vc_conf_cam *src);
 
 /* Sets one camera key as a config line "key = value" would, with the same
  * checks (the command line's per-camera flags go through here). Returns 0,

@@ -25,6 +25,7 @@
 #define VC_CONF_DEF_FRAME_MEMORY_MB 64   /* estimated bytes of all outputs' frames */
 #define VC_CONF_DEF_MAX_OUTPUTS_PER_IP 4 /* of max_outputs, per client address (IPv6: /64) */
 #define VC_CONF_DEF_CLIENT_HOLD_S 5      /* a stream client sends one frame within this */
+#define VC_CONF_DEF_RTSP_TIMEOUT_S 60    /* RTSP session without a request or RTCP report */
 
 /* How a key's value is read, printed and compared. */
 enum vc_conf_type {

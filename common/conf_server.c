@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fwd.h"
 #include "common/log.h"
 
 #define MIN_SECRET 16
@@ -63,6 +64,41 @@ static int chk_realm(const char *v, char *why, size_t n)
 		return 0;
 	snprintf(why, n, "'%s' must not contain quotes or backslashes", v);
 	return -1;
+}
+
+/* rtsp: PORT, ADDR:PORT or off. */
+static int chk_rtsp(const char *v, char *why, size_t n)
+{
+	const char *port = strrchr(v, ':');
+	char *end;
+	unsigned long p;
+
+	if (!strcmp(v, "off"))
+		return 0;
+	port = port ? port + 1 : v;
+	p = strtoul(port, &end, 10);
+	if (*port >= '0' && *port <= '9' && !*end && p <= 65535)
+		return 0;
+	snprintf(why, n, "'%s' must be PORT, ADDR:PORT or off", v);
+	return -1;
+}
+
+/* rtsp_digest: user:HA1 pairs (32 hex digits), comma-separated. */
+static int chk_rtsp_digest(const char *v, char *why, size_t n)
+{
+	while (*v) {
+		size_t len = strcspn(v, ",");
+		const char *colon = memchr(v, ':', len);
+
+		if (!colon || colon == v || len - (size_t)(colon - v) - 1 != 32 ||
+		    strspn(colon + 1, "0123456789abcdefABCDEF") < 32) {
+			snprintf(why, n, "must be user:HA1[,user:HA1...], HA1 = 32 hex digits of "
+					 "md5(user:vcapd:password)");
+			return -1;
+		}
+		v += len + (v[len] == ',');
+	}
+	return 0;
 }
 
 /* Appends a copy of v to a list of strings: 0 or -ENOMEM. */
@@ -348,40 +384,64 @@ static int p_token_secret_file(struct vc_conf_pstate *st, const struct vc_conf_k
 	return vc_conf_set_str(&c->token_secret_file, v);
 }
 
-/* "name [name...]" (spaces or commas): Host header names of this server. */
-static int p_allowed_hosts(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base,
-			   int line, const char *v)
+/* A list value "word [word...]" (spaces or commas; the key repeatable):
+ * each word ok() accepts goes onto *arr; ok() reports a bad one and returns
+ * 0, which ends the line. what names a word in "names no ...". */
+static int p_words(struct vc_conf_pstate *st, int line, const char *key, const char *v,
+		   int (*ok)(struct vc_conf_pstate *st, int line, const char *w), char ***arr,
+		   size_t *n, const char *what)
 {
-	struct vc_conf *c = base;
 	char buf[512];
-	int n = 0;
+	int got = 0;
 
-	(void)k;
 	if (strlen(v) >= sizeof(buf)) {
-		vc_conf_bad(st, line, "allowed_hosts: list longer than %zu bytes", sizeof(buf) - 1);
+		vc_conf_bad(st, line, "%s: list longer than %zu bytes", key, sizeof(buf) - 1);
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (char *save = NULL, *t = strtok_r(buf, " ,\t", &save); t; t = strtok_r(NULL, " ,\t", &save)) {
-		for (const char *p = t; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '*')) {
-				vc_conf_bad(st, line, "allowed_hosts: '%s' is not a host name (letters, digits, '-', "
-					    "'.'; '*' alone = any; '*.' prefix = subdomains)", t);
-				return 0;
-			}
-		if (strchr(t, '*') && strcmp(t, "*") != 0 && (t[0] != '*' || t[1] != '.' || strchr(t + 1, '*'))) {
-			vc_conf_bad(st, line, "allowed_hosts: '%s': '*' is allowed alone or as a '*.' prefix", t);
+		if (!ok(st, line, t))
 			return 0;
-		}
-		int r = push_str(&c->hosts, &c->n_hosts, t);
+		int r = push_str(arr, n, t);
 		if (r < 0)
 			return r;
-		n++;
+		got++;
 	}
-	if (!n)
-		vc_conf_bad(st, line, "allowed_hosts: '%s' names no host", v);
+	if (!got)
+		vc_conf_bad(st, line, "%s: '%s' names no %s", key, v, what);
 	return 0;
+}
+
+/* One "key = word" line per word of a list key. */
+static void pr_words(const char *key, char *const *arr, size_t n, FILE *f)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s = %s\n", key, arr[i]);
+}
+
+static int host_ok(struct vc_conf_pstate *st, int line, const char *t)
+{
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '*')) {
+			vc_conf_bad(st, line, "allowed_hosts: '%s' is not a host name (letters, digits, '-', "
+				    "'.'; '*' alone = any; '*.' prefix = subdomains)", t);
+			return 0;
+		}
+	if (strchr(t, '*') && strcmp(t, "*") != 0 && (t[0] != '*' || t[1] != '.' || strchr(t + 1, '*'))) {
+		vc_conf_bad(st, line, "allowed_hosts: '%s': '*' is allowed alone or as a '*.' prefix", t);
+		return 0;
+	}
+	return 1;
+}
+
+/* "name [name...]": Host header names of this server. */
+static int p_allowed_hosts(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base,
+			   int line, const char *v)
+{
+	struct vc_conf *c = base;
+
+	return p_words(st, line, k->name, v, host_ok, &c->hosts, &c->n_hosts, "host");
 }
 
 static void pr_allowed_hosts(const struct vc_conf_key *k, const void *base, FILE *f, int redact)
@@ -389,8 +449,36 @@ static void pr_allowed_hosts(const struct vc_conf_key *k, const void *base, FILE
 	const struct vc_conf *c = base;
 
 	(void)redact;
-	for (size_t i = 0; i < c->n_hosts; i++)
-		fprintf(f, "%s = %s\n", k->name, c->hosts[i]);
+	pr_words(k->name, c->hosts, c->n_hosts, f);
+}
+
+static int proxy_ok(struct vc_conf_pstate *st, int line, const char *t)
+{
+	struct vc_fwd_net net;
+
+	if (vc_fwd_net_parse(t, &net) == 0)
+		return 1;
+	vc_conf_bad(st, line, "trusted_proxies: '%s' is not an IPv4 or IPv6 address or "
+		    "ADDRESS/PREFIX", t);
+	return 0;
+}
+
+/* "addr[/bits] [addr[/bits]...]": reverse proxies whose Forwarded /
+ * X-Forwarded-For headers name the client (common/fwd.h). */
+static int p_trusted_proxies(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base,
+			     int line, const char *v)
+{
+	struct vc_conf *c = base;
+
+	return p_words(st, line, k->name, v, proxy_ok, &c->proxies, &c->n_proxies, "address");
+}
+
+static void pr_trusted_proxies(const struct vc_conf_key *k, const void *base, FILE *f, int redact)
+{
+	const struct vc_conf *c = base;
+
+	(void)redact;
+	pr_words(k->name, c->proxies, c->n_proxies, f);
 }
 
 static int p_max_size(struct vc_conf_pstate *st, const struct vc_conf_key *k, void *base, int line,
@@ -451,6 +539,14 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	  .check = chk_origin, .example = "https://example.org" },
 	{ .name = "realm", .type = VC_CONF_T_STR, .apply = VC_CONF_LIVE, .off = SRV(realm),
 	  .check = chk_realm, .example = "cameras" },
+	{ .name = "rtsp", .type = VC_CONF_T_STR, .apply = VC_CONF_RESTART, .off = SRV(rtsp),
+	  .check = chk_rtsp, .example = "8554" },
+	{ .name = "rtsp_timeout", .type = VC_CONF_T_INT, .apply = VC_CONF_RESTART,
+	  .off = SRV_INT(rtsp_timeout_s), .lo = 5, .hi = 3600, .def = VC_CONF_DEF_RTSP_TIMEOUT_S,
+	  .range = "seconds 5-3600", .example = "60" },
+	{ .name = "rtsp_digest", .type = VC_CONF_T_STR, .apply = VC_CONF_LIVE,
+	  .off = SRV(rtsp_digest), .check = chk_rtsp_digest,
+	  .example = "alice:0123456789abcdef0123456789abcdef" },
 	{ .name = "user", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
 	  .example = "alice:$y$j9T$salt$hash", OTHER(p_user, pr_user) },
 	{ .name = "auth_view", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE,
@@ -473,6 +569,9 @@ const struct vc_conf_key vc_conf_server_keys[] = {
 	/* the stream layer's memory budget (0 = its defaults) and Host names */
 	{ .name = "allowed_hosts", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
 	  .example = "cam.example.org", OTHER(p_allowed_hosts, pr_allowed_hosts) },
+	{ .name = "trusted_proxies", .type = VC_CONF_T_OTHER, .apply = VC_CONF_LIVE, .repeatable = 1,
+	  .range = "addresses or ADDRESS/PREFIX, IPv4 or IPv6", .example = "127.0.0.1 ::1",
+	  OTHER(p_trusted_proxies, pr_trusted_proxies) },
 	{ .name = "max_outputs", .type = VC_CONF_T_INT, .apply = VC_CONF_LIVE,
 	  .off = SRV_INT(max_outputs), .lo = 1, .hi = 1000, .def = VC_CONF_DEF_MAX_OUTPUTS,
 	  .range = "an integer 1-1000", .example = "4" },

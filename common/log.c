@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 int vc_log_level = VC_LOG_INFO;
 
 /* Set once by vc_log_init() before any thread starts; read-only after. */
@@ -199,14 +201,6 @@ void vc_log_write(int level, const char *prefix, const char *fmt, ...)
 
 /* ---- rate limiting ---- */
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The address without its port: "host:port" -> host, "[v6]:port" -> [v6]. */
 static void addr_key(const char *addr, char *key, size_t len)
 {
@@ -303,7 +297,7 @@ void vc_log_limited(struct vc_log_site *site, const char *prefix, const char *ad
 	va_list ap;
 
 	va_start(ap, fmt);
-	limited(site, mono_ms(), prefix, addr, fmt, ap);
+	limited(site, vc_mono_ms(), prefix, addr, fmt, ap);
 	va_end(ap);
 }
 
@@ -352,10 +346,10 @@ void vc_log_tick_at(long long now_ms)
 
 void vc_log_tick(void)
 {
-	vc_log_tick_at(mono_ms());
+	vc_log_tick_at(vc_mono_ms());
 }
 
 void vc_log_flush(void)
 {
-	vc_log_tick_at(mono_ms() + VC_LOG_LIMIT_WINDOW_S * 1000LL);
+	vc_log_tick_at(vc_mono_ms() + VC_LOG_LIMIT_WINDOW_S * 1000LL);
 }

@@ -533,8 +533,9 @@ int vc_pipeline_run(struct vc_pipeline *p, const struct vc_frame *in, struct vc_
 	return 0;
 }
 
-/* H.264: the I420 picture, encoded. A picture the encoder drops (it does
- * not with frame skipping off) is -EAGAIN: nothing to publish. */
+/* H.264: the I420 picture, encoded. A picture the encoder skips (to hold
+ * the output's bitrate) is -EAGAIN: nothing to publish, no empty access
+ * unit; the next one published keeps its own capture time. */
 static int run_h264(struct vc_pipeline *p, const struct vc_frame *in, struct vc_frame **out)
 {
 	struct vc_frame *pic = NULL, *o;

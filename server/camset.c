@@ -56,25 +56,42 @@ struct vc_camset {
 	void *opaque;
 };
 
-/* Creates a camera and serves it (once the streams exist). 0 or -errno, logged. */
-static int cam_add(struct vc_camset *cs, const struct vc_cam_config *cc0, enum cam_kind kind)
+/* A camera's settings: its section (or what the flags or discovery
+ * filled in the same struct), a copy of its own with the flags before any
+ * --device on top, except for --device cameras (theirs are already in k).
+ * 0 or -ENOMEM. */
+static int cam_settings(const struct vc_camset *cs, const struct vc_conf_cam *k,
+			enum cam_kind kind, struct vc_conf_cam *out)
 {
-	struct vc_cam_config c1 = *cc0, *cc = &c1;
-	struct vc_cam *cam;
+	int ret = vc_conf_cam_copy(out, k);
+
+	if (ret == 0 && kind != CAM_FLAG && cs->cli &&
+	    (ret = vc_cli_apply(&cs->cli->all, out)) < 0)
+		vc_conf_cam_clear(out);
+	return ret;
+}
+
+/* Creates a camera from k (not kept) and serves it (once the streams
+ * exist). 0 or -errno, logged. */
+static int cam_add(struct vc_camset *cs, const struct vc_conf_cam *k, enum cam_kind kind)
+{
+	struct vc_conf_cam c;
+	struct vc_cam *cam = NULL;
 	int ret;
 
-	if (kind != CAM_FLAG && cs->cli) /* flags before any --device: every camera */
-		vc_cli_apply(&cs->cli->all, cc);
-
 	if (cs->n_cams >= VC_CAMSET_MAX) {
-		log_error("camera %s (%s): at most %d cameras", cc->id, cc->path, VC_CAMSET_MAX);
+		log_error("camera %s (%s): at most %d cameras", k->name, k->device, VC_CAMSET_MAX);
 		return -ENOSPC;
 	}
-	ret = vc_cam_new(cs->base, cc, &cam);
+	ret = cam_settings(cs, k, kind, &c);
+	if (ret == 0) {
+		ret = vc_cam_new(cs->base, &c, &cam);
+		vc_conf_cam_clear(&c);
+	}
 	if (ret == 0 && cs->streams && (ret = vc_streams_add_cam(cs->streams, cam)) < 0)
 		vc_cam_free(cam);
 	if (ret < 0) {
-		log_error("camera %s (%s): %s", cc->id, cc->path, strerror(-ret));
+		log_error("camera %s (%s): %s", k->name, k->device, strerror(-ret));
 		return ret;
 	}
 	cs->cams[cs->n_cams] = cam;
@@ -97,20 +114,20 @@ static void cam_remove(struct vc_camset *cs, size_t i)
 /* Reopens camera i with new settings in the same place: its clients stay
  * connected. The old device is closed before the new one opens (vc_cam_new
  * opens from the loop). */
-static int cam_replace(struct vc_camset *cs, size_t i, const struct vc_cam_config *cc0)
+static int cam_replace(struct vc_camset *cs, size_t i, const struct vc_conf_cam *k)
 {
-	struct vc_cam_config c1 = *cc0, *cc = &c1;
-	struct vc_cam *cam;
-	int ret;
+	struct vc_conf_cam c;
+	struct vc_cam *cam = NULL;
+	int ret = cam_settings(cs, k, CAM_CONF, &c); /* only config cameras are replaced */
 
-	if (cs->cli) /* only config cameras are replaced */
-		vc_cli_apply(&cs->cli->all, cc);
-	ret = vc_cam_new(cs->base, cc, &cam);
-
+	if (ret == 0) {
+		ret = vc_cam_new(cs->base, &c, &cam);
+		vc_conf_cam_clear(&c);
+	}
 	if (ret == 0 && (ret = vc_streams_replace_cam(cs->streams, cs->cams[i], cam)) < 0)
 		vc_cam_free(cam);
 	if (ret < 0) {
-		log_error("camera %s (%s): %s; the old settings stay", cc->id, cc->path,
+		log_error("camera %s (%s): %s; the old settings stay", k->name, k->device,
 			  strerror(-ret));
 		return ret;
 	}
@@ -172,23 +189,28 @@ static void discover_add(struct vc_camset *cs, const char *why)
 		}
 	for (size_t i = 0; i < n; i++) {
 		char id[24];
-		struct vc_cam_config cc = { .id = id, .path = l[i].stable, .input = -1,
-					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
+		struct vc_conf_cam k; /* borrows id and the path: cam_add copies */
 
 		if (cam_serving(cs, &l[i]))
 			continue;
 		free_id(cs, id, sizeof(id));
-		if (cam_add(cs, &cc, CAM_AUTO) == 0)
+		vc_conf_cam_init(&k);
+		k.name = id;
+		k.device = l[i].stable;
+		if (cam_add(cs, &k, CAM_AUTO) == 0)
 			log_info("%s: serving %s (%s, %s) as camera %s", why, l[i].stable, l[i].path,
 				 l[i].card, id);
 	}
 	free(l);
 	if (!cs->n_cams) {
-		struct vc_cam_config cc = { .id = "0", .path = "test", .input = -1,
-					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
+		char id[] = "0", path[] = "test";
+		struct vc_conf_cam k; /* borrows id and path: cam_add copies */
 
+		vc_conf_cam_init(&k);
+		k.name = id;
+		k.device = path;
 		log_info("%s and no V4L2 capture device found: serving the test pattern", why);
-		if (cam_add(cs, &cc, CAM_AUTO) == 0)
+		if (cam_add(cs, &k, CAM_AUTO) == 0)
 			cs->slot[cs->n_cams - 1].fallback = 1;
 	}
 }
@@ -220,6 +242,16 @@ static void on_hotplug(void *opaque)
 	}
 }
 
+/* How many of c's [camera] sections are served: the first VC_CAMSET_MAX. */
+static size_t conf_cams(const struct vc_conf *c)
+{
+	if (!c)
+		return 0;
+	if (c->n_cams > VC_CAMSET_MAX)
+		log_warn("%zu cameras configured, serving the first %d", c->n_cams, VC_CAMSET_MAX);
+	return c->n_cams > VC_CAMSET_MAX ? VC_CAMSET_MAX : c->n_cams;
+}
+
 /* SIGHUP, camera part (before cs->conf becomes nc): [camera] sections that
  * went are removed, changed ones reopened in place (only their control lines
  * changed: set again, no reopen), new ones added; unchanged ones are not
@@ -227,8 +259,7 @@ static void on_hotplug(void *opaque)
  * deciding the cameras; their control lines apply again. */
 static void reload_cams(struct vc_camset *cs, const struct vc_conf *nc)
 {
-	struct vc_cam_config ccs[VC_CAMSET_MAX];
-	size_t n = nc->n_cams ? vc_ops_cam_configs(nc, ccs, VC_CAMSET_MAX) : 0;
+	size_t n = conf_cams(nc);
 
 	if (cs->flags) {
 		for (size_t i = 0; i < cs->n_cams; i++)
@@ -247,7 +278,7 @@ static void reload_cams(struct vc_camset *cs, const struct vc_conf *nc)
 			cam_remove(cs, i);
 		} else if (!ko || !vc_conf_cam_same_open(ko, kn)) {
 			log_info("reload: camera %s changed: reopening it", id);
-			if (cam_replace(cs, i, &ccs[kn - nc->cams]) == 0)
+			if (cam_replace(cs, i, kn) == 0)
 				vc_v4l2_cam_conf(cs->cams[i], kn); /* std, dv_timings */
 		} else if (!vc_conf_cam_equal(ko, kn)) {
 			/* controls need no reopen: the next control tick sets the
@@ -266,13 +297,13 @@ static void reload_cams(struct vc_camset *cs, const struct vc_conf *nc)
 	for (size_t j = 0; j < n; j++) {
 		size_t i = 0;
 
-		while (i < cs->n_cams && strcmp(vc_cam_id(cs->cams[i]), ccs[j].id))
+		while (i < cs->n_cams && strcmp(vc_cam_id(cs->cams[i]), nc->cams[j].name))
 			i++;
 		if (i < cs->n_cams)
 			continue;
-		if (cam_add(cs, &ccs[j], CAM_CONF) == 0) {
+		if (cam_add(cs, &nc->cams[j], CAM_CONF) == 0) {
 			vc_v4l2_cam_conf(cs->cams[cs->n_cams - 1], &nc->cams[j]); /* std, dv_timings */
-			log_info("reload: camera %s added (%s)", ccs[j].id, ccs[j].path);
+			log_info("reload: camera %s added (%s)", nc->cams[j].name, nc->cams[j].device);
 		}
 	}
 	if (!n && !cs->zeroconf) {
@@ -366,22 +397,28 @@ int vc_camset_new(struct event_base *base, const struct vc_conf *conf, struct vc
 
 int vc_camset_start(struct vc_camset *cs, const struct vc_cli *cli)
 {
-	struct vc_cam_config ccs[VC_CAMSET_MAX];
 	const struct vc_conf *conf = cs->conf;
 	size_t n_devices = cli->n_devices, n_ccs = 0;
 
 	cs->cli = cli;
 	cs->flags = n_devices > 0;
-	if (!n_devices && conf && conf->n_cams)
-		n_ccs = vc_ops_cam_configs(conf, ccs, VC_CAMSET_MAX);
+	if (!n_devices)
+		n_ccs = conf_cams(conf);
 	for (size_t i = 0; i < n_devices; i++) {
 		char id[24];
-		struct vc_cam_config cc = { .id = id, .input = -1,
-					    .idle_stop_ms = VC_CONF_DEF_IDLE_STOP_MS };
+		struct vc_conf_cam dk;
+		int ret;
 
 		snprintf(id, sizeof(id), "%zu", i);
-		vc_cli_device(cli, i, &cc); /* path, --resolution, --fps... */
-		int ret = cam_add(cs, &cc, CAM_FLAG);
+		vc_conf_cam_init(&dk);
+		ret = vc_conf_set_str(&dk.name, id);
+		if (ret == 0)
+			ret = vc_cli_device(cli, i, &dk); /* path, --resolution, --fps... */
+		if (ret == 0)
+			ret = cam_add(cs, &dk, CAM_FLAG);
+		else
+			log_error("--device %s: %s", cli->devices[i], strerror(-ret));
+		vc_conf_cam_clear(&dk);
 		if (ret < 0)
 			return ret;
 		const struct vc_conf_cam *k = cam_section(cs, cs->n_cams - 1);
@@ -389,7 +426,7 @@ int vc_camset_start(struct vc_camset *cs, const struct vc_cli *cli)
 			vc_v4l2_cam_conf(cs->cams[cs->n_cams - 1], k); /* std, dv_timings */
 	}
 	for (size_t i = 0; i < n_ccs; i++) {
-		int ret = cam_add(cs, &ccs[i], CAM_CONF);
+		int ret = cam_add(cs, &conf->cams[i], CAM_CONF);
 		if (ret < 0)
 			return ret;
 		vc_v4l2_cam_conf(cs->cams[cs->n_cams - 1], &conf->cams[i]); /* std, dv_timings */

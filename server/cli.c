@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/capture/testsrc.h"
 
@@ -43,6 +44,10 @@ void vc_cli_usage(FILE *f)
 		"  --routes            print every HTTP route (method, path, match, auth\n"
 		"                      class) and exit\n"
 		"  --print-config-reference  print every config key (Markdown table) and exit\n"
+		"  --rtsp PORT|ADDR:PORT|off  the RTSP server (default: port 8554 on the\n"
+		"                      addresses HTTP listens on, skipped with a warning when\n"
+		"                      that port is taken; off: none)\n"
+		"  --rtsp-timeout S    RTSP session timeout in seconds (default 60)\n"
 		"  --help              this text\n"
 		"  --version           print the version\n"
 		"\n"
@@ -70,59 +75,62 @@ enum {
 	OPT_CONFIG_OPTIONAL,
 	OPT_DEFAULT_LISTEN,
 	OPT_PRINT_CONF_REF,
-	OPT_RESOLUTION,
-	OPT_FPS,
-	OPT_FORMAT,
-	OPT_QUALITY,
-	OPT_ROTATE,
-	OPT_FLIP,
+	OPT_RTSP,
+	OPT_RTSP_TIMEOUT,
+	OPT_CAM, /* OPT_CAM + i: cam_flags[i] */
 };
 
-/* One per-camera flag: checked as its config key, stored in f. */
-static int cam_flag(struct vc_cli_cam *f, int opt, const char *flag, const char *v)
+/* The per-camera flags, each the camera key of that name (a key's row
+ * checks and applies it); --resolution sets both width and height. */
+static const struct {
+	const char *flag, *key;
+} cam_flags[] = {
+	{ "resolution", NULL }, { "fps", "fps" },
+	{ "desired-fps", "fps" }, /* µStreamer's name */
+	{ "format", "format" }, { "quality", "quality" }, { "rotate", "rotate" }, { "flip", "flip" },
+};
+#define N_CAM_FLAGS (sizeof(cam_flags) / sizeof(cam_flags[0]))
+/* every key a flag sets fits (--resolution sets two) */
+_Static_assert(N_CAM_FLAGS + 1 <= VC_CLI_MAX_KEYS, "VC_CLI_MAX_KEYS too small");
+
+/* Keeps key = len bytes of v in f, replacing an earlier value of the key. */
+static void keep(struct vc_cli_cam *f, const char *key, const char *v, size_t len)
+{
+	size_t i = 0;
+
+	while (i < f->n && strcmp(f->keys[i].key, key))
+		i++;
+	if (i == VC_CLI_MAX_KEYS) /* cannot be: fewer keys than that have flags */
+		return;
+	if (i == f->n)
+		f->n++;
+	f->keys[i] = (struct vc_cli_key){ .key = key, .value = v, .len = len };
+}
+
+/* One per-camera flag: checked as its config key(s), kept in f. */
+static int cam_flag(struct vc_cli_cam *f, const char *flag, const char *key, const char *v)
 {
 	struct vc_conf_cam k;
-	char err[256] = "", w[32], *x;
-	int r = 0;
+	char err[256] = "", w[32];
+	const char *x = NULL;
+	int r;
 
 	vc_conf_cam_init(&k);
-	switch (opt) {
-	case OPT_RESOLUTION:
+	if (key) {
+		r = vc_conf_cam_set(&k, key, v, err, sizeof(err));
+	} else {
 		/* "WxH": the config's width and height keys check each part */
 		x = strpbrk(v, "xX");
 		if (!x || (size_t)(x - v) >= sizeof(w) || x == v) {
 			snprintf(err, sizeof(err), "'%s' is not WxH like 1280x720", v);
 			r = -EINVAL;
-			break;
+		} else {
+			memcpy(w, v, (size_t)(x - v));
+			w[x - v] = '\0';
+			r = vc_conf_cam_set(&k, "width", w, err, sizeof(err));
+			if (r == 0)
+				r = vc_conf_cam_set(&k, "height", x + 1, err, sizeof(err));
 		}
-		memcpy(w, v, (size_t)(x - v));
-		w[x - v] = '\0';
-		r = vc_conf_cam_set(&k, "width", w, err, sizeof(err));
-		if (r == 0)
-			r = vc_conf_cam_set(&k, "height", x + 1, err, sizeof(err));
-		f->mode.width = k.mode.width;
-		f->mode.height = k.mode.height;
-		break;
-	case OPT_FPS:
-		r = vc_conf_cam_set(&k, "fps", v, err, sizeof(err));
-		f->mode.ival = k.mode.ival;
-		break;
-	case OPT_FORMAT:
-		r = vc_conf_cam_set(&k, "format", v, err, sizeof(err));
-		f->mode.fourcc = k.mode.fourcc;
-		break;
-	case OPT_QUALITY:
-		r = vc_conf_cam_set(&k, "quality", v, err, sizeof(err));
-		f->quality = k.quality;
-		break;
-	case OPT_ROTATE:
-		r = vc_conf_cam_set(&k, "rotate", v, err, sizeof(err));
-		f->rotate = k.rotate;
-		break;
-	case OPT_FLIP:
-		r = vc_conf_cam_set(&k, "flip", v, err, sizeof(err));
-		f->flip = k.flip;
-		break;
 	}
 	vc_conf_cam_clear(&k);
 	if (r < 0) {
@@ -133,15 +141,12 @@ static int cam_flag(struct vc_cli_cam *f, int opt, const char *flag, const char 
 		fprintf(stderr, "vcapd: --%s: %s\n", flag, m);
 		return 2;
 	}
-	static const unsigned bit[] = {
-		[OPT_RESOLUTION - OPT_RESOLUTION] = VC_CLI_SIZE,
-		[OPT_FPS - OPT_RESOLUTION] = VC_CLI_FPS,
-		[OPT_FORMAT - OPT_RESOLUTION] = VC_CLI_FORMAT,
-		[OPT_QUALITY - OPT_RESOLUTION] = VC_CLI_QUALITY,
-		[OPT_ROTATE - OPT_RESOLUTION] = VC_CLI_ROTATE,
-		[OPT_FLIP - OPT_RESOLUTION] = VC_CLI_FLIP,
-	};
-	f->set |= bit[opt - OPT_RESOLUTION];
+	if (key) {
+		keep(f, key, v, strlen(v));
+	} else {
+		keep(f, "width", v, (size_t)(x - v));
+		keep(f, "height", x + 1, strlen(x + 1));
+	}
 	return 0;
 }
 
@@ -166,7 +171,7 @@ static int add_device(struct vc_cli *o, const char *path)
 
 int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 {
-	static const struct option lo[] = {
+	static const struct option fixed[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
@@ -179,16 +184,18 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		{ "config-optional", no_argument, NULL, OPT_CONFIG_OPTIONAL },
 		{ "default-listen", required_argument, NULL, OPT_DEFAULT_LISTEN },
 		{ "print-config-reference", no_argument, NULL, OPT_PRINT_CONF_REF },
-		{ "resolution", required_argument, NULL, OPT_RESOLUTION },
-		{ "fps", required_argument, NULL, OPT_FPS },
-		{ "desired-fps", required_argument, NULL, OPT_FPS }, /* µStreamer's name */
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "quality", required_argument, NULL, OPT_QUALITY },
-		{ "rotate", required_argument, NULL, OPT_ROTATE },
-		{ "flip", required_argument, NULL, OPT_FLIP },
-		{ NULL, 0, NULL, 0 },
+		{ "rtsp", required_argument, NULL, OPT_RTSP },
+		{ "rtsp-timeout", required_argument, NULL, OPT_RTSP_TIMEOUT },
 	};
+	const size_t n_fixed = sizeof(fixed) / sizeof(fixed[0]);
+	struct option lo[sizeof(fixed) / sizeof(fixed[0]) + N_CAM_FLAGS + 1];
 	int c, li, r;
+
+	memcpy(lo, fixed, sizeof(fixed));
+	for (size_t i = 0; i < N_CAM_FLAGS; i++)
+		lo[n_fixed + i] = (struct option){ cam_flags[i].flag, required_argument, NULL,
+						   OPT_CAM + (int)i };
+	lo[n_fixed + N_CAM_FLAGS] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
@@ -214,6 +221,20 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 			}
 			o->default_listen[o->n_default_listen++] = optarg;
 			break;
+		case OPT_RTSP:
+			o->rtsp = optarg;
+			break;
+		case OPT_RTSP_TIMEOUT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || !v || v > 3600) {
+				fprintf(stderr, "vcapd: bad --rtsp-timeout '%s' (1..3600 s)\n", optarg);
+				return 2;
+			}
+			o->rtsp_timeout_s = (unsigned)v;
+			break;
+		}
 		case OPT_CONFIG_OPTIONAL:
 			o->config_optional = 1;
 			break;
@@ -243,17 +264,6 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 		case OPT_ROUTES:
 			o->routes = 1;
 			break;
-		case OPT_RESOLUTION:
-		case OPT_FPS:
-		case OPT_FORMAT:
-		case OPT_QUALITY:
-		case OPT_ROTATE:
-		case OPT_FLIP:
-			r = cam_flag(o->n_devices ? &o->dev[o->n_devices - 1] : &o->all, c,
-				     lo[li].name, optarg);
-			if (r)
-				return r;
-			break;
 		case 'h':
 			vc_cli_usage(stdout);
 			return 1;
@@ -261,6 +271,14 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 			printf("vcapd %s\n", VCAPD_VERSION);
 			return 1;
 		default:
+			if (c >= OPT_CAM && c < OPT_CAM + (int)N_CAM_FLAGS) {
+				r = cam_flag(o->n_devices ? &o->dev[o->n_devices - 1] : &o->all,
+					     cam_flags[c - OPT_CAM].flag, cam_flags[c - OPT_CAM].key,
+					     optarg);
+				if (r)
+					return r;
+				break;
+			}
 			vc_cli_usage(stderr);
 			return 2;
 		}
@@ -272,27 +290,32 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o)
 	return 0;
 }
 
-void vc_cli_apply(const struct vc_cli_cam *f, struct vc_cam_config *cc)
+int vc_cli_apply(const struct vc_cli_cam *f, struct vc_conf_cam *cam)
 {
-	if (f->set & VC_CLI_FORMAT)
-		cc->preferred.fourcc = f->mode.fourcc;
-	if (f->set & VC_CLI_SIZE) {
-		cc->preferred.width = f->mode.width;
-		cc->preferred.height = f->mode.height;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct vc_cli_key *k = &f->keys[i];
+		char part[32]; /* --resolution's width: checked shorter at parse */
+		const char *v = k->value;
+
+		if (v[k->len]) {
+			if (k->len >= sizeof(part))
+				return -EINVAL;
+			memcpy(part, v, k->len);
+			part[k->len] = '\0';
+			v = part;
+		}
+		int r = vc_conf_cam_set(cam, k->key, v, NULL, 0);
+		if (r < 0)
+			return r;
 	}
-	if (f->set & VC_CLI_FPS)
-		cc->preferred.ival = f->mode.ival;
-	if (f->set & VC_CLI_QUALITY)
-		cc->quality = f->quality;
-	if (f->set & VC_CLI_ROTATE)
-		cc->rotate = f->rotate;
-	if (f->set & VC_CLI_FLIP)
-		cc->flip = f->flip;
+	return 0;
 }
 
-void vc_cli_device(const struct vc_cli *o, size_t i, struct vc_cam_config *cc)
+int vc_cli_device(const struct vc_cli *o, size_t i, struct vc_conf_cam *cam)
 {
-	cc->path = o->devices[i];
-	vc_cli_apply(&o->all, cc);
-	vc_cli_apply(&o->dev[i], cc);
+	int r = vc_conf_set_str(&cam->device, o->devices[i]);
+
+	if (r < 0 || (r = vc_cli_apply(&o->all, cam)) < 0)
+		return r;
+	return vc_cli_apply(&o->dev[i], cam);
 }

@@ -1,8 +1,10 @@
 /* The command line: options into plain data (struct vc_cli), --help text,
  * and the per-camera flags (--resolution, --fps, --format, --quality,
- * --rotate, --flip) that launchers written for other streamers pass. Those
- * go through the config file's own key checks (vc_conf_cam_set), so a flag
- * and its config key accept the same values and give the same messages.
+ * --rotate, --flip) that launchers written for other streamers pass. Each
+ * is its camera key's text, checked when parsed and later applied to a
+ * camera's struct vc_conf_cam through the key's own row (vc_conf_cam_set):
+ * a flag and its config key accept the same values, give the same messages
+ * and land in the same field.
  *
  * A per-camera flag after a --device applies to that camera; one before the
  * first --device applies to every camera (discovered ones, [camera]
@@ -12,33 +14,29 @@
 #define VC_CLI_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
-#include "common/caps.h"
-#include "server/capture/capture.h"
+#include "common/conf.h"
 
 #define VC_CLI_MAX_CAMS 16
 #define VC_CLI_MAX_LISTEN 16
 
-/* Bits of vc_cli_cam.set: which per-camera flags were given. */
-enum vc_cli_set {
-	VC_CLI_FORMAT = 1u << 0,
-	VC_CLI_SIZE = 1u << 1,
-	VC_CLI_FPS = 1u << 2,
-	VC_CLI_QUALITY = 1u << 3,
-	VC_CLI_ROTATE = 1u << 4,
-	VC_CLI_FLIP = 1u << 5,
+#define VC_CLI_MAX_KEYS 8 /* camera keys the per-camera flags can set (7) */
+
+/* One camera key a flag set, kept as the text of its config line "key =
+ * value" (value: len bytes of an argv string; --resolution's width is the
+ * part before the x) and applied through the same row (vc_conf_cam_set). */
+struct vc_cli_key {
+	const char *key;
+	const char *value;
+	size_t len;
 };
 
-/* Per-camera flags: the camera's mode (what clients that name no size,
- * format or rate get) and the defaults for quality/rotate/flip. */
+/* The per-camera flags given for one camera (or for all): an overlay on
+ * its settings. A repeated flag replaces the earlier value. */
 struct vc_cli_cam {
-	struct vc_mode mode;  /* fourcc, width/height, ival as the flags set them */
-	uint8_t quality;
-	uint16_t rotate;
-	uint8_t flip;
-	unsigned set;         /* enum vc_cli_set: fields above that were given */
+	struct vc_cli_key keys[VC_CLI_MAX_KEYS];
+	size_t n;
 };
 
 struct vc_cli {
@@ -60,6 +58,8 @@ struct vc_cli {
 	int log_level;          /* from the flag, -1 = none; overrides the file */
 	const char *make_token; /* --make-token SCOPE[:SECONDS] */
 	int routes;             /* --routes */
+	const char *rtsp;       /* --rtsp PORT|ADDR:PORT|off (NULL: 8554 on the HTTP addresses) */
+	unsigned rtsp_timeout_s; /* --rtsp-timeout S (0: 60) */
 };
 
 /* Parses argv into *o (zeroed first; log_level -1). Sets vc_log_level when
@@ -71,11 +71,14 @@ int vc_cli_parse(int argc, char **argv, struct vc_cli *o);
 /* The --help text. */
 void vc_cli_usage(FILE *f);
 
-/* Writes the flags that f gives into cc (the others stay). */
-void vc_cli_apply(const struct vc_cli_cam *f, struct vc_cam_config *cc);
+/* Sets the keys that f gives in cam, as their config lines would (the
+ * others stay). 0, or -errno from vc_conf_cam_set (values were checked at
+ * parse: only -ENOMEM). */
+int vc_cli_apply(const struct vc_cli_cam *f, struct vc_conf_cam *cam);
 
-/* The settings of --device number i: its path, every camera's flags, then
- * its own on top. cc's other fields are left for the caller. */
-void vc_cli_device(const struct vc_cli *o, size_t i, struct vc_cam_config *cc);
+/* The settings of --device number i: its path into cam->device, every
+ * camera's flags, then its own on top; cam's other fields stay. 0 or
+ * -ENOMEM. */
+int vc_cli_device(const struct vc_cli *o, size_t i, struct vc_conf_cam *cam);
 
 #endif

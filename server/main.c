@@ -21,11 +21,13 @@
 #include "server/capture/controls.h"
 #include "server/capture/discover.h"
 #include "server/http/http.h"
+#include "server/http/portowner.h"
 #include "server/camset.h"
 #include "server/cli.h"
 #include "server/loop.h"
 #include "server/opsconf.h"
 #include "server/routes.h"
+#include "server/rtsp/rtsp.h"
 #include "server/sdnotify.h"
 #include "server/stream/stream.h"
 #include "server/capture/v4l2src.h"
@@ -36,6 +38,7 @@ struct app {
 	struct vc_camset *camset;
 	struct vc_http *http;
 	struct vc_streams *streams;
+	struct vc_rtsp *rtsp;      /* NULL: RTSP off (or its default port was taken) */
 	struct vc_api *api;
 	struct event *sig_int, *sig_term, *stop_timer;
 	int stopping;
@@ -206,6 +209,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	vc_auth_warn_open(a->auth, a->guard, a->opts->listen, a->opts->n_listen);
 	if (vc_http_set_cors(a->http, nc->cors_origin) < 0)
 		log_warn("reload: cors_origin not changed (out of memory)");
+	if (vc_http_set_proxies(a->http, nc->proxies, nc->n_proxies) < 0)
+		log_warn("reload: trusted_proxies not changed (out of memory)");
 	apply_budget(a, nc);
 	vc_camset_reload(a->camset, nc);
 	if (a->conf != a->boot_conf)
@@ -324,12 +329,64 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The RTSP server (--rtsp): PORT alone means that port on each address
+ * HTTP listens on. The default (8554) is a convenience: when the port is
+ * taken (another streamer, a second daemon) one warning names the holder
+ * and the daemon runs without RTSP; a port asked for that cannot be bound
+ * is fatal. -1 on a fatal error (logged). */
+static int start_rtsp(struct app *a, const struct vc_cli *o)
+{
+	const char *spec = o->rtsp ? o->rtsp : a->conf && a->conf->rtsp ? a->conf->rtsp : "8554";
+	int explicit = o->rtsp || (a->conf && a->conf->rtsp);
+	unsigned timeout = o->rtsp_timeout_s ? o->rtsp_timeout_s
+			 : a->conf && a->conf->rtsp_timeout_s > 0 ? (unsigned)a->conf->rtsp_timeout_s : 0;
+
+	if (!strcmp(spec, "off"))
+		return 0;
+	if (vc_rtsp_new(a->base, a->streams, timeout, &a->auth, &a->conf, &a->rtsp) < 0) {
+		log_error("out of memory");
+		return -1;
+	}
+	int port_only = strspn(spec, "0123456789") == strlen(spec);
+	size_t n = port_only ? o->n_listen : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		char addr[96];
+
+		if (port_only) {
+			const char *colon = strrchr(o->listen[i], ':');
+			int hl = colon ? (int)(colon - o->listen[i]) : 0;
+
+			snprintf(addr, sizeof(addr), "%.*s:%s", hl, o->listen[i], spec);
+		} else {
+			snprintf(addr, sizeof(addr), "%s", spec);
+		}
+		int ret = vc_rtsp_listen(a->rtsp, addr);
+		if (!ret)
+			continue;
+		if (explicit) {
+			log_error("rtsp: cannot listen on %s: %s", addr, strerror(-ret));
+			return -1;
+		}
+		char who[256] = "";
+		if (ret == -EADDRINUSE)
+			vc_port_owner_advice("/proc", 8554, who, sizeof(who));
+		log_warn("rtsp: cannot listen on %s: %s; running without RTSP (--rtsp PORT "
+			 "moves it) %s", addr, strerror(-ret), who);
+		vc_rtsp_free(a->rtsp);
+		a->rtsp = NULL;
+		return 0;
+	}
+	return 0;
+}
+
 /* Everything main() set up, in reverse: streams end, connections close
  * (clients unlink), then the cameras and the rest. */
 static void app_close(struct app *a)
 {
 	if (a->streams && !a->stopping)
 		vc_streams_shutdown(a->streams);
+	vc_rtsp_free(a->rtsp);      /* its sessions are stream clients */
 	vc_auth_gate_free(a->gate); /* resumes connections waiting for a hash */
 	vc_http_free(a->http);      /* closes every connection: clients unlink */
 	vc_api_free(a->api);
@@ -455,6 +512,7 @@ int main(int argc, char **argv)
 	const size_t *n_cams;
 	struct vc_cam *const *cams = vc_camset_cams(a.camset, &n_cams);
 	if (vc_http_new(a.base, &hc, &a.http) < 0 ||
+	    (a.conf && vc_http_set_proxies(a.http, a.conf->proxies, a.conf->n_proxies) < 0) ||
 	    vc_streams_new(a.base, a.http, cams, *n_cams, &a.streams) < 0 ||
 	    vc_api_new(a.streams, a.http, &a.api) < 0) {
 		log_error("out of memory");
@@ -486,6 +544,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < o.n_listen; i++)
 		if (vc_http_listen(a.http, o.listen[i]) < 0)
 			goto out;
+	if (start_rtsp(&a, &o) < 0)
+		goto out;
 	if (add_signals(&a) < 0)
 		goto out;
 	struct timeval log_tv = { 1, 0 };

@@ -61,34 +61,6 @@ int vc_ops_check_config(const char *path, FILE *out, FILE *err)
 	return 0;
 }
 
-size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max)
-{
-	const struct vc_conf_key *idle = vc_conf_key_find("idle_stop_ms", 1);
-	size_t n = 0;
-
-	for (; n < c->n_cams && n < max; n++) {
-		const struct vc_conf_cam *k = &c->cams[n];
-		cc[n] = (struct vc_cam_config){
-			.id = k->name,
-			.path = k->device,
-			.preferred = k->mode,
-			.input = k->input,
-			.n_buffers = k->buffers,
-			.idle_stop_ms = k->idle_stop_ms == idle->unset ? (int)idle->def : k->idle_stop_ms,
-			.stall_timeout_ms = k->stall_timeout_ms,
-			.quality = k->quality,
-			.rotate = k->rotate,
-			.flip = k->flip,
-			.placeholder = k->placeholder,
-		};
-		/* conf.c refuses paths that do not fit */
-		snprintf(cc[n].encoder, sizeof(cc[n].encoder), "%s", k->encoder ? k->encoder : "");
-	}
-	if (c->n_cams > max)
-		log_warn("%zu cameras configured, serving the first %zu", c->n_cams, max);
-	return n;
-}
-
 int vc_ops_restart_keys(const struct vc_conf *a, const struct vc_conf *b, int with_listen,
 			char *keys, size_t n)
 {

@@ -1,6 +1,6 @@
 /* Glue between the config file and the daemon: loading with errors logged
- * line by line, --check-config, and mapping [camera] sections onto
- * vc_cam_config. Kept out of main.c so main stays a list of steps. */
+ * line by line, --check-config, and applying control lines. Kept out of
+ * main.c so main stays a list of steps. */
 #ifndef VC_OPSCONF_H
 #define VC_OPSCONF_H
 
@@ -18,11 +18,6 @@ int vc_ops_load(const char *path, struct vc_conf **out);
  * prints the effective config to out (secrets redacted) or the errors to err.
  * Returns the process exit status: 0 valid, 1 invalid. */
 int vc_ops_check_config(const char *path, FILE *out, FILE *err);
-
-/* Fills cc[0..max) from the camera sections; pointers into c (valid while c
- * lives). An unset idle_stop_ms takes the key's default (common/conf_keys.c).
- * Returns the count. */
-size_t vc_ops_cam_configs(const struct vc_conf *c, struct vc_cam_config *cc, size_t max);
 
 /* The [server] settings that differ between the running config a and a
  * reloaded b but only apply at a restart (they bind sockets, load

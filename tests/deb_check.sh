@@ -13,7 +13,7 @@
 #              address swapped for 127.0.0.1:0) serves /snapshot; and
 #              with the conffile gone it still serves (no restart loop);
 #   purge:     stops the daemon left running, leaves no file and no process.
-# Not checked here: systemd itself starting the unit (no systemd as PID 1).
+# systemd itself starting the unit: tests/deb_systemd.sh (a booted container).
 # Skipped under ASan (the packages hold the plain build) and when a cross
 # build is missing. tests/run-all.sh runs it as the suite "deb", after the
 # cross builds.

@@ -90,8 +90,10 @@ for s in $suites; do
 				VC_TEST_EMULATED=1 run_one "$t" 600 sh tests/cross.sh run "$a" "$t"
 			done
 		done ;;
-	deb) # make deb's three packages from the plain and cross builds (tests/deb_check.sh)
-		run_one tests/deb_check.sh 900 sh tests/deb_check.sh ;;
+	deb) # make deb's three packages from the plain and cross builds (tests/deb_check.sh);
+		# the amd64 one started by a real systemd in a container (tests/deb_systemd.sh)
+		run_one tests/deb_check.sh 900 sh tests/deb_check.sh
+		run_one tests/deb_systemd.sh 900 sh tests/deb_systemd.sh ;;
 	fuzz) # libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each (default 60); builds them
 		if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 			echo "fuzz: SKIP ${FUZZ_CC:-clang} not installed (make deps-test)"; skip=$((skip + 1))

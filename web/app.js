@@ -29,10 +29,13 @@ const FLAG_DISABLED = 0x1, FLAG_READ_ONLY = 0x4, FLAG_INACTIVE = 0x10, FLAG_VOLA
 const AVC = 'video/mp4; codecs="avc1.42E01F"';
 // MediaSource where it takes AVC, else ManagedMediaSource (iPhone Safari
 // has only that one). A plain <video src=/stream.mp4> (an endless
-// progressive MP4) does not play on iOS, so without either no H.264 view.
+// progressive MP4) does not play on iOS; where neither exists (iOS before
+// 17.1) the browser's own HLS player gets <video src=/stream.m3u8>, which
+// lags a few segments (seconds) behind: used only there.
 const MSE = ['MediaSource', 'ManagedMediaSource'].map(name => ({ name, C: window[name] }))
 	.find(m => typeof m.C === 'function' && m.C.isTypeSupported && m.C.isTypeSupported(AVC)) || null;
-const CAN_H264 = MSE !== null;
+const HLS = !MSE && document.createElement('video').canPlayType('application/vnd.apple.mpegurl') !== '';
+const CAN_H264 = MSE !== null || HLS;
 const STALL_MS = 5000; // no new picture in the <video> for this long: MJPEG instead
 const H264_RESTARTS = 3; // ended streams in a row restarted before MJPEG instead
 
@@ -224,6 +227,12 @@ function startVideo(card) {
 		if (Date.now() - last > STALL_MS)
 			fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
 	}, 1000);
+	if (!MSE) { // native HLS (see HLS above)
+		v.src = v.dataset.stream = withToken('/stream.m3u8?' + card.viewParams);
+		setLive(card, 'h264', 'HLS');
+		v.play().catch(() => {});
+		return;
+	}
 	const url = '/stream.mp4?' + card.viewParams;
 	v.dataset.stream = url; // what the <video> shows (its src is a blob:)
 	setLive(card, 'h264', MSE.name);

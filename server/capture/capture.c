@@ -344,7 +344,7 @@ static void start_stream(struct vc_cam *cam)
 
 	if (!s || cam->streaming)
 		return;
-	ret = s->src->ops->start(s->src, cam->cfg.n_buffers ? cam->cfg.n_buffers : VC_CONF_DEF_BUFFERS,
+	ret = s->src->ops->start(s->src, cam->cfg.buffers ? cam->cfg.buffers : VC_CONF_DEF_BUFFERS,
 				 &n);
 	if (ret < 0) {
 		if (ret != cam->last_err)
@@ -701,32 +701,39 @@ static void spec_defaults(const char *path, struct vc_mode *m)
 
 /* ---- public ---- */
 
-int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out)
+int vc_cam_new(struct event_base *base, const struct vc_conf_cam *cfg, struct vc_cam **out)
 {
+	const struct vc_conf_key *idle = vc_conf_key_find("idle_stop_ms", 1);
 	struct vc_cam *cam = calloc(1, sizeof(*cam));
 
 	if (!cam)
 		return -ENOMEM;
 	cam->base = base;
-	cam->cfg = *cfg;
-	cam->id = strdup(cfg->id ? cfg->id : "0");
-	cam->path = strdup(cfg->path ? cfg->path : "test");
+	vc_conf_cam_init(&cam->cfg);
+	if (vc_conf_cam_copy(&cam->cfg, cfg) < 0)
+		goto fail;
+	if (!cam->cfg.name)
+		cam->cfg.name = strdup("0");
+	if (!cam->cfg.device)
+		cam->cfg.device = strdup("test");
+	cam->id = cam->cfg.name;
+	cam->path = cam->cfg.device;
 	cam->rq = calloc(1, sizeof(*cam->rq));
 	cam->pool = vc_pool_new(4);
 	if (!cam->id || !cam->path || !cam->rq || !cam->pool)
 		goto fail;
 	pthread_mutex_init(&cam->rq->mu, NULL);
-	cam->cfg.id = cam->id;
-	cam->cfg.path = cam->path;
 	if (cam->cfg.stall_timeout_ms <= 0)
 		cam->cfg.stall_timeout_ms = VC_CONF_DEF_STALL_TIMEOUT_MS;
+	if (cam->cfg.idle_stop_ms == idle->unset)
+		cam->cfg.idle_stop_ms = (int)idle->def;
 	cam->ops = vc_src_for_path(cam->path);
 	cam->backoff_ms = BACKOFF_MIN_MS;
-	if (cfg->preferred.fourcc || cfg->preferred.width || cfg->preferred.ival.den) {
-		cam->want = cfg->preferred;
+	if (cfg->mode.fourcc || cfg->mode.width || cfg->mode.ival.den) {
+		cam->want = cfg->mode;
 		cam->want_pending = 1;
 	}
-	spec_defaults(cam->path, &cam->cfg.preferred);
+	spec_defaults(cam->path, &cam->cfg.mode);
 	cam->retry_ev = evtimer_new(base, try_open, cam);
 	cam->frame_ev = evtimer_new(base, on_frame_ready, cam);
 	cam->tick_ev = evtimer_new(base, on_tick, cam);
@@ -774,8 +781,7 @@ void vc_cam_free(struct vc_cam *cam)
 			event_free(evs[i]);
 	vc_caps_clear(&cam->caps);
 	vc_pool_free(cam->pool);
-	free(cam->id);
-	free(cam->path);
+	vc_conf_cam_clear(&cam->cfg);
 	free(cam);
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "common/caps.h"
+#include "common/conf.h"
 #include "common/frame.h"
 #include "server/capture/source.h"
 
@@ -27,27 +28,15 @@ enum vc_cam_state {
 	VC_CAM_ERROR,      /* failed; retried with backoff */
 };
 
-struct vc_cam_config {
-	const char *id;       /* stable id used in URLs ("0", "front"); copied */
-	const char *path;     /* "/dev/video0", "/dev/v4l/by-id/...", "test", "test:640x480@30:YUYV" */
-	struct vc_mode preferred; /* zero fields = choose */
-	int input;            /* VIDIOC_S_INPUT index, -1 = leave */
-	unsigned n_buffers;   /* mmap buffers to request, 0 = default (4) */
-	int idle_stop_ms;     /* stop streaming this long after the last consumer; <0 = never */
-	int stall_timeout_ms; /* no frame this long while streaming = restart; 0 = default */
-	/* What a client that leaves them out of its URL gets (config keys
-	 * quality/rotate/flip/placeholder, or the command line): kept here
-	 * for the serving layer, the capture itself ignores them. */
-	uint8_t quality;      /* 1..100; 0 = the serving default */
-	uint16_t rotate;      /* 0, 90, 180, 270 */
-	uint8_t flip;         /* VC_FLIP_H | VC_FLIP_V (common/negotiate.h) */
-	int placeholder;      /* /snapshot while absent: 1 = placeholder picture, 0 = 503 */
-	/* config key encoder: "" = auto, "cpu", or an M2M device path: the
-	 * JPEG encoder the serving layer uses for this camera's plain encodes
-	 * (server/stream/hwenc.c) */
-	char encoder[64];
-};
-
+/* A camera is made from its settings as the config file's [camera] rows
+ * hold them (struct vc_conf_cam, common/conf.h; flags and discovery fill
+ * the same struct): name is its URL id (NULL = "0"), device its path
+ * ("/dev/video0", a by-id link, "test", "test:640x480@30:YUYV"; NULL =
+ * "test"), mode the preferred mode, then input, buffers, idle_stop_ms
+ * (unset = the key's default, "never" = -1) and stall_timeout_ms. quality,
+ * rotate, flip, placeholder and encoder are kept for the serving layer; the
+ * capture itself ignores them, and std, dv_timings and control lines (set
+ * through v4l2src.h and controls.h). */
 struct vc_cam_stats {
 	uint64_t frames;      /* frames delivered */
 	uint64_t dropped;     /* sequence gaps reported by the driver */
@@ -63,7 +52,8 @@ typedef void (*vc_cam_frame_cb)(void *opaque, struct vc_frame *f);
 /* Called on state changes and mode changes (new caps or geometry). */
 typedef void (*vc_cam_event_cb)(void *opaque, struct vc_cam *cam);
 
-int vc_cam_new(struct event_base *base, const struct vc_cam_config *cfg, struct vc_cam **out);
+/* cfg is copied (deep): the caller may free it after. */
+int vc_cam_new(struct event_base *base, const struct vc_conf_cam *cfg, struct vc_cam **out);
 void vc_cam_free(struct vc_cam *cam); /* frames still referenced stay valid until unref'd */
 
 void vc_cam_set_callbacks(struct vc_cam *cam, vc_cam_frame_cb on_frame,
@@ -79,9 +69,10 @@ void vc_cam_release(struct vc_cam *cam);
 int vc_cam_set_mode(struct vc_cam *cam, const struct vc_mode *m);
 
 const char *vc_cam_id(const struct vc_cam *cam);
-/* The settings the camera was made with (id and path point into the camera;
- * valid while it lives). */
-const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam);
+/* The settings the camera was made with (its own copy, valid while it
+ * lives; name and device set, an unset idle_stop_ms and stall_timeout_ms
+ * resolved to their defaults). */
+const struct vc_conf_cam *vc_cam_get_config(const struct vc_cam *cam);
 const char *vc_cam_path(const struct vc_cam *cam);
 enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
 const char *vc_cam_state_name(enum vc_cam_state s);

@@ -7,7 +7,7 @@
 
 #include "common/fmt.h"
 
-const struct vc_cam_config *vc_cam_get_config(const struct vc_cam *cam)
+const struct vc_conf_cam *vc_cam_get_config(const struct vc_cam *cam)
 {
 	return &cam->cfg;
 }

@@ -10,7 +10,7 @@
 #include <event2/event.h>
 #include <pthread.h>
 
-#include "common/conf_keys.h" /* the defaults of n_buffers and stall_timeout_ms */
+#include "common/conf_keys.h" /* the defaults of buffers, stall and idle times */
 #include "server/capture/capture.h"
 #include "server/capture/source.h"
 
@@ -54,8 +54,8 @@ struct session {
 
 struct vc_cam {
 	struct event_base *base;
-	char *id, *path;
-	struct vc_cam_config cfg;
+	const char *id, *path; /* cfg.name, cfg.device */
+	struct vc_conf_cam cfg; /* the camera's own copy of its settings */
 	const struct vc_src_ops *ops;
 
 	enum vc_cam_state state;

@@ -100,6 +100,7 @@ struct rctx {
 	uint8_t *master;
 	const struct vc_geom *mg;
 	int still;                 /* H.264: frame 0's picture (others render once) */
+	int noise;                 /* fresh noise on every frame (path option "noise") */
 };
 
 /* Draws frame seq into master (I420 laid out by mg), then produces the
@@ -131,6 +132,8 @@ static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct 
 		.cw = (mg->width + 1) / 2, .ch = (mg->height + 1) / 2,
 	};
 	vc_testsrc_draw_frame(&pc, seq, ival);
+	if (rc->noise)
+		vc_testsrc_draw_noise(&pc, seq);
 	if (fmt->layout == VC_LAYOUT_COMPRESSED) {
 		ret = vc_jpeg_encode(rc->jpeg, &src, JPEG_QUALITY, mem[0], cap[0], &bytesused[0]);
 		return ret;
@@ -146,9 +149,9 @@ static int render(const struct rctx *rc, const struct vc_fmt *fmt, const struct 
 
 /* Renders frames seq .. seq+n-1 of m: into mem[] (cap[]) when cb is NULL
  * (n = 1), else into a buffer of its own handed to cb. */
-static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, uint64_t seq,
-		      uint64_t n, uint8_t *const mem[3], const size_t cap[3], size_t bytesused[3],
-		      vc_testsrc_frame_cb cb, void *opaque)
+static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, int noise,
+		      uint64_t seq, uint64_t n, uint8_t *const mem[3], const size_t cap[3],
+		      size_t bytesused[3], vc_testsrc_frame_cb cb, void *opaque)
 {
 	struct vc_src_format f;
 	struct vc_geom mg;
@@ -159,7 +162,8 @@ static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, ui
 	ret = vc_fmt_geometry(testsrc_i420(), m->width, m->height, 0, &mg);
 	if (ret < 0)
 		return ret;
-	struct rctx rc = { vc_conv_new(), vc_jpeg_new(), NULL, malloc(mg.sizeimage), &mg, 0 };
+	struct rctx rc = { vc_conv_new(), vc_jpeg_new(), NULL, malloc(mg.sizeimage), &mg, 0,
+			   noise };
 	uint8_t *own = cb ? malloc(f.geom.sizeimage) : NULL;
 	uint8_t *omem[3] = { own, own, own };
 	size_t ocap[3] = { f.geom.mem_size[0], f.geom.mem_size[1], f.geom.mem_size[2] }, used[3];
@@ -188,14 +192,14 @@ static int render_run(const struct vc_mode *m, int ps_once, uint32_t bitrate, ui
 int vc_testsrc_render(const struct vc_mode *m, uint64_t seq, uint8_t *const mem[3],
 		      const size_t cap[3], size_t bytesused[3])
 {
-	return render_run(m, 0, 0, seq, 1, mem, cap, bytesused, NULL, NULL);
+	return render_run(m, 0, 0, 0, seq, 1, mem, cap, bytesused, NULL, NULL);
 }
 
 int vc_testsrc_render_run(const struct vc_testsrc_opts *o, uint64_t first, uint64_t n,
 			  vc_testsrc_frame_cb cb, void *opaque)
 {
-	return render_run(&o->mode, o->ps_once, o->bitrate, first, n, NULL, NULL, NULL, cb,
-			  opaque);
+	return render_run(&o->mode, o->ps_once, o->bitrate, o->noise, first, n, NULL, NULL, NULL,
+			  cb, opaque);
 }
 
 /* ---- ops ---- */
@@ -219,7 +223,7 @@ static void free_bufs(struct testsrc *t)
 static struct rctx rctx_of(const struct testsrc *t)
 {
 	return (struct rctx){ t->conv, t->jpeg, t->h264, t->master, &t->master_geom,
-			      t->opts.still };
+			      t->opts.still, t->opts.noise };
 }
 
 /* ---- render-ahead ---- */

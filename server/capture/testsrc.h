@@ -23,7 +23,10 @@
  *   (bits/s, or 2000k, 20M; 10k..100M) is its encoder's target (default:
  *   the software encoder's, so the SPS equals the one vcapd's own encoder
  *   writes at that size and rate; 20M at 640x480 gives another level, as
- *   a real camera's SPS differs).
+ *   a real camera's SPS differs). "noise" (raw formats and MJPEG only):
+ *   fresh noise (luma -16..15, a pure function of seq) over every frame,
+ *   content an encoder cannot predict from the frame before (rate control
+ *   tests).
  * Default 640x480@30 YUYV, e.g. "test:1280x720@30:YUYV:only". */
 #ifndef VC_TESTSRC_H
 #define VC_TESTSRC_H
@@ -40,6 +43,7 @@ struct vc_testsrc_opts {
 	int h264; /* offer H.264 (the path's format is H264) */
 	int ps_once; /* H.264: SPS/PPS with frame 0 only */
 	uint32_t bitrate; /* H.264: the encoder's target, 0 = default */
+	int noise; /* fresh noise on every frame: content hard to compress */
 };
 
 /* Parses a "test[:...]" path. Returns 0, or -EINVAL (not a test path, bad

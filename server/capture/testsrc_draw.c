@@ -137,3 +137,20 @@ void vc_testsrc_draw_frame(const struct vc_i420_pic *pc, uint64_t seq, struct vc
 		 (unsigned)(ms / 60000 % 60), (unsigned)(ms / 1000 % 60), (unsigned)(ms % 1000));
 	vc_testsrc_draw_text(pc, 4 * s, 15 * s, s, txt);
 }
+
+void vc_testsrc_draw_noise(const struct vc_i420_pic *pc, uint64_t seq)
+{
+	uint32_t s = (uint32_t)(seq * 2654435761u) ^ 0x5bd1e995u;
+
+	for (uint32_t y = 0; y < pc->h; y++) {
+		uint8_t *row = pc->p[0] + (size_t)y * pc->stride[0];
+
+		for (uint32_t x = 0; x < pc->w; x++) {
+			int v;
+
+			s = s * 1103515245u + 12345u;
+			v = row[x] + (int)(s >> 27) - 16;
+			row[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+	}
+}

@@ -29,4 +29,9 @@ void vc_testsrc_draw_text(const struct vc_i420_pic *pc, uint32_t x0, uint32_t y0
  * (not the wall clock: a frame must depend on its number only). */
 void vc_testsrc_draw_frame(const struct vc_i420_pic *pc, uint64_t seq, struct vc_fract ival);
 
+/* Adds noise to the luma of a drawn frame: -16..15 per pixel, from a
+ * generator seeded by seq (the same frame gets the same noise), fresh
+ * every frame, so no block can be predicted from the frame before. */
+void vc_testsrc_draw_noise(const struct vc_i420_pic *pc, uint64_t seq);
+
 #endif

@@ -119,8 +119,10 @@ int testsrc_h264_render(struct testsrc_h264 *h, uint8_t *master, const struct vc
 	*used = 0;
 	*key = 0;
 	if (!h->enc || h->g0 != g0 || h->next > seq) {
+		/* keep_all: a camera's encoder gives every frame, however
+		 * low its bitrate */
 		struct vc_h264enc_cfg cfg = { h->mode.width, h->mode.height,
-					      fps_of(h->mode.ival), h->bitrate, gop };
+					      fps_of(h->mode.ival), h->bitrate, gop, 1 };
 
 		vc_h264enc_free(h->enc);
 		h->enc = NULL;

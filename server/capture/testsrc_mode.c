@@ -123,6 +123,10 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 		o->only = 1;
 		return 0;
 	}
+	if (!strcasecmp(tok, "noise")) {
+		o->noise = 1;
+		return 0;
+	}
 	if (!strcasecmp(tok, "ps_once")) {
 		o->ps_once = 1;
 		return 0;
@@ -162,7 +166,7 @@ static int parse_opt(const char *s, size_t n, struct vc_testsrc_opts *o, char *w
 	if (!f) {
 		say(why, why_len,
 		    "unknown option '%s' (want WxH, WxH@FPS, @FPS, a format such as YUYV, "
-		    "MJPG or H264, still, only, ps_once, bitrate=N)",
+		    "MJPG or H264, still, only, noise, ps_once, bitrate=N)",
 		    tok);
 		return -EINVAL;
 	}
@@ -194,6 +198,10 @@ int vc_testsrc_parse(const char *path, struct vc_testsrc_opts *o, char *why, siz
 	}
 	if ((o->ps_once || o->bitrate) && !o->h264) {
 		say(why, why_len, "%s needs the H264 format", o->ps_once ? "ps_once" : "bitrate");
+		return -EINVAL;
+	}
+	if (o->noise && o->h264) {
+		say(why, why_len, "%s", "noise needs a raw or MJPEG format, not H264");
 		return -EINVAL;
 	}
 	testsrc_adjust(&o->mode, o->h264);

@@ -11,9 +11,11 @@
 #include "server/capture/v4l2_int.h"
 #include "server/capture/v4l2src.h"
 
+/* A V4L2 source is known by its own input_enum op: this part then needs
+ * nothing from the file that holds the ops table (it calls down only). */
 static struct v4l2src *dev_of(struct vc_src *s)
 {
-	return (s && s->ops == &vc_src_v4l2) ? (struct v4l2src *)s : NULL;
+	return (s && s->ops->input_enum == v4l2_input_enum) ? (struct v4l2src *)s : NULL;
 }
 
 int v4l2_input_enum(struct vc_src *s, uint32_t index, struct vc_src_input *in)
@@ -153,7 +155,7 @@ static int stopped(struct v4l2src *d)
 static int reread_format(struct v4l2src *d)
 {
 	struct vc_src_format f;
-	int e = vc_src_v4l2.get_format(&d->base, &f);
+	int e = d->base.ops->get_format(&d->base, &f);
 	return e == -EPROTO ? 0 : e;
 }
 

@@ -56,13 +56,14 @@ struct v4l2src {
 				* current input: not replaced by detected ones */
 };
 
+/* v4l2_io.c, the layer every other part calls down into: */
 /* v4l2_ioctl with EINTR retry. Returns 0 or -errno (errno itself untouched
  * meaning: ENODEV/EIO/ENXIO mean the device is gone). */
 int v4l2_xioctl(struct v4l2src *d, unsigned long req, void *arg);
 
 /* The V4L2 query idiom: arg (size bytes) zeroed, its leading __u32 (type,
  * index or id) set to first, then the ioctl; 0 or -errno like v4l2_xioctl.
- * Only for structs that start with that field (asserted in v4l2src.c). */
+ * Only for structs that start with that field (asserted in v4l2_io.c). */
 int v4l2_query(struct v4l2src *d, unsigned long req, void *arg, size_t size, uint32_t first);
 
 /* -ENODEV for "device gone" errnos, the value unchanged otherwise. */

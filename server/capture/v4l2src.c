@@ -21,20 +21,6 @@
 #include "server/capture/v4l2_int.h"
 #include "server/capture/v4l2src.h"
 
-int v4l2_xioctl(struct v4l2src *d, unsigned long req, void *arg)
-{
-	int r;
-	do {
-		r = v4l2_ioctl(d->fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
-
-int v4l2_gone(int err)
-{
-	return (err == -ENODEV || err == -EIO || err == -ENXIO) ? -ENODEV : err;
-}
-
 static struct v4l2src *to_dev(struct vc_src *s)
 {
 	return (struct v4l2src *)s;
@@ -119,23 +105,6 @@ int v4l2_parse_format(struct v4l2src *d, const struct v4l2_format *f,
 	r.geom.sizeimage = total;
 	*out = r;
 	return 0;
-}
-
-/* The structs v4l2_query() serves: each starts with the one field it sets. */
-_Static_assert(offsetof(struct v4l2_format, type) == 0, "type first");
-_Static_assert(offsetof(struct v4l2_streamparm, type) == 0, "type first");
-_Static_assert(offsetof(struct v4l2_query_ext_ctrl, id) == 0, "id first");
-_Static_assert(offsetof(struct v4l2_queryctrl, id) == 0, "id first");
-_Static_assert(offsetof(struct v4l2_input, index) == 0, "index first");
-_Static_assert(offsetof(struct v4l2_standard, index) == 0, "index first");
-_Static_assert(offsetof(struct v4l2_enum_dv_timings, index) == 0, "index first");
-_Static_assert(offsetof(struct v4l2_dv_timings, type) == 0, "type first");
-
-int v4l2_query(struct v4l2src *d, unsigned long req, void *arg, size_t size, uint32_t first)
-{
-	memset(arg, 0, size);
-	memcpy(arg, &first, sizeof(first));
-	return v4l2_xioctl(d, req, arg);
 }
 
 static int read_parm(struct v4l2src *d, struct vc_fract *ival)
@@ -303,15 +272,6 @@ static void v4l2src_close(struct vc_src *s)
 	if (d->fd >= 0)
 		v4l2_close(d->fd);
 	free(d);
-}
-
-void vc_v4l2_name(char *dst, size_t n, const void *src, size_t srcn)
-{
-	size_t l = strnlen(src, srcn);
-	if (l >= n)
-		l = n - 1;
-	memcpy(dst, src, l);
-	dst[l] = 0;
 }
 
 /* Opens path and picks how to drive it: *fd is a libv4l2 fd, or the plain

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/fmt.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -55,14 +56,6 @@ static enum MHD_Result send_json(struct vc_http_req *r, struct vc_json *j)
 				     err == -ENOMEM ? "out of memory" : "internal error");
 	}
 	return vc_http_send_owned(r, MHD_HTTP_OK, "application/json", body, len);
-}
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* "fourcc":"YUYV","fourcc_name":"YUYV" (key and key_name) */
@@ -186,7 +179,7 @@ static void json_client_cb(void *opaque, const struct vc_client_info *ci)
 
 	vc_json_obj_begin(j);
 	kstr(j, "peer", ci->peer);
-	kstr(j, "kind", ci->h264 == 2 ? "mp4" : ci->h264 ? "h264" : ci->raw ? "raw" : "mjpeg");
+	kstr(j, "kind", ci->h264 == 3 ? "hls" : ci->h264 == 2 ? "mp4" : ci->h264 ? "h264" : ci->raw ? "raw" : "mjpeg");
 	vc_json_key(j, "output");
 	json_output(j, &ci->out);
 	vc_json_kuint(j, "frames", ci->frames);
@@ -670,7 +663,7 @@ static enum MHD_Result h_status(void *opaque, struct vc_http_req *r)
 	vc_json_init(&j);
 	vc_json_obj_begin(&j);
 	kstr(&j, "version", "0.1");
-	vc_json_kfixed(&j, "uptime_s", (double)(mono_us() - a->started_us) / 1e6, 1);
+	vc_json_kfixed(&j, "uptime_s", (double)(vc_mono_us() - a->started_us) / 1e6, 1);
 	vc_json_kuint(&j, "connections", vc_http_connections(a->http));
 	vc_json_key(&j, "memory"); /* bytes, as /metrics' vcapd_memory_bytes */
 	vc_json_obj_begin(&j);
@@ -705,7 +698,7 @@ int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)
 		return -ENOMEM;
 	a->s = s;
 	a->http = http;
-	a->started_us = mono_us();
+	a->started_us = vc_mono_us();
 	*out = a;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "server/http/backoff.h"
 #include "server/workers.h"
@@ -137,14 +138,6 @@ static void job_done(void *arg, int status)
 	vc_http_wake(j->g->http);
 }
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int vc_auth_gate_new(struct event_base *base, struct vc_http *http, struct vc_auth **auth,
 		     struct vc_guard **guard, struct vc_auth_gate **out)
 {
@@ -157,7 +150,7 @@ int vc_auth_gate_new(struct event_base *base, struct vc_http *http, struct vc_au
 	g->auth = auth;
 	g->guard = guard;
 	g->tokens = VC_AUTH_HASH_BURST;
-	g->tokens_us = mono_us();
+	g->tokens_us = vc_mono_us();
 	/* One thread: hashes must not take both cores from the encoders. */
 	if ((r = vc_backoff_new(VC_AUTH_FAIL_LIMIT, VC_AUTH_FAIL_WINDOW_S, VC_AUTH_BLOCK_S, &g->bo)) < 0 ||
 	    (r = vc_workers_new(base, 1, &g->w)) < 0)
@@ -248,7 +241,7 @@ static int job_result(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_
  * core (yescrypt costs tens of ms; a legitimate login needs one). */
 static int take_token(struct vc_auth_gate *g)
 {
-	int64_t now = mono_us();
+	int64_t now = vc_mono_us();
 
 	g->tokens += (double)(now - g->tokens_us) * VC_AUTH_HASH_RATE / 1e6;
 	g->tokens_us = now;
@@ -305,7 +298,7 @@ static int guard(struct vc_auth_gate *g, struct vc_auth *a, struct vc_http_req *
 			      "Host is not a name of this server (add it to allowed_hosts)");
 	}
 	if (cl == VC_CLASS_CONTROL && (!a || !vc_auth_policy(a, VC_CLASS_CONTROL)) &&
-	    !vc_guard_control_open_net(gd) && !vc_guard_is_loopback(vc_http_peer_addr(r))) {
+	    !vc_guard_control_open_net(gd) && !vc_http_peer_local(r)) {
 		log_info_lim("control from the network (403)", vc_http_peer(r, peer, sizeof(peer)),
 			     "%s %s from %s: control from the network needs auth_control: 403",
 			     r->method, r->url, peer);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "common/conf.h"
+#include "common/guard_addr.h" /* vc_guard_addr: per-address groups */
 
 struct vc_guard;
 
@@ -34,20 +35,6 @@ int vc_guard_control_open_net(const struct vc_guard *g);
 
 /* 1 for 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104; NULL = 0. */
 int vc_guard_is_loopback(const struct sockaddr *sa);
-
-/* Who a per-address limit counts a peer as: an IPv4 address (also when
- * v4-mapped), or an IPv6 address's /64 (one host or one home network
- * usually holds a whole /64 and picks addresses in it at will). */
-struct vc_guard_addr {
-	unsigned char b[16];
-};
-
-/* Fills *k for sa (the rest of IPv6 zeroed, IPv4 as ::ffff:a.b.c.d);
- * 0, or -EAFNOSUPPORT (sa NULL or not IP: *k all zero, one group). */
-int vc_guard_addr_key(const struct sockaddr *sa, struct vc_guard_addr *k);
-
-/* 1 when a and b are the same group. */
-int vc_guard_addr_eq(const struct vc_guard_addr *a, const struct vc_guard_addr *b);
 
 /* 1 when a listen address ("host:port") binds only loopback. */
 int vc_guard_listen_is_loopback(const char *listen);

@@ -15,16 +15,19 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/clock.h"
 #include "common/conf_keys.h"
 #include "common/log.h"
 #include "server/http/headwait.h"
 #include "server/http/portowner.h"
 #include "server/http/guard.h"
+#include "server/http/proxied.h"
 
 /* Our response headers a cross-origin script may read (beyond the CORS
  * safelisted ones). */
@@ -61,6 +64,7 @@ struct req {
 	char *url; /* copy of the path (MHD's may not outlive callbacks) */
 	int nul_in_path;    /* the raw path has "%00" (the decoded one stops there) */
 	int line_too_long;  /* the raw request target is over VC_HTTP_MAX_LINE */
+	struct vc_proxied who; /* the client behind a trusted proxy, if any */
 };
 
 struct vc_http {
@@ -80,6 +84,8 @@ struct vc_http {
 	 * limit counts whole IPv6 addresses, of which one host has 2^64 */
 	struct conn_group *groups;
 	size_t n_groups, cap_groups;
+	struct vc_fwd_net *proxies; /* trusted_proxies */
+	size_t n_proxies;
 };
 
 struct conn_group {
@@ -144,14 +150,6 @@ static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
 	return buf;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static enum MHD_Result group_admit(struct vc_http *h, const struct sockaddr *addr);
 static void group_track(struct vc_http *h, const struct sockaddr *addr,
 			enum MHD_ConnectionNotificationCode toe);
@@ -167,7 +165,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t
 	(void)len;
 	if (group_admit(h, sa) == MHD_NO)
 		return MHD_NO;
-	if (vc_headwait_admit(h->hw, sa, mono_ms()))
+	if (vc_headwait_admit(h->hw, sa, vc_mono_ms()))
 		return MHD_YES;
 	log_info_lim("connections without a request head", addr_str(sa, peer, sizeof(peer)),
 		     "%s: refused: it holds connections that sent no request head "
@@ -184,7 +182,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, mono_ms());
+		*socket_context = vc_headwait_start(h->hw, ci ? ci->client_addr : NULL, vc_mono_ms());
 		group_track(h, ci ? ci->client_addr : NULL, toe);
 	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
 		const union MHD_ConnectionInfo *ci =
@@ -223,6 +221,9 @@ static enum MHD_Result group_admit(struct vc_http *h, const struct sockaddr *add
 {
 	struct vc_guard_addr k;
 
+	/* a trusted proxy carries many clients: max_clients bounds it */
+	if (vc_fwd_trusted(h->proxies, h->n_proxies, addr))
+		return MHD_YES;
 	vc_guard_addr_key(addr, &k);
 	struct conn_group *g = group_find(h, &k);
 	if (!g || g->n < h->cfg.per_ip_limit)
@@ -449,6 +450,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 		rq->pub.conn = c;
 		rq->pub.method = method;
 		rq->pub.url = rq->url;
+		vc_proxied_resolve(h->proxies, h->n_proxies, c, &rq->who);
 		if ((status = refuse_request(rq, msg, sizeof(msg))))
 			return vc_http_error(&rq->pub, status, "%s", msg);
 		return MHD_YES;
@@ -783,6 +785,23 @@ int vc_http_set_cors(struct vc_http *h, const char *origin)
 	return 0;
 }
 
+int vc_http_set_proxies(struct vc_http *h, char *const *list, size_t n)
+{
+	struct vc_fwd_net *nets = n ? calloc(n, sizeof(*nets)) : NULL;
+
+	if (n && !nets)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (vc_fwd_net_parse(list[i], &nets[i]) < 0) {
+			free(nets);
+			return -EINVAL;
+		}
+	free(h->proxies);
+	h->proxies = nets;
+	h->n_proxies = n;
+	return 0;
+}
+
 void vc_http_wake(struct vc_http *h)
 {
 	if (!h) /* streams without HTTP (unit tests) */
@@ -831,6 +850,7 @@ void vc_http_free(struct vc_http *h)
 	free(h->cors);
 	free(h->tls_prio);
 	free(h->groups);
+	free(h->proxies);
 	free(h);
 }
 
@@ -914,20 +934,31 @@ const char *vc_http_header(const struct vc_http_req *r, const char *key)
 	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);
 }
 
+/* Every vc_http_req is the pub member of a struct req (on_access). */
+static const struct req *req_of(const struct vc_http_req *r)
+{
+	return (const struct req *)(const void *)((const char *)r - offsetof(struct req, pub));
+}
+
 const struct sockaddr *vc_http_peer_addr(const struct vc_http_req *r)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct req *rq = req_of(r);
+	const union MHD_ConnectionInfo *ci;
 
+	if (rq->who.set)
+		return (const struct sockaddr *)&rq->who.addr;
+	ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	return ci ? ci->client_addr : NULL;
+}
+
+int vc_http_peer_local(const struct vc_http_req *r)
+{
+	return !req_of(r)->who.not_local && vc_guard_is_loopback(vc_http_peer_addr(r));
 }
 
 const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-
-	return addr_str(ci ? ci->client_addr : NULL, buf, len);
+	return addr_str(vc_http_peer_addr(r), buf, len);
 }
 
 enum MHD_Result vc_http_queue(struct vc_http_req *r, unsigned status, struct MHD_Response *resp)

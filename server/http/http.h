@@ -149,6 +149,12 @@ void vc_http_set_gate(struct vc_http *h, vc_http_gate_fn fn, void *opaque);
  * copied) for the requests that follow: config reload. 0 or -ENOMEM. (web) */
 int vc_http_set_cors(struct vc_http *h, const char *origin);
 
+/* Sets trusted_proxies (the config's strings, common/fwd.h syntax) for the
+ * requests that follow: their forwarding headers name the client, and their
+ * connections count against max_clients only, not max_clients_per_ip.
+ * 0, -EINVAL (an entry does not parse; nothing changed) or -ENOMEM. */
+int vc_http_set_proxies(struct vc_http *h, char *const *list, size_t n);
+
 /* Ends the server: suspended connections must already be resumed (stream
  * layer's shutdown); stops every daemon. */
 void vc_http_free(struct vc_http *h);
@@ -178,8 +184,14 @@ const char *vc_http_arg(const struct vc_http_req *r, const char *key);
 int vc_http_query(const struct vc_http_req *r, const char *skip, char *buf, size_t len);
 /* A request header, or NULL. */
 const char *vc_http_header(const struct vc_http_req *r, const char *key);
-/* Client address (MHD's; valid while the request lives), or NULL. */
+/* Client address, or NULL: the peer's (MHD's), or when the peer is a
+ * trusted proxy the client its forwarding headers name (proxied.h); every
+ * per-address rule uses it. Valid while the request lives. */
 const struct sockaddr *vc_http_peer_addr(const struct vc_http_req *r);
+/* 1 when the client is on this machine (loopback) and the request was not
+ * forwarded from elsewhere (a forwarding header from an unlisted proxy, or
+ * a trusted proxy's client it could not name, is never local). */
+int vc_http_peer_local(const struct vc_http_req *r);
 /* Client address as text ("127.0.0.1:5555"); buf of 64 bytes. */
 const char *vc_http_peer(const struct vc_http_req *r, char *buf, size_t len);
 

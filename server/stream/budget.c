@@ -289,7 +289,7 @@ void budget_readmit(struct hub *h)
 			 "does not fit: ended, 503 %s", vc_cam_id(h->cam), victim->plan.out.width,
 			 victim->plan.out.height, victim->plan.out.quality, victim->n_clients, err);
 		for (struct client *c = victim->clients; c; c = c->next)
-			client_end(c);
+			stream_notify(&c->wake, STREAM_EV_END_BUDGET, 0);
 		held = held_bytes(s, &n_on, h);
 	}
 }

@@ -28,7 +28,7 @@
  *   dropped by waiter_free; send_frame gives the MHD response one ref,
  *   dropped by the response's free callback. */
 #define LOG_PREFIX "stream:"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,20 +64,20 @@ void client_free(void *cls)
 /* The bytes of frame f as sent, in up to 3 pieces: a JPEG (with the
  * standard Huffman tables inserted at offset dht when nonzero) or the raw
  * memory planes. Returns the count; *len = their total. */
-unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
+unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct iovec pc[3],
 			     size_t *len)
 {
 	unsigned n = 0;
 
 	if (f->fmt->layout == VC_LAYOUT_COMPRESSED && dht && dht < f->bytesused[0]) {
-		pc[n++] = (struct MHD_IoVec){ f->mem[0], dht };
-		pc[n++] = (struct MHD_IoVec){ vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
-		pc[n++] = (struct MHD_IoVec){ f->mem[0] + dht, f->bytesused[0] - dht };
+		pc[n++] = (struct iovec){ (void *)f->mem[0], dht };
+		pc[n++] = (struct iovec){ (void *)vc_jpeg_std_dht(), VC_JPEG_DHT_BYTES };
+		pc[n++] = (struct iovec){ (void *)f->mem[0] + dht, f->bytesused[0] - dht };
 	} else if (f->fmt->layout == VC_LAYOUT_COMPRESSED) {
-		pc[n++] = (struct MHD_IoVec){ f->mem[0], f->bytesused[0] };
+		pc[n++] = (struct iovec){ (void *)f->mem[0], f->bytesused[0] };
 	} else {
 		for (int i = 0; i < f->geom.mem_planes && i < 3; i++)
-			pc[n++] = (struct MHD_IoVec){ f->mem[i], f->geom.mem_size[i] };
+			pc[n++] = (struct iovec){ (void *)f->mem[i], f->geom.mem_size[i] };
 	}
 	*len = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -90,10 +90,10 @@ unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_Io
  * picture says so in X-Placeholder) before them and a CRLF after. Returns
  * the count; *len = their total. */
 static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int placeholder,
-			    char hdr[256], struct MHD_IoVec pc[5], size_t *len)
+			    char hdr[256], struct iovec pc[5], size_t *len)
 {
 	static const char crlf[] = "\r\n";
-	struct MHD_IoVec fp[3];
+	struct iovec fp[3];
 	size_t flen;
 	unsigned nf = client_frame_pieces(f, dht, fp, &flen), n = 0;
 
@@ -105,12 +105,12 @@ static unsigned part_pieces(const struct vc_frame *f, size_t dht, int raw, int p
 				 "\r\n%s\r\n",
 				 flen, f->ts_real_us / 1000000, f->ts_real_us % 1000000, f->seq,
 				 placeholder ? "X-Placeholder: camera away\r\n" : "");
-		pc[n++] = (struct MHD_IoVec){ hdr, (size_t)k };
+		pc[n++] = (struct iovec){ hdr, (size_t)k };
 	}
 	for (unsigned i = 0; i < nf; i++)
 		pc[n++] = fp[i];
 	if (!raw)
-		pc[n++] = (struct MHD_IoVec){ crlf, 2 };
+		pc[n++] = (struct iovec){ (void *)crlf, 2 };
 	for (unsigned i = 0; i < n; i++)
 		*len += pc[i].iov_len;
 	return n;
@@ -169,13 +169,10 @@ static struct vc_part *output_part(struct output *o, int raw)
 {
 	if (!o->part[raw]) {
 		char hdr[256];
-		struct MHD_IoVec pc[5];
 		struct iovec iov[5];
 		size_t len;
-		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, pc, &len);
+		unsigned n = part_pieces(o->latest, o->latest_dht, raw, o->placeholder, hdr, iov, &len);
 
-		for (unsigned i = 0; i < n; i++)
-			iov[i] = (struct iovec){ (void *)pc[i].iov_base, pc[i].iov_len };
 		o->part[raw] = vc_part_new(iov, n);
 	}
 	return o->part[raw];
@@ -424,8 +421,32 @@ const struct client_http_ops client_http_mhd = {
 	MHD_suspend_connection, MHD_resume_connection, vc_http_wake, vc_http_timeout_s,
 };
 
+/* A sink client takes every frame it may, at once (it never blocks). */
+static void sink_pump(struct client *c, int64_t now)
+{
+	struct output *o = c->out;
+
+	while (!c->ending && part_due(c, o, now)) {
+		uint64_t n = o->latest_n;
+		struct vc_frame *kept = h264_out_kept(c, o, &n);
+		const struct vc_frame *f = kept ? kept : o->latest;
+
+		part_begin(c, n, now);
+		c->need_key = 0;
+		if (!kept)
+			c->catchup = 0;
+		c->sink->frame(c->sink_opaque, f, n);
+		c->bytes += f->bytesused[0];
+		part_end(c);
+	}
+}
+
 void client_wake(struct client *c, int64_t now)
 {
+	if (c->sink) {
+		sink_pump(c, now);
+		return;
+	}
 	if (c->sock >= 0) {
 		if (c->wev && !c->part) /* idle on its socket (else it takes latest when done) */
 			direct_pump(c);
@@ -441,6 +462,12 @@ void client_wake(struct client *c, int64_t now)
 
 void client_end(struct client *c)
 {
+	if (c->sink) {
+		if (!c->ending)
+			c->sink->ended(c->sink_opaque);
+		c->ending = 1;
+		return;
+	}
 	c->ending = 1;
 	if (c->sock >= 0) {
 		if (!c->part) /* else direct_pump ends it after the part */
@@ -451,8 +478,22 @@ void client_end(struct client *c)
 	}
 }
 
+void client_on_event(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct client *c = opaque;
+
+	if (ev == STREAM_EV_DATA)
+		client_wake(c, now);
+	else
+		client_end(c);
+}
+
 void client_drop(struct client *c)
 {
+	if (c->sink) {
+		client_end(c);
+		return;
+	}
 	c->dropped = 1;
 	c->part_us = 0;
 	vc_part_unref(c->part);
@@ -525,6 +566,7 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 		return MHD_NO;
 	c->s = s;
 	c->out = o;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->conn = r->conn;
 	c->raw = raw;
 	c->h264 = (uint8_t)h264;
@@ -560,4 +602,34 @@ enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int ra
 	log_debug("client %s: %s stream on cam %s", c->peer,
 		  h264 == H264_MP4 ? "mp4" : h264 ? "h264" : raw ? "raw" : "mjpeg", vc_cam_id(h->cam));
 	return vc_http_queue(r, MHD_HTTP_OK, resp);
+}
+
+struct client *client_sink_new(struct output *o, const struct vc_request *req,
+			       const struct client_sink *sink, void *opaque, const char *peer,
+			       const struct sockaddr *addr, int dflt)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->s = o->hub->s;
+	c->out = o;
+	c->wake = (struct stream_wake){ client_on_event, c };
+	c->sock = -1;
+	c->raw = 1;
+	c->h264 = H264_ANNEXB;
+	c->req = *req;
+	c->sent_n = o->latest_n;
+	c->sink = sink;
+	c->sink_opaque = opaque;
+	c->dflt = dflt;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	vc_guard_addr_key(addr, &c->addr);
+	h264_out_join(o, c);
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	hub_acquire(o->hub);
+	log_debug("client %s: hls reader on cam %s", c->peer,
+		  o->hub->cam ? vc_cam_id(o->hub->cam) : "?");
+	return c;
 }

@@ -332,17 +332,21 @@ static void keep(struct output *o, struct h264_out *h)
 
 /* The MP4 duration of a frame captured at from_us whose successor came at
  * to_us (0: unknown), in 90 kHz ticks: the time between them when it looks
- * like the rate's jitter; after a pause (the output had no client for a
- * while, the camera restarted) the nominal interval: a pause is a gap in
- * the timeline, never one frame lasting seconds, which a player would
- * stretch its buffer over and show frozen (a page jumping to the live edge
- * then ran seconds ahead of the capture clock). */
+ * like the rate's jitter or pictures the encoder skipped to hold the
+ * bitrate (up to PAUSE_US: the timeline stays without holes); after a
+ * pause (the output had no client for a while, the camera restarted) the
+ * nominal interval: a pause is a gap in the timeline, never one frame
+ * lasting seconds, which a player would stretch its buffer over and show
+ * frozen (a page jumping to the live edge then ran seconds ahead of the
+ * capture clock). */
+#define PAUSE_US 1000000
 static uint32_t frame_dur(const struct output *o, int64_t from_us, int64_t to_us)
 {
 	uint32_t nominal = VC_MP4_TIMESCALE / (o->plan.out.fps ? o->plan.out.fps : 30);
+	int64_t gap = to_us - from_us;
 
-	if (from_us && to_us > from_us && (to_us - from_us) * 9 / 100 <= 2 * (int64_t)nominal)
-		return (uint32_t)((to_us - from_us) * 9 / 100);
+	if (from_us && gap > 0 && (gap <= PAUSE_US || gap * 9 / 100 <= 2 * (int64_t)nominal))
+		return (uint32_t)(gap * 9 / 100);
 	return nominal;
 }
 
@@ -378,7 +382,8 @@ void h264_out_published(struct output *o)
 	}
 	for (struct client *c = o->clients; c; c = c->next)
 		if (c->h264 == H264_MP4 && c->init_gen && c->init_gen == old)
-			client_end(c); /* its decoder was set up for the old SPS */
+			/* its decoder was set up for the old SPS */
+			stream_notify(&c->wake, STREAM_EV_END_CHANGED, 0);
 }
 
 void h264_out_join(struct output *o, struct client *c)
@@ -407,7 +412,8 @@ void h264_out_join(struct output *o, struct client *c)
 void h264_out_moved(struct output *to, struct client *c)
 {
 	if (c->h264 == H264_MP4)
-		client_end(c); /* its init segment is another output's */
+		/* its init segment is another output's */
+		stream_notify(&c->wake, STREAM_EV_END_CHANGED, 0);
 	else
 		h264_out_join(to, c);
 }

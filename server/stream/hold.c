@@ -16,7 +16,7 @@
  *   keeping up holds a part for about a frame time).
  * Drops are logged once per gc tick, coalesced. Loop thread only. */
 #define LOG_PREFIX "stream:"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #include "common/log.h"
 #include "common/memstat.h"

@@ -213,7 +213,7 @@ void hub_on_frame(void *opaque, struct vc_frame *f)
 	for (struct output *o = h->outputs; o; o = o->next)
 		if (output_users(o) && !o->provisional && !o->refused && policy_feeds(h, o))
 			output_frame(o, f);
-	vc_http_wake(h->s->http);
+	h->s->kick(h->s->http);
 }
 
 void hub_on_event(void *opaque, struct vc_cam *cam)
@@ -268,13 +268,9 @@ void hub_end_users(struct hub *h)
 {
 	for (struct output *o = h->outputs; o; o = o->next) {
 		for (struct client *c = o->clients; c; c = c->next)
-			client_end(c);
-		for (struct waiter *w = o->waiters; w; w = w->next) {
-			if (!w->resumed) {
-				w->resumed = 1;
-				MHD_resume_connection(w->conn);
-			}
-		}
+			stream_notify(&c->wake, STREAM_EV_END_GONE, 0);
+		for (struct waiter *w = o->waiters; w; w = w->next)
+			stream_notify(&w->wake, STREAM_EV_END_GONE, 0);
 	}
 }
 
@@ -317,5 +313,71 @@ int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct 
 	struct vc_request q = *req;
 	policy_resolve(h, &q);
 	return hub_decide(h, &q, oneshot ? HUB_ONESHOT : HUB_STREAM, mode, plan, &served);
+}
+
+void hub_choose(struct hub *h)
+{
+	hub_update_mode(h, NULL, HUB_NONE);
+}
+
+struct output *hub_output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind)
+{
+	struct vc_plan plan;
+
+	hub_update_mode(h, req, kind);
+	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
+		return NULL;
+	return output_for_plan(h, req, &plan);
+}
+
+struct output *hub_output_get_planned(struct hub *h, const struct vc_request *req,
+				      enum hub_kind kind, const struct vc_mode *m,
+				      const struct vc_plan *pl, int served)
+{
+	struct vc_plan plan;
+
+	if (!served)
+		hub_update_mode(h, req, kind);
+	if (!h->target.fourcc)
+		return NULL;
+	/* the policy held the switch back (or the camera refused it): the
+	 * plan against the mode it runs */
+	if (!hub_mode_same(&h->target, m)) {
+		if (vc_negotiate_plan(&h->target, req, &plan) < 0)
+			return NULL;
+		pl = &plan;
+	}
+	return output_for_plan(h, req, pl);
+}
+
+/* Frees outputs nobody used for a while (they keep their latest frame for
+ * snapshots with max_age_ms in between). */
+void hub_gc(struct vc_streams *s)
+{
+	int64_t now = now_us();
+
+	for (size_t i = 0; i < s->n_hubs; i++) {
+		struct output *o = s->hubs[i]->outputs, *next;
+
+		for (; o; o = next) {
+			next = o->next;
+			if (!output_users(o) && !o->busy &&
+			    (o->merged || now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL))
+				output_free(o);
+		}
+	}
+	for (struct hub **hp = &s->dying; *hp;) {
+		struct hub *h = *hp;
+		int used = h->ph_busy; /* its placeholder job points at it */
+
+		for (struct output *o = h->outputs; o; o = o->next)
+			used |= output_users(o) || o->busy;
+		if (used) {
+			hp = &h->next_dying;
+			continue;
+		}
+		*hp = h->next_dying;
+		hub_free(h);
+	}
 }
 

@@ -197,8 +197,8 @@ static void on_done(void *opaque, int err, const struct vc_m2m_enc_out *out, voi
 		log_info("hardware %s encoder %s works again", codec_name(o), hw->path);
 		s->hw_bad[0] = 0;
 	}
-	output_publish(o, f, 0, 0);
-	vc_http_wake(s->http);
+	s->publish(o, f, 0, 0);
+	s->kick(s->http);
 }
 
 static void params_for(const struct output *o, const struct vc_frame *f, struct vc_m2m_enc_params *p)

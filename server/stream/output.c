@@ -135,36 +135,6 @@ void output_unused(struct output *o)
 	}
 }
 
-struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind)
-{
-	struct vc_plan plan;
-
-	hub_update_mode(h, req, kind);
-	if (!h->target.fourcc || vc_negotiate_plan(&h->target, req, &plan) < 0)
-		return NULL;
-	return output_for_plan(h, req, &plan);
-}
-
-struct output *output_get_planned(struct hub *h, const struct vc_request *req,
-				  enum hub_kind kind, const struct vc_mode *m,
-				  const struct vc_plan *pl, int served)
-{
-	struct vc_plan plan;
-
-	if (!served)
-		hub_update_mode(h, req, kind);
-	if (!h->target.fourcc)
-		return NULL;
-	/* the policy held the switch back (or the camera refused it): the
-	 * plan against the mode it runs */
-	if (!hub_mode_same(&h->target, m)) {
-		if (vc_negotiate_plan(&h->target, req, &plan) < 0)
-			return NULL;
-		pl = &plan;
-	}
-	return output_for_plan(h, req, pl);
-}
-
 /* The output delivering plan (req planned against the hub's target), made
  * when there is none. NULL on ENOMEM. */
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,
@@ -194,10 +164,10 @@ struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 static void wake_clients(struct output *o, int64_t now)
 {
 	for (struct client *c = o->clients; c; c = c->next)
-		client_wake(c, now);
+		stream_notify(&c->wake, STREAM_EV_DATA, now);
 	for (struct waiter *w = o->waiters; w && !o->placeholder; w = w->next)
 		if (policy_oneshot_ready(o->hub, &w->req))
-			snapshot_wake(w);
+			stream_notify(&w->wake, STREAM_EV_DATA, now);
 }
 
 void output_publish(struct output *o, struct vc_frame *res, size_t dht, int placeholder)
@@ -281,7 +251,7 @@ static void job_done(void *arg, int status)
 		if (vc_log_level >= VC_LOG_DEBUG)
 			job_log(j, ts);
 		output_publish(o, j->res, 0, 0);
-		vc_http_wake(s->http);
+		s->kick(s->http);
 	}
 	free(j);
 	if (s->freeing) {
@@ -367,38 +337,3 @@ void output_frame(struct output *o, struct vc_frame *f)
 		output_submit(o, f); /* includes repacking padded strides */
 	}
 }
-
-/* Frees outputs nobody used for a while (they keep their latest frame for
- * snapshots with max_age_ms in between). */
-void output_gc(evutil_socket_t fd, short what, void *arg)
-{
-	struct vc_streams *s = arg;
-	int64_t now = now_us();
-
-	(void)fd;
-	(void)what;
-	for (size_t i = 0; i < s->n_hubs; i++) {
-		struct output *o = s->hubs[i]->outputs, *next;
-
-		for (; o; o = next) {
-			next = o->next;
-			if (!output_users(o) && !o->busy &&
-			    (o->merged || now - o->idle_since_us > OUTPUT_LINGER_MS * 1000LL))
-				output_free(o);
-		}
-	}
-	for (struct hub **hp = &s->dying; *hp;) {
-		struct hub *h = *hp;
-		int used = h->ph_busy; /* its placeholder job points at it */
-
-		for (struct output *o = h->outputs; o; o = o->next)
-			used |= output_users(o) || o->busy;
-		if (used) {
-			hp = &h->next_dying;
-			continue;
-		}
-		*hp = h->next_dying;
-		hub_free(h);
-	}
-}
-

@@ -58,16 +58,16 @@ static uint32_t clamp_dim(uint32_t v)
 
 void placeholder_size(const struct hub *h, uint32_t *w, uint32_t *hgt)
 {
-	const struct vc_cam_config *cc = vc_cam_get_config(h->cam);
+	const struct vc_conf_cam *cc = vc_cam_get_config(h->cam);
 	uint32_t rw = PH_DEFAULT_W, rh = PH_DEFAULT_H;
 	struct vc_mode def;
 
 	/* the size the camera is configured for, else the one it defaults
 	 * to, else the one it last gave: a client's plain URL then sees the
 	 * size it will get once frames come */
-	if (cc->preferred.width && cc->preferred.height) {
-		rw = cc->preferred.width;
-		rh = cc->preferred.height;
+	if (cc->mode.width && cc->mode.height) {
+		rw = cc->mode.width;
+		rh = cc->mode.height;
 	} else if (policy_default_mode(h, &def) == 0 && def.width && def.height) {
 		rw = def.width;
 		rh = def.height;
@@ -216,7 +216,7 @@ static void job_done(void *arg, int status)
 	if (!j->s->freeing && status == 0 && j->res && j->s->ph) {
 		stamp(j->s->ph, h, j->res);
 		if (h->cam && cam_away(h->cam) && publish(h, 0))
-			vc_http_wake(j->s->http);
+			j->s->kick(j->s->http);
 	} else if (!j->s->freeing && status == 0 && !j->res && h->cam) {
 		log_warn("cam %s: no placeholder picture (out of memory)", vc_cam_id(h->cam));
 	}
@@ -310,7 +310,7 @@ void placeholder_kick(struct hub *h)
 	if (away_for_good) {
 		if (!publish(h, 1))
 			return;
-		vc_http_wake(s->http);
+		s->kick(s->http);
 		if (!h->ph_frame || now_us() - h->ph_frame->ts_us > PH_INTERVAL_MS * 1000LL)
 			make_picture(s, h);
 	}

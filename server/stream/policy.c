@@ -73,7 +73,7 @@ static int policy_default(const struct hub *h, const struct vc_caps *caps, struc
 	struct vc_mode cfg, cur;
 
 	/* configured (a test pattern's spec counts: capture fills it in) */
-	cfg = vc_cam_get_config(h->cam)->preferred;
+	cfg = vc_cam_get_config(h->cam)->mode;
 	if (!cfg.width && signal_sized(h, &cur)) {
 		cfg.width = cur.width;
 		cfg.height = cur.height;
@@ -295,7 +295,7 @@ static void on_choose(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	h->pol.choose_at_us = 0;
 	if (h->cam && !h->s->stopping)
-		hub_update_mode(h, NULL, HUB_NONE);
+		h->pol.choose(h); /* hub_choose */
 }
 
 /* Chooses again at `at` (or earlier when already due sooner). */
@@ -370,7 +370,8 @@ void policy_switch_begin(struct hub *h)
 	 * back to the default, then let go of (policy_switch_end) */
 	if (h->acquired || vc_cam_get_state(h->cam) != VC_CAM_STREAMING)
 		return;
-	hub_acquire(h);
+	h->acquired = 1; /* what hub_acquire does */
+	vc_cam_acquire(h->cam);
 	h->pol.switch_hold = 1;
 }
 

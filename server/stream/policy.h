@@ -9,6 +9,7 @@
 #include "server/stream/poller.h"
 
 struct event;
+struct hub;
 
 struct hub_policy {
 	enum vc_mode_why why;    /* why the target mode was picked */
@@ -18,6 +19,9 @@ struct hub_policy {
 	int64_t last_switch_us;  /* 0 = never */
 	int64_t choose_at_us;    /* the timer's due time, 0 = not armed */
 	struct event *ev;        /* chooses again: after a leave, at the end of a hold */
+	void (*choose)(struct hub *h); /* what ev runs: hub_choose (set with the
+				  * hub; policy.c is below hub.c, so it calls
+				  * up through this pointer) */
 	int hold_oneshots;       /* a switch for one-shot requests waits for the hold:
 				  * their outputs get no frame of the old mode */
 	char last[160];          /* the last switch as logged */

@@ -4,7 +4,7 @@
  * from its own memory, the MHD response holding one reference (ETag,
  * If-None-Match answered with 304). */
 #define LOG_PREFIX "stream:"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,6 +58,19 @@ void snapshot_wake(struct waiter *w)
 	w->frame_dht = o->latest_dht;
 	w->resumed = 1;
 	MHD_resume_connection(w->conn);
+}
+
+void snapshot_on_event(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct waiter *w = opaque;
+
+	(void)now;
+	if (ev == STREAM_EV_DATA) {
+		snapshot_wake(w);
+	} else if (!w->resumed) { /* wakes without a frame: 503 */
+		w->resumed = 1;
+		MHD_resume_connection(w->conn);
+	}
 }
 
 static void frame_free_cb(void *cls)
@@ -116,9 +129,13 @@ static enum MHD_Result send_frame(struct vc_http_req *r, const struct output *o,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 		return vc_http_queue(r, MHD_HTTP_NOT_MODIFIED, resp);
 	}
+	struct iovec pcs[3];
 	struct MHD_IoVec iov[3];
 	size_t len;
-	unsigned n = client_frame_pieces(f, dht, iov, &len);
+	unsigned n = client_frame_pieces(f, dht, pcs, &len);
+
+	for (unsigned i = 0; i < n; i++)
+		iov[i] = (struct MHD_IoVec){ pcs[i].iov_base, pcs[i].iov_len };
 	vc_frame_ref(f);
 	struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, frame_free_cb, f);
 	if (!resp) {
@@ -176,6 +193,7 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 		return MHD_NO;
 	w->s = s;
 	w->out = o;
+	w->wake = (struct stream_wake){ snapshot_on_event, w };
 	w->conn = r->conn;
 	w->raw = raw;
 	w->req = p.req;

@@ -16,6 +16,7 @@
 #include "common/params.h"
 #include "server/capture/capture.h"
 #include "server/http/http.h"
+#include "server/stream/fanout.h"
 
 struct event_base;
 struct vc_streams;
@@ -37,17 +38,6 @@ int vc_streams_add_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_remove_cam(struct vc_streams *s, struct vc_cam *cam);
 int vc_streams_replace_cam(struct vc_streams *s, struct vc_cam *old, struct vc_cam *cam);
 
-/* Memory budget (issue 14; budget.h): 0 fields take the defaults (8
- * outputs per camera, 64 MiB of output frames, the camera's largest native
- * mode). Applies to requests that follow (config reload). */
-struct vc_stream_budget {
-	unsigned max_outputs;
-	unsigned max_outputs_per_ip; /* new outputs one address may make per camera */
-	size_t frame_bytes;
-	uint32_t max_width, max_height;
-	unsigned hold_s;      /* client_hold: s a stream client may hold one part (hold.c,
-			       * issue 22; 0: 5 s) */
-};
 void vc_streams_set_budget(struct vc_streams *s, const struct vc_stream_budget *b);
 
 /* After vc_http_free (which ends every connection). */
@@ -66,28 +56,6 @@ struct vc_cam *vc_streams_cam(const struct vc_streams *s, size_t i);
 /* Camera by id ("0", "front"); NULL id or "" = the first. NULL when unknown. */
 struct vc_cam *vc_streams_find(const struct vc_streams *s, const char *id);
 
-/* Hardware JPEG encoders (server/stream/hwenc.c). l: the M2M devices the
- * camera set found (NULL = none; it must outlive the streams, its contents
- * may change on hotplug); io: the device I/O (NULL = the real devices; tests
- * pass a fake). An output that only encodes (same size, no conversion) uses
- * the encoder its camera's `encoder` setting picks, falling back to the CPU
- * when the device fails. */
-struct vc_m2m_list;
-struct vc_m2m_enc_io;
-void vc_streams_set_m2m(struct vc_streams *s, const struct vc_m2m_list *l,
-			const struct vc_m2m_enc_io *io);
-
-struct vc_hwenc_stats {
-	uint64_t frames;    /* coded frames (JPEG, H.264) the hardware encoders delivered */
-	uint64_t copies;    /* frames copied into an encoder's buffer (0 with DMABUF) */
-	uint64_t fallbacks; /* times a failed encoder sent an output back to the CPU */
-	uint64_t sessions;  /* encoder sessions opened */
-	int dmabuf;         /* the last frame submitted went by DMABUF */
-};
-void vc_streams_hwenc_stats(const struct vc_streams *s, struct vc_hwenc_stats *st);
-/* The device an output of camera i encodes with now, or NULL (CPU). */
-const char *vc_streams_hwenc_active(const struct vc_streams *s, size_t cam);
-
 /* Statistics for the API and /metrics. */
 struct vc_output_info {
 	struct vc_output out;
@@ -104,7 +72,7 @@ struct vc_output_info {
 struct vc_client_info {
 	char peer[64];
 	int raw;                /* raw stream (else MJPEG multipart) */
-	int h264;               /* 1 H.264 Annex-B, 2 MP4 (then raw says nothing) */
+	int h264;               /* 1 H.264 Annex-B, 2 MP4, 3 HLS (then raw says nothing) */
 	struct vc_output out;
 	uint64_t frames, skipped, bytes;
 	double fps;             /* sent frames per second, recent */
@@ -113,27 +81,6 @@ struct vc_client_info {
 
 typedef void (*vc_output_info_cb)(void *opaque, const struct vc_output_info *oi);
 typedef void (*vc_client_info_cb)(void *opaque, const struct vc_client_info *ci);
-
-/* The device-mode policy of camera i (/api/status): why the mode is what it
- * is, and for whom (server/stream/policy.c). */
-struct vc_policy_info {
-	const char *why;          /* "default", "streams", "kept", "oneshot" */
-	unsigned streams;         /* stream requests the mode was chosen for */
-	unsigned oneshots;        /* one-shot requests then waiting or polling */
-	uint64_t switches;        /* modes asked of the camera */
-	double since_switch_s;    /* -1: never switched */
-	int rechoice_pending;     /* chosen again soon (a client left, or a hold) */
-	struct vc_mode def;       /* the camera's default mode (0 when unknown) */
-	char last[160];           /* the last switch, as logged ("" = none) */
-};
-/* 0, or -ENOENT for no camera i. */
-int vc_streams_policy(const struct vc_streams *s, size_t cam, struct vc_policy_info *pi);
-/* Calls cb for each request of camera i's users as the mode choice sees it
- * (sizes resolved): kind "stream", "raw", "oneshot" (waiting) or "poller"
- * (a one-shot picture polled within the last 75 s, server/stream/poller.h). */
-typedef void (*vc_policy_req_cb)(void *opaque, const char *kind, const struct vc_request *req);
-void vc_streams_policy_requests(const struct vc_streams *s, size_t cam, vc_policy_req_cb cb,
-				void *opaque);
 
 /* Calls cb for each output / client of camera i. */
 void vc_streams_outputs(const struct vc_streams *s, size_t cam, vc_output_info_cb cb, void *opaque);
@@ -152,6 +99,10 @@ void vc_streams_clients(const struct vc_streams *s, size_t cam, vc_client_info_c
  * refused. 0, -EINVAL with a message in err, or -ENOENT for an unknown cam. */
 int vc_streams_parse(const struct vc_streams *s, const struct vc_http_req *r, int raw,
 		     struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen);
+/* The same for a query string q (without '?'; NULL = none) from another
+ * protocol (RTSP): no HTTP request behind it. */
+int vc_streams_parse_query(const struct vc_streams *s, const char *q, int raw,
+			   struct vc_params *p, struct vc_cam **cam, char *err, size_t errlen);
 /* The same, answering a failure itself (404 unknown cam, 400 bad value):
  * 0, or -1 with *res what the handler returns. */
 int vc_streams_request(const struct vc_streams *s, struct vc_http_req *r, int raw,
@@ -187,14 +138,5 @@ struct vc_streams_answer {
  * outputs nobody uses to make room, as admission does). */
 void vc_streams_answer(struct vc_streams *s, const struct vc_http_req *r, enum vc_endpoint ep,
 		       struct vc_streams_answer *a);
-
-/* The plan a request would get now, and the device mode it would lead to
- * (unit tests; /api/try asks vc_streams_answer): as a stream client's (oneshot 0) or a snapshot's / raw
- * frame's (oneshot 1: it does not switch the mode while a stream is
- * watched). What the request leaves open is resolved against the camera's
- * default first, as when it arrives. 0, -EINVAL (unservable), -ENODEV
- * (camera absent), -ENOMEM. */
-int vc_streams_try(const struct vc_streams *s, struct vc_cam *cam, const struct vc_request *req,
-		   int oneshot, struct vc_plan *plan, struct vc_mode *mode);
 
 #endif

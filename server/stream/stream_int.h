@@ -1,14 +1,16 @@
-/* Private to server/stream/: the fan-out's shared state, read only by
- * hub.c (requests -> device mode, camera callbacks), output.c (frames in,
- * one conversion/encode per output, publish, merge/split, gc), client.c
- * (stream clients and sending), snapshot.c (one-shot requests) and stream.c
- * (the public vc_streams_* calls, routes, request parsing). Functions
- * declared here are shared between these files only: prefixed by the file
- * that defines them (hub_, output_, client_, snapshot_, stream_), not vc_. */
+/* Private to server/stream/: the fan-out core's shared state, read by
+ * hub.c (requests -> device mode, camera callbacks, gc), output.c (frames
+ * in, one conversion/encode per output, publish, merge/split), policy.c,
+ * budget.c, placeholder.c, hwenc.c, h264_out.c, and by the serving layer
+ * above them (serve_int.h). No HTTP type: the core tells its consumers
+ * what happened through their stream_wake, never by calling them.
+ * Functions declared here are prefixed by the file that defines them
+ * (hub_, output_, ...), not vc_. */
 #ifndef VC_STREAM_INT_H
 #define VC_STREAM_INT_H
 
 #include <stdint.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -17,9 +19,9 @@
 #include "common/negotiate.h"
 #include "common/params.h"
 #include "common/pipeline.h"
-#include "server/http/guard.h"
+#include "common/guard_addr.h"
 #include "server/stream/h264_out.h"
-#include "server/stream/stream.h"
+#include "server/stream/fanout.h"
 #include "server/stream/policy.h"
 #include "server/stream/stream_part.h"
 
@@ -34,12 +36,35 @@
 struct hub;
 struct output;
 struct sockaddr;
+struct vc_http;
+
+/* How the core tells a consumer of an output (a stream client, a waiting
+ * one-shot, later an RTSP session) what happened: through the callback the
+ * consumer set when it subscribed, never by calling its module, so the
+ * core (hub, output, budget, h264_out, ...) depends on no serving layer. */
+enum stream_ev {
+	STREAM_EV_DATA = 0,     /* the output has a new latest frame */
+	STREAM_EV_END_GONE,     /* ended: the camera went, the server stops */
+	STREAM_EV_END_BUDGET,   /* ended: its output does not fit the budget */
+	STREAM_EV_END_CHANGED,  /* ended: the stream's setup changed (new SPS
+				 * for an MP4 client's init segment) */
+};
+struct stream_wake {
+	void (*fn)(void *opaque, enum stream_ev ev, int64_t now_us);
+	void *opaque;
+};
+
+static inline void stream_notify(const struct stream_wake *w, enum stream_ev ev, int64_t now)
+{
+	w->fn(w->opaque, ev, now);
+}
 
 struct client {
 	struct client *next, *prev;
 	struct output *out;
 	struct vc_streams *s;
-	struct MHD_Connection *conn;
+	struct stream_wake wake;   /* set by its subscriber (client.c) */
+	void *conn;                /* the serving layer's connection (MHD's) */
 	int raw, suspended, ending;
 	uint8_t h264;              /* enum h264_kind: how it takes an H.264 output */
 	uint8_t need_key;          /* H.264: waits for an IDR (joined, or missed a frame) */
@@ -57,7 +82,7 @@ struct client {
 	int outq;                  /* unacknowledged bytes in sock when it filled */
 	struct vc_frame *cur;      /* TLS: part being copied (one frame at most) */
 	char hdr[256];
-	struct MHD_IoVec pc[5];    /* the part: header, frame pieces, trailer */
+	struct iovec pc[5];        /* the part: header, frame pieces, trailer */
 	unsigned n_pc;
 	size_t part_len, off;
 	int64_t part_us;           /* when it took the part (TLS: frame) it holds; 0: none
@@ -73,6 +98,17 @@ struct client {
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
 	int dflt;                  /* asked for the camera's default picture (never
 				    * refused or ended by the budget) */
+	/* an in-process reader (HLS, hls.c) instead of a connection: it is
+	 * handed each frame it takes (client_wake) and told when its stream
+	 * ends; conn NULL, sock -1. Freed by its owner (client_free). */
+	const struct client_sink *sink;
+	void *sink_opaque;
+};
+
+struct client_sink {
+	/* f (borrowed) is the frame number n the client takes now */
+	void (*frame)(void *opaque, const struct vc_frame *f, uint64_t n);
+	void (*ended)(void *opaque); /* client_end/client_drop: stop, free it soon */
 };
 
 /* A snapshot/raw request waiting for the next frame of an output. */
@@ -80,7 +116,8 @@ struct waiter {
 	struct waiter *next, *prev;
 	struct output *out;
 	struct vc_streams *s;
-	struct MHD_Connection *conn;
+	struct stream_wake wake;   /* set by its subscriber (snapshot.c) */
+	void *conn;                /* the serving layer's connection (MHD's) */
 	struct vc_request req;     /* what this request asked (mode choice) */
 	struct vc_frame *frame;    /* set when woken with a frame */
 	size_t frame_dht;          /* its DHT insertion offset (see output.latest_dht) */
@@ -139,19 +176,17 @@ struct hub {
 	int ph_busy;               /* a placeholder job of this hub is on the worker pool */
 };
 
-/* What client.c's send path asks of the HTTP layer: calls through a table,
- * so a unit test drives it on a socketpair without libmicrohttpd.
- * vc_streams_new sets client_http_mhd. */
-struct client_http_ops {
-	void (*suspend)(struct MHD_Connection *conn);
-	void (*resume)(struct MHD_Connection *conn);
-	void (*wake)(struct vc_http *http);      /* MHD runs the resumed connections */
-	unsigned (*timeout_s)(const struct vc_http *http); /* client_timeout */
-};
-
 struct vc_streams {
 	struct event_base *base;
 	struct vc_http *http;
+	/* Run by the core after it woke consumers (vc_http_wake: MHD runs the
+	 * resumed connections once); set by vc_streams_new, so the core calls
+	 * no HTTP function. */
+	void (*kick)(struct vc_http *http);
+	/* output_publish, for hwenc.c: output.c calls hwenc.c, so hwenc.c
+	 * hands its encoded frames back through this pointer (set by
+	 * vc_streams_new) rather than calling up into output.c. */
+	void (*publish)(struct output *o, struct vc_frame *res, size_t dht, int placeholder);
 	const struct client_http_ops *http_ops;
 	struct hub **hubs;         /* allocated one by one: outputs and jobs point at them */
 	size_t n_hubs, cap_hubs;
@@ -165,6 +200,7 @@ struct vc_streams {
 	unsigned hold_drops[2];         /* clients hold.c dropped since the last log line, */
 	char hold_peer[64];             /* by rule (HOLD_AGE, HOLD_MEM), and the last one */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
+	struct hls *hls;           /* hls.c: the HLS sessions */
 	/* hwenc.c: the M2M devices, their I/O (NULL = real), totals, and the
 	 * device that failed last (until it works again), left alone until
 	 * hw_bad_until_us */
@@ -245,6 +281,20 @@ int hub_mode_same(const struct vc_mode *a, const struct vc_mode *b);
  * asks the camera for it when it changes and the policy lets it switch now. */
 void hub_update_mode(struct hub *h, const struct vc_request *extra, enum hub_kind kind);
 void hub_acquire(struct hub *h);
+/* The output for req on h after the mode was updated for it (NULL: none). */
+struct output *hub_output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
+/* hub_output_get for a request already decided (stream_decide: mode m,
+ * plan pl against it, served by the target): planned again only when the
+ * mode the hub then targets is not m. */
+struct output *hub_output_get_planned(struct hub *h, const struct vc_request *req,
+				      enum hub_kind kind, const struct vc_mode *m,
+				      const struct vc_plan *pl, int served);
+/* The gc timer's work: frees the outputs nobody used for a while and the
+ * removed cameras' hubs nobody uses any more. */
+void hub_gc(struct vc_streams *s);
+/* Chooses the mode again for h's users (the policy's timer, through
+ * hub_policy.choose). */
+void hub_choose(struct hub *h);
 void hub_detach(struct hub *h);
 void hub_end_users(struct hub *h);
 void hub_free(struct hub *h);
@@ -255,13 +305,6 @@ void hub_on_event(void *opaque, struct vc_cam *cam);
 
 /* ---- output.c ---- */
 
-struct output *output_get(struct hub *h, const struct vc_request *req, enum hub_kind kind);
-/* output_get for a request already decided (stream_decide: mode m, plan
- * pl against it, served by the target): planned again only when the mode
- * the hub then targets is not m. */
-struct output *output_get_planned(struct hub *h, const struct vc_request *req,
-				  enum hub_kind kind, const struct vc_mode *m,
-				  const struct vc_plan *pl, int served);
 struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 			       const struct vc_plan *pl);
 /* f is of the hub's target mode; processed for o and published. */
@@ -271,8 +314,6 @@ void output_merge(struct output *to, struct output *from);
 void output_split(struct hub *h, struct output *o);
 void output_unused(struct output *o);
 void output_free(struct output *o);
-/* The gc timer's callback (arg: the vc_streams). */
-void output_gc(evutil_socket_t fd, short what, void *arg);
 
 /* Makes res the output's latest frame (dht: see latest_dht), taking over
  * the caller's reference, and wakes its clients; waiting snapshots too
@@ -307,85 +348,6 @@ void placeholder_size(const struct hub *h, uint32_t *w, uint32_t *hgt);
 void placeholder_plan(const struct hub *h, struct vc_plan *pl);
 void placeholder_free(struct vc_streams *s);
 
-/* ---- client.c ---- */
-
-/* Starts a /stream (raw 0), /raw/stream (raw 1), /stream.h264 (raw 2) or
- * /stream.mp4 (raw 3) response; /stream?format=h264 is served as
- * /stream.h264. */
-enum MHD_Result client_start(struct vc_streams *s, struct vc_http_req *r, int raw);
-extern const struct client_http_ops client_http_mhd;
-/* The MHD content reader and free callback of a stream response
- * (client_start); unit tests call them as MHD would. */
-ssize_t client_read(void *cls, uint64_t pos, char *buf, size_t max);
-void client_free(void *cls);
-/* o (c's output) has a new latest frame: c takes it when due. */
-void client_wake(struct client *c, int64_t now);
-/* c's stream ends after the part being sent. */
-void client_end(struct client *c);
-/* Ends c's stream at once, mid-part (hold.c: too slow to keep a part):
- * drops what it holds; a plain socket is reset on close, so the kernel
- * frees the pages it still queues. MHD frees c afterwards. */
-void client_drop(struct client *c);
-/* The bytes of frame f as sent, in up to 3 pieces (dht: see
- * output.latest_dht). Returns the count; *len = their total. */
-unsigned client_frame_pieces(const struct vc_frame *f, size_t dht, struct MHD_IoVec pc[3],
-			     size_t *len);
-
-/* ---- hold.c ---- */
-
-/* Why hold.c dropped a client (vc_streams.hold_drops). */
-enum { HOLD_AGE, HOLD_MEM };
-/* While the fan-out holds more than frame_memory: drops the clients holding
- * the oldest parts their outputs no longer publish (taken 1 s ago or more)
- * until it is back under or none is left. After a new part was made. */
-void hold_check(struct vc_streams *s);
-/* The gc tick: drops the clients that have held their part longer than
- * client_hold, runs hold_check, logs the drops of the last second. */
-void hold_tick(struct vc_streams *s);
-
-/* ---- snapshot.c ---- */
-
-/* /snapshot (raw 0) and /raw (raw 1): called again after resume. */
-enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int raw);
-/* o (w's output) has a new latest frame: w takes a reference and resumes. */
-void snapshot_wake(struct waiter *w);
-
-/* ---- stream.c ---- */
-
-void stream_raw_headers(struct MHD_Response *resp, const struct vc_output *o,
-			const struct vc_frame *f);
-void stream_plan_headers(struct MHD_Response *resp, const struct vc_plan *p);
-/* Whether parameters p on endpoint raw (0 /stream, /snapshot; 1 raw; 2
- * H.264) ask for nothing but the camera's default picture: the budget
- * always admits those. */
-int stream_default_picture(int raw, const struct vc_params *p);
-/* The output serving the parameters of r (parsed, what they leave open
- * filled from the camera's default (policy_resolve), camera present, mode
- * updated for a request of `kind`): NULL with *res the answer (404, 400,
- * 503) when there is none. An absent camera's /stream or /raw/stream gets
- * a provisional output and placeholders; a /snapshot with placeholder=1 is
- * answered here with the picture. */
-/* The decision for request r on endpoint raw (0 JPEG, 1 raw, 2 H.264, -1
- * the format's) as a request of `kind` (vc_streams_answer): parsed,
- * resolved against the camera's default, placeholder or device mode and
- * plan, admitted under the budget. Nothing is committed. */
-void stream_decide(struct vc_streams *s, const struct vc_http_req *r, int raw,
-		   enum hub_kind kind, struct vc_streams_answer *a);
-/* The same past the parsing: a->cam and a->p (as vc_streams_parse left
- * them) are set, the rest is decided; peer: the client's address (NULL:
- * unknown). Unit tests drive requests through it without HTTP. */
-void stream_decide_parsed(struct vc_streams *s, int raw, enum hub_kind kind,
-			  const struct sockaddr *peer, struct vc_streams_answer *a);
-/* Commits a served decision a (200, no placeholder) on a->cam's hub h:
- * a one-shot counts as a poller, the mode is updated, the output found or
- * made. NULL when none (ENOMEM, or the mode the hub then runs cannot
- * serve it). */
-struct output *stream_take_output(struct hub *h, const struct vc_streams_answer *a,
-				  enum hub_kind kind, const struct sockaddr *peer);
-struct output *stream_request_output(struct vc_streams *s, struct vc_http_req *r, int raw,
-				     enum hub_kind kind, struct vc_params *p,
-				     enum MHD_Result *res);
-
 /* ---- policy.c ---- */
 
 /* The camera's default mode (configured, else negotiate's rule): what a
@@ -417,7 +379,7 @@ void policy_chosen(struct hub *h, enum vc_mode_why why, unsigned ns, unsigned no
 void policy_user_left(struct hub *h);
 /* A one-shot request for req (resolved) from peer (NULL: unknown): that
  * poller counts as demand for POLLER_LINGER_MS from now (poller.h); the
- * mode is chosen again when it stops counting. Before output_get. */
+ * mode is chosen again when it stops counting. Before hub_output_get. */
 void policy_poll(struct hub *h, const struct sockaddr *peer, const struct vc_request *req);
 /* Forgets the pollers that stopped counting and chooses again if any did
  * (the lapse timer's job; unit tests call it). */

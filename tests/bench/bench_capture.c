@@ -102,14 +102,14 @@ static void run_cam(const char *path, const struct vc_mode *mode, int hold, doub
 		    double *lat_max, unsigned long long *copies, double *fps)
 {
 	struct event_base *b = event_base_new();
-	struct vc_cam_config cfg = { .id = "bench", .path = path, .input = -1,
+	struct vc_conf_cam cfg = { .name = (char *)"bench", .device = (char *)path, .input = -1,
 				     .idle_stop_ms = -1 };
 	struct vc_cam *cam;
 	struct rec r = { .hold = hold };
 	struct vc_cam_stats st;
 
 	if (mode)
-		cfg.preferred = *mode;
+		cfg.mode = *mode;
 	vc_cam_new(b, &cfg, &cam);
 	vc_cam_set_callbacks(cam, on_frame, NULL, &r);
 	vc_cam_acquire(cam);

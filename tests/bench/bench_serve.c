@@ -58,7 +58,7 @@ static void server_child(const char *dev, int port)
 	struct vc_streams *s;
 	struct vc_api *api;
 	struct vc_http_config hc = { .conn_limit = 512, .per_ip_limit = 512 };
-	struct vc_cam_config cc = { .id = "0", .path = dev, .input = -1, .idle_stop_ms = 5000 };
+	struct vc_conf_cam cc = { .name = (char *)"0", .device = (char *)dev, .input = -1, .idle_stop_ms = 5000 };
 	char addr[64];
 
 	vc_log_level = VC_LOG_WARN;

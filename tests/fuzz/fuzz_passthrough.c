@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/mp4.h"
 #include "server/stream/h264_out.h"
+#include "tests/fuzz/fuzz_mp4.h"
 
 #define GOP_BYTES 4096
 #define GOP_US 400000
@@ -65,22 +66,14 @@ static void check_kept(const uint8_t *a, size_t alen, const uint8_t *b, size_t b
 	FUZZ_ASSERT(extra <= 2);
 }
 
-/* The fragment of f (too short a buffer refused). */
+/* The fragment of f (fuzz_mp4.h). */
 static void fragment(const struct vc_frame *f, uint64_t n)
 {
-	size_t cap = vc_mp4_fragment_bound(f->bytesused[0]);
-	uint8_t *b = malloc(cap);
 	struct vc_mp4_sample s = { .annexb = f->mem[0], .len = f->bytesused[0],
 				   .seq = (uint32_t)n, .decode_time = (uint64_t)f->ts_us * 9 / 100,
 				   .duration = 3000, .key = f->key };
 
-	FUZZ_ASSERT(b);
-	long len = vc_mp4_fragment(b, cap, &s);
-
-	FUZZ_ASSERT(len == -EINVAL || (len > 0 && (size_t)len <= cap));
-	if (len > 0)
-		FUZZ_ASSERT(vc_mp4_fragment(b, (size_t)len - 1, &s) == -ENOSPC);
-	free(b);
+	fuzz_mp4_fragment(&s);
 }
 
 static void init_segment(const struct vc_frame *f)
@@ -88,16 +81,7 @@ static void init_segment(const struct vc_frame *f)
 	struct vc_h264_au au;
 
 	vc_h264_scan(f->mem[0], f->bytesused[0], &au);
-	if (!au.sps || !au.pps)
-		return;
-	size_t cap = vc_mp4_init_bound(au.sps_len, au.pps_len);
-	uint8_t *b = malloc(cap);
-
-	FUZZ_ASSERT(b);
-	int len = vc_mp4_init(b, cap, au.sps, au.sps_len, au.pps, au.pps_len);
-
-	FUZZ_ASSERT(len == -EINVAL || (len > 0 && (size_t)len <= cap));
-	free(b);
+	fuzz_mp4_init(&au);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -26,6 +26,17 @@
   not; short_gops: IDRs that end a GOP of fewer than GOP pictures, i.e.
   where frames were skipped and the stream resumed; first_idr: the first
   picture is an IDR)
+  h264_nals.py mp4rate FILE      a fragmented MP4's rate on its own decode
+                                 times (the capture clock); prints one line:
+    frames N span S mean M worst W covered C empty E gop_max G first_idr 0|1 idrs I
+  (span: seconds from the first decode time to the last; mean: bit/s over
+  the frames after the first second; worst: the most bits in any 2 s of
+  decode time from 1 s on, as bit/s, windows starting at each frame and
+  ending within the span; covered: the durations of the frames after the
+  first (vcapd: each the time since the frame before) over the span, 1.00
+  when the timeline has no holes; empty:
+  samples of 0 bytes; gop_max: the longest time from one IDR to the next,
+  seconds; idrs: IDR frames)
 """
 import sys
 
@@ -215,6 +226,70 @@ def mp4frags(path):
           % (len(idrs), len(gaps), len(bad), int(bool(idrs) and idrs[0])))
 
 
+def mp4rate(path):
+    buf = open(path, "rb").read()
+    scale, fr = 90000, []  # fr: [decode time, duration, size, key]
+    for t, p, e in boxes(buf, 0, len(buf)):
+        if t == b"moov":
+            stack = [(p, e)]
+            while stack:
+                a, b = stack.pop()
+                for t2, p2, e2 in boxes(buf, a, b):
+                    if t2 in (b"trak", b"mdia"):
+                        stack.append((p2, e2))
+                    elif t2 == b"mdhd":
+                        v1 = buf[p2] == 1
+                        scale = int.from_bytes(buf[p2 + (20 if v1 else 12):][:4], "big")
+        if t != b"moof":
+            continue
+        for t2, p2, e2 in boxes(buf, p, e):
+            if t2 != b"traf":
+                continue
+            dt = None
+            for t3, p3, _ in boxes(buf, p2, e2):
+                if t3 == b"tfdt":
+                    v1 = buf[p3] == 1
+                    dt = int.from_bytes(buf[p3 + 4:p3 + (12 if v1 else 8)], "big")
+                elif t3 == b"trun" and dt is not None:
+                    flags = int.from_bytes(buf[p3 + 1:p3 + 4], "big")
+                    n = int.from_bytes(buf[p3 + 4:p3 + 8], "big")
+                    q = p3 + 8 + (4 if flags & 1 else 0) + (4 if flags & 4 else 0)
+                    for _ in range(n):
+                        d = sz = fl = 0
+                        if flags & 0x100:
+                            d = int.from_bytes(buf[q:q + 4], "big"); q += 4
+                        if flags & 0x200:
+                            sz = int.from_bytes(buf[q:q + 4], "big"); q += 4
+                        if flags & 0x400:
+                            fl = int.from_bytes(buf[q:q + 4], "big"); q += 4
+                        if flags & 0x800:
+                            q += 4
+                        fr.append([dt, d, sz, not fl & 0x10000])
+                        dt += d
+    if not fr:
+        print("frames 0 span 0 mean 0 worst 0 covered 0 empty 0 gop_max 0 first_idr 0 idrs 0")
+        return
+    t0 = fr[0][0]
+    ts = [(f[0] - t0) / scale for f in fr]
+    span = ts[-1]
+    covered = sum(f[1] for f in fr[1:]) / scale / span if span > 0 else 0
+    after = [i for i in range(len(fr)) if ts[i] >= 1.0]
+    mean = (sum(fr[i][2] for i in after) * 8 / (span - ts[after[0]])
+            if len(after) > 1 and span > ts[after[0]] else 0)
+    worst = 0
+    for i in after:
+        if ts[i] + 2.0 > span:
+            break
+        bits = sum(fr[k][2] for k in range(i, len(fr)) if ts[k] < ts[i] + 2.0) * 8
+        worst = max(worst, bits / 2.0)
+    keys = [ts[i] for i in range(len(fr)) if fr[i][3]]
+    gop = max([b - a for a, b in zip(keys, keys[1:])] + [0])
+    print("frames %d span %.2f mean %.0f worst %.0f covered %.2f empty %d gop_max %.2f first_idr %d"
+          " idrs %d"
+          % (len(fr), span, mean, worst, covered, sum(1 for f in fr if f[2] == 0), gop,
+             int(fr[0][3]), len(keys)))
+
+
 def mp4trim(src, dst):
     buf = open(src, "rb").read()
     pos = end = 0
@@ -235,6 +310,8 @@ if __name__ == "__main__":
         trim(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "mp4trim":
         mp4trim(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "mp4rate":
+        mp4rate(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "mp4frags":
         mp4frags(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "refs":

@@ -590,11 +590,11 @@ static void daemon_pass(struct event_base *base, struct vc_m2m_enc *e, const cha
 {
 	struct run *r = rp; /* the session's callbacks fill it */
 	struct dcap d = { base, e, r, 0, n, 0, 0, 0, 0 };
-	struct vc_cam_config cfg = { .id = "m2m", .path = camdev, .input = -1, .idle_stop_ms = -1 };
+	struct vc_conf_cam cfg = { .name = (char *)"m2m", .device = (char *)camdev, .input = -1, .idle_stop_ms = -1 };
 	struct vc_cam *cam = NULL;
 	struct vc_m2m_enc_stats st;
 
-	cfg.preferred = (struct vc_mode){ V4L2_PIX_FMT_YUV420, 640, 480, { 0, 0 } };
+	cfg.mode = (struct vc_mode){ V4L2_PIX_FMT_YUV420, 640, 480, { 0, 0 } };
 	vc_m2m_enc_get_stats(e, &st);
 	uint64_t copies0 = st.copies;
 	int c = vc_cam_new(base, &cfg, &cam);

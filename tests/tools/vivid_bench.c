@@ -177,14 +177,14 @@ struct bench_mode {
 static int bench(const char *dev, const struct bench_mode *bm, int secs)
 {
 	struct event_base *b = event_base_new();
-	struct vc_cam_config cfg = { .id = "bench", .path = dev, .input = bm->input,
+	struct vc_conf_cam cfg = { .name = (char *)"bench", .device = (char *)dev, .input = bm->input,
 				     .idle_stop_ms = -1 };
 	struct consumer c = { 0 };
 	struct window best[2] = { { 0 } };
 	int ret = 0;
 
 	/* the fastest rate vivid offers at this size (it picks the nearest) */
-	cfg.preferred = (struct vc_mode){ vc_fmt_find("YUYV")->fourcc, bm->w, bm->h, { 1, 60 } };
+	cfg.mode = (struct vc_mode){ vc_fmt_find("YUYV")->fourcc, bm->w, bm->h, { 1, 60 } };
 	if (!b || vc_cam_new(b, &cfg, &c.cam) < 0) {
 		fprintf(stderr, "vivid_bench: no event base / camera\n");
 		return 1;

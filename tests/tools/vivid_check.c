@@ -1210,7 +1210,7 @@ static void reopen_one(const char *dev, const char *name, uint32_t input, int dv
 		       const void *chosen, uint32_t chosen_h, const void *other, uint32_t other_h)
 {
 	struct reopen_cam rc = { .base = event_base_new() };
-	struct vc_cam_config cfg = { .id = "reopen", .path = dev, .input = (int)input,
+	struct vc_conf_cam cfg = { .name = (char *)"reopen", .device = (char *)dev, .input = (int)input,
 				     .idle_stop_ms = -1 };
 	struct vc_cam_stats st;
 	struct vc_mode m;

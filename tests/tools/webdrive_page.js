@@ -1,17 +1,8 @@
 // Run in vcapd's web page by tests/tools/webdrive.py (WebDriver "execute
-// async script": the step's name, then the callback). Each step reports
-// what the page shows as one JSON object; the checks are in webdrive.py.
+// async script": the step's name, then the callback), after
+// tests/integ/lib/drive.js (sleep, until). Each step reports what the page
+// shows as one JSON object; the checks are in webdrive.py.
 const [step, done] = arguments;
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-	for (let t = 0; t < ms; t += 50) {
-		const v = fn();
-		if (v)
-			return v;
-		await sleep(50);
-	}
-	return null;
-}
 const card = (d, id) => d.querySelector('[data-cam="' + id + '"]');
 const submit = c => c.querySelector('button[type=submit]').click();
 const visible = e => e.getBoundingClientRect().width > 0;

@@ -13,6 +13,7 @@
 
 #include "fake_m2m.h"
 #include "server/capture/m2m_discover.h"
+#include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
 
 #define YUYV V4L2_PIX_FMT_YUYV
@@ -44,11 +45,11 @@ struct fixture {
 static inline int fixture_open(struct fixture *fx, const char *encoder, const char *path,
 			       uint32_t coded)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = "test:640x480@30:YUYV:only", .input = -1,
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)"test:640x480@30:YUYV:only", .input = -1,
 				     .idle_stop_ms = 1000 };
 
 	memset(fx, 0, sizeof(*fx));
-	snprintf(cfg.encoder, sizeof(cfg.encoder), "%s", encoder);
+	cfg.encoder = (char *)encoder; /* vc_cam_new copies it */
 	fake_init(&fx->fake, 1, &fx->io);
 	fx->fake.h264 = coded == V4L2_PIX_FMT_H264;
 	snprintf(fx->node.path, sizeof(fx->node.path), "%s", path);

@@ -335,6 +335,10 @@ static void classify(void)
 		{ __LINE__, "HEAD", "/stream.h264", NULL, VC_CLASS_VIEW },
 		{ __LINE__, "GET", "/stream.mp4", NULL, VC_CLASS_VIEW },
 		{ __LINE__, "HEAD", "/stream.mp4", NULL, VC_CLASS_VIEW },
+		{ __LINE__, "GET", "/stream.m3u8", NULL, VC_CLASS_VIEW },
+		{ __LINE__, "HEAD", "/stream.m3u8", NULL, VC_CLASS_VIEW },
+		{ __LINE__, "GET", "/stream.m4s", "seg=1", VC_CLASS_VIEW },
+		{ __LINE__, "GET", "/STREAM.M3U8", NULL, -1 },
 		{ __LINE__, "GET", "/", "action", VC_CLASS_VIEW }, /* /?action=stream, snapshot_1 */
 		{ __LINE__, "HEAD", "/", "action", VC_CLASS_VIEW },
 		{ __LINE__, "GET", "/api/cams", NULL, VC_CLASS_STATUS },

@@ -16,7 +16,7 @@
 #include "common/jpeg.h"
 #include "common/memstat.h"
 #include "server/stream/budget.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 static void output_bytes(void)
 {
@@ -98,7 +98,7 @@ static void run_ms(struct event_base *b, int ms)
 
 static int fixture_open(struct fixture *fx, const char *path, const struct vc_stream_budget *b)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1, .idle_stop_ms = 1000 };
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1, .idle_stop_ms = 1000 };
 
 	memset(fx, 0, sizeof(*fx));
 	fx->base = event_base_new();
@@ -137,13 +137,14 @@ static int join(struct hub *h, const struct vc_request *req, const struct vc_gua
 {
 	char err[256];
 	int r = budget_admit(h, req, who, err, sizeof(err));
-	struct output *o = r < 0 ? NULL : output_get(h, req, HUB_STREAM);
+	struct output *o = r < 0 ? NULL : hub_output_get(h, req, HUB_STREAM);
 	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
 
 	if (r < 0 || !c)
 		return r < 0 ? r : -ENOMEM;
 	c->out = o;
 	c->s = h->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->req = *req;
 	c->sock = -1;
 	if (who)

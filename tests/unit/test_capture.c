@@ -160,7 +160,7 @@ static int new_mode(struct rec *r)
 static struct vc_cam *cam_open(struct event_base *b, const char *path, struct rec *r, int idle_ms,
 			       int stall_ms)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1,
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1,
 				     .idle_stop_ms = idle_ms, .stall_timeout_ms = stall_ms };
 	struct vc_cam *cam = NULL;
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/conf.h"
 #include "common/log.h"
 #include "common/negotiate.h"
 #include "server/cli.h"
@@ -60,7 +61,7 @@ static void plain(void)
 	CHECK(o.n_listen == 1 && !strcmp(o.listen[0], ":1") && !strcmp(o.config, "x.conf"), "listen, config");
 	CHECK(o.log_level == -1 && !o.check_config && !o.make_token && !o.routes,
 	      "unset: log_level %d", o.log_level);
-	CHECK(!o.all.set && !o.dev[0].set && !o.dev[1].set, "no camera flags");
+	CHECK(!o.all.n && !o.dev[0].n && !o.dev[1].n, "no camera flags");
 	r = parse(&o, msg, sizeof(msg), ARGS("--log-level", "debug", "--check-config"));
 	CHECK(r == 0 && o.log_level == VC_LOG_DEBUG && o.check_config && !o.n_devices, "log level");
 	r = parse(&o, msg, sizeof(msg), ARGS("--routes"));
@@ -79,41 +80,53 @@ static void per_camera(void)
 			   "30000/1001"));
 
 	CHECK(r == 0, "rc %d: %s", r, msg);
-	CHECK(o.all.set == (VC_CLI_QUALITY | VC_CLI_ROTATE) && o.all.quality == 70 &&
-	      o.all.rotate == 180, "before --device: every camera (set %x)", o.all.set);
-	CHECK(o.dev[0].set == (VC_CLI_SIZE | VC_CLI_FPS) && o.dev[0].mode.width == 640 &&
-	      o.dev[0].mode.height == 360 && o.dev[0].mode.ival.num == 1 &&
-	      o.dev[0].mode.ival.den == 15, "first device: %ux%u", o.dev[0].mode.width,
-	      o.dev[0].mode.height);
-	CHECK(o.dev[1].set == (VC_CLI_FORMAT | VC_CLI_ROTATE | VC_CLI_FLIP | VC_CLI_FPS) &&
-	      o.dev[1].mode.fourcc == V4L2_PIX_FMT_MJPEG && o.dev[1].rotate == 0 &&
-	      o.dev[1].flip == (VC_FLIP_H | VC_FLIP_V) && o.dev[1].mode.ival.num == 1001 &&
-	      o.dev[1].mode.ival.den == 30000, "second device (set %x)", o.dev[1].set);
+	/* each group alone onto a camera: what its flags set, and only that */
+	struct vc_conf_cam k;
+	vc_conf_cam_init(&k);
+	CHECK(vc_cli_apply(&o.all, &k) == 0 && k.quality == 70 && k.rotate == 180 && !k.flip &&
+	      !k.mode.fourcc && !k.mode.width && !k.mode.ival.den && k.idle_stop_ms == -2,
+	      "before --device: every camera (%zu keys)", o.all.n);
+	vc_conf_cam_clear(&k);
+	CHECK(vc_cli_apply(&o.dev[0], &k) == 0 && k.mode.width == 640 && k.mode.height == 360 &&
+	      k.mode.ival.num == 1 && k.mode.ival.den == 15 && !k.quality && !k.rotate,
+	      "first device: %ux%u", k.mode.width, k.mode.height);
+	vc_conf_cam_clear(&k);
+	k.rotate = 90;
+	CHECK(vc_cli_apply(&o.dev[1], &k) == 0 && k.mode.fourcc == V4L2_PIX_FMT_MJPEG &&
+	      k.rotate == 0 && k.flip == (VC_FLIP_H | VC_FLIP_V) && k.mode.ival.num == 1001 &&
+	      k.mode.ival.den == 30000 && !k.mode.width && !k.quality, "second device (%zu keys)",
+	      o.dev[1].n);
+	vc_conf_cam_clear(&k);
 
 	/* --device 0: the flags before any --device, then its own */
-	struct vc_cam_config cc;
-	memset(&cc, 0, sizeof(cc));
-	cc.idle_stop_ms = 1234;
-	vc_cli_device(&o, 0, &cc);
-	CHECK(!strcmp(cc.path, "test:640x480@30:YUYV") && cc.preferred.width == 640 &&
-	      cc.preferred.height == 360 && cc.preferred.ival.den == 15 && !cc.preferred.fourcc,
-	      "device 0 mode");
-	CHECK(cc.quality == 70 && cc.rotate == 180 && !cc.flip && cc.idle_stop_ms == 1234,
+	k.idle_stop_ms = 1234;
+	CHECK(vc_cli_device(&o, 0, &k) == 0, "device 0");
+	CHECK(k.device && !strcmp(k.device, "test:640x480@30:YUYV") && k.mode.width == 640 &&
+	      k.mode.height == 360 && k.mode.ival.den == 15 && !k.mode.fourcc, "device 0 mode");
+	CHECK(k.quality == 70 && k.rotate == 180 && !k.flip && k.idle_stop_ms == 1234,
 	      "device 0: every camera's quality/rotate, other fields untouched");
+	vc_conf_cam_clear(&k);
 	/* --device 1: its own --rotate 0 wins over the one before */
-	memset(&cc, 0, sizeof(cc));
-	cc.rotate = 90;
-	vc_cli_device(&o, 1, &cc);
-	CHECK(cc.rotate == 0 && cc.flip == 3 && cc.quality == 70 &&
-	      cc.preferred.fourcc == V4L2_PIX_FMT_MJPEG && !cc.preferred.width, "device 1");
+	k.rotate = 90;
+	CHECK(vc_cli_device(&o, 1, &k) == 0, "device 1");
+	CHECK(k.rotate == 0 && k.flip == 3 && k.quality == 70 &&
+	      k.mode.fourcc == V4L2_PIX_FMT_MJPEG && !k.mode.width, "device 1");
+	vc_conf_cam_clear(&k);
 	/* apply: only what was given (a config camera keeps its own size) */
-	memset(&cc, 0, sizeof(cc));
-	cc.preferred.width = 1920;
-	cc.preferred.height = 1080;
-	cc.quality = 95;
-	vc_cli_apply(&o.all, &cc);
-	CHECK(cc.preferred.width == 1920 && cc.preferred.height == 1080 && cc.quality == 70 &&
-	      cc.rotate == 180, "apply: given fields override, others stay");
+	k.mode.width = 1920;
+	k.mode.height = 1080;
+	k.quality = 95;
+	vc_cli_apply(&o.all, &k);
+	CHECK(k.mode.width == 1920 && k.mode.height == 1080 && k.quality == 70 && k.rotate == 180,
+	      "apply: given fields override, others stay");
+	vc_conf_cam_clear(&k);
+	/* a repeated flag replaces its value (one key kept, the last wins) */
+	int r2 = parse(&o, msg, sizeof(msg), ARGS("--fps", "10", "--resolution", "320x240",
+						  "--fps", "25", "--resolution", "64x48"));
+	CHECK(r2 == 0 && o.all.n == 3, "repeated flags: rc %d, %zu keys", r2, o.all.n);
+	CHECK(vc_cli_apply(&o.all, &k) == 0 && k.mode.ival.den == 25 && k.mode.width == 64 &&
+	      k.mode.height == 48, "repeated flags: the last wins");
+	vc_conf_cam_clear(&k);
 }
 
 /* Every bad value: exit status 2 and the message naming the flag. */

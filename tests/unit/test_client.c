@@ -36,7 +36,7 @@
 #include "common/image.h"
 #include "common/jpeg.h"
 #include "common/memstat.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 static struct {
 	unsigned suspends, resumes, wakes;
@@ -198,6 +198,7 @@ static struct client *fx_open(struct fx *x, int plain, int raw, int sndbuf)
 	x->o->plan.out.fourcc = raw ? V4L2_PIX_FMT_YUYV : V4L2_PIX_FMT_MJPEG;
 	DLIST_PUSH(x->h.outputs, x->o);
 	c->s = &x->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->out = x->o;
 	c->raw = raw;
 	c->sock = -1;
@@ -742,6 +743,7 @@ static struct client *second_client(struct fx *x, int sv[2], int sndbuf)
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	c->s = &x->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->out = x->o;
 	c->raw = 1;
 	c->sock = sv[0];

@@ -606,7 +606,8 @@ static void key_apply(void)
 {
 	const char *restart[] = { "listen", "max_clients", "max_clients_per_ip", "client_timeout",
 				  "header_timeout",
-				  "tls_cert", "tls_key", "tls_priorities", "web_root" };
+				  "tls_cert", "tls_key", "tls_priorities", "web_root", "rtsp",
+				  "rtsp_timeout" };
 	size_t n, want = 0;
 	const struct vc_conf_key *t = vc_conf_keys(0, &n);
 
@@ -654,6 +655,37 @@ static void secret_credential(void)
 	rmdir(dir);
 }
 
+/* A camera keeps a copy of its section (server/capture/capture.c): every
+ * string and control line its own, equal to the original, alive after the
+ * original is cleared (a reload frees the old config). */
+static void cam_copy(void)
+{
+	struct vc_conf_cam a, b;
+	char err[256];
+
+	vc_conf_cam_init(&a);
+	CHECK(vc_conf_cam_set(&a, "device", "/dev/video0", err, sizeof(err)) == 0 &&
+	      vc_conf_cam_set(&a, "encoder", "/dev/video31", err, sizeof(err)) == 0 &&
+	      vc_conf_cam_set(&a, "control", "brightness=3", err, sizeof(err)) == 0 &&
+	      vc_conf_cam_set(&a, "control", "contrast=4", err, sizeof(err)) == 0 &&
+	      vc_conf_cam_set(&a, "quality", "70", err, sizeof(err)) == 0 &&
+	      vc_conf_cam_set(&a, "std", "PAL", err, sizeof(err)) == 0, "set: %s", err);
+	a.name = strdup("front");
+	CHECK(vc_conf_cam_copy(&b, &a) == 0, "copy");
+	CHECK(vc_conf_cam_equal(&a, &b), "the copy equals the original");
+	CHECK(b.name != a.name && b.device != a.device && b.encoder != a.encoder &&
+	      b.ctrls != a.ctrls && b.ctrls[1].value != a.ctrls[1].value, "every string its own");
+	vc_conf_cam_clear(&a);
+	CHECK(!strcmp(b.name, "front") && !strcmp(b.device, "/dev/video0") &&
+	      !strcmp(b.encoder, "/dev/video31") && b.n_ctrls == 2 &&
+	      !strcmp(b.ctrls[1].name, "contrast") && b.quality == 70, "alive after the original");
+	vc_conf_cam_clear(&b);
+	vc_conf_cam_init(&a); /* unset strings stay unset */
+	CHECK(vc_conf_cam_copy(&b, &a) == 0 && !b.name && !b.device && !b.encoder && !b.ctrls &&
+	      b.idle_stop_ms == -2, "empty copy");
+	vc_conf_cam_clear(&b);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -677,6 +709,7 @@ int main(void)
 	RUN("conf", example_file);
 	RUN("conf", signal_parsers);
 	RUN("conf", cam_set);
+	RUN("conf", cam_copy);
 	RUN("conf", split_listen);
 	RUN("conf", key_table);
 	RUN("conf", key_apply);

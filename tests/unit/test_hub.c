@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #define MJPG V4L2_PIX_FMT_MJPEG
 #define YUYV V4L2_PIX_FMT_YUYV
@@ -37,7 +37,7 @@ struct fixture {
 
 static int fixture_open(struct fixture *fx, const char *path)
 {
-	struct vc_cam_config cfg = { .id = "t", .path = path, .input = -1, .idle_stop_ms = 1000 };
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1, .idle_stop_ms = 1000 };
 
 	memset(fx, 0, sizeof(*fx));
 	fx->base = event_base_new();
@@ -53,18 +53,19 @@ static int fixture_open(struct fixture *fx, const char *path)
 	return vc_cam_caps(fx->cam) && fx->h->target.fourcc ? 0 : -1;
 }
 
-/* A streaming client asking req arrives: as for a real one, output_get
+/* A streaming client asking req arrives: as for a real one, hub_output_get
  * updates the hub's mode with the request and gives its output. NULL when
  * the request cannot be served. */
 static struct client *add_client(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req, HUB_STREAM);
+	struct output *o = hub_output_get(h, req, HUB_STREAM);
 	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
 
 	if (!c)
 		return NULL;
 	c->out = o;
 	c->s = h->s;
+	c->wake = (struct stream_wake){ client_on_event, c };
 	c->req = *req;
 	c->sock = -1;
 	DLIST_PUSH(o->clients, c);
@@ -75,13 +76,14 @@ static struct client *add_client(struct hub *h, const struct vc_request *req)
 /* A snapshot request asking req arrives and waits for a frame. */
 static struct waiter *add_waiter(struct hub *h, const struct vc_request *req)
 {
-	struct output *o = output_get(h, req, HUB_ONESHOT);
+	struct output *o = hub_output_get(h, req, HUB_ONESHOT);
 	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
 
 	if (!w)
 		return NULL;
 	w->out = o;
 	w->s = h->s;
+	w->wake = (struct stream_wake){ snapshot_on_event, w };
 	w->req = *req;
 	DLIST_PUSH(o->waiters, w);
 	o->n_waiters++;
@@ -237,7 +239,7 @@ static void no_users_and_refusals(void)
 	CHECK(vc_streams_try(fx.s, fx.cam, &any, 0, &plan, &t) == 0 && !memcmp(&t, &m, sizeof(t)),
 	      "try %s", mode_str(&t, a));
 	CHECK(vc_streams_try(fx.s, fx.cam, &bad, 0, &plan, &t) == -EINVAL, "try of a Bayer output");
-	CHECK(output_get(fx.h, &bad, HUB_STREAM) == NULL, "an output for a Bayer request");
+	CHECK(hub_output_get(fx.h, &bad, HUB_STREAM) == NULL, "an output for a Bayer request");
 	CHECK(vc_streams_try(fx.s, NULL, &any, 0, &plan, &t) == -ENODEV, "try on no camera");
 	fixture_close(&fx);
 }
@@ -290,6 +292,7 @@ static void one_plan_per_request(void)
 	if (c) { /* it keeps watching: the snapshot is served by its mode */
 		c->out = o;
 		c->s = fx.s;
+		c->wake = (struct stream_wake){ client_on_event, c };
 		c->req = q;
 		c->sock = -1;
 		DLIST_PUSH(o->clients, c);
@@ -676,6 +679,70 @@ static void no_flapping(void)
 	fixture_close(&fx);
 }
 
+/* What a consumer that is no HTTP client sees (an RTSP session would be
+ * one): subscribed on an output with its own stream_wake, it is told of
+ * each new frame (DATA) and of its end with the reason (the camera went:
+ * END_GONE), by the core alone: client.c and snapshot.c are not in the
+ * path. */
+struct wake_count {
+	unsigned data, gone, other;
+};
+
+static void count_wake(void *opaque, enum stream_ev ev, int64_t now)
+{
+	struct wake_count *n = opaque;
+
+	(void)now;
+	if (ev == STREAM_EV_DATA)
+		n->data++;
+	else if (ev == STREAM_EV_END_GONE)
+		n->gone++;
+	else
+		n->other++;
+}
+
+static void consumer_wake(void)
+{
+	struct fixture fx;
+	struct wake_count cn = { 0 }, wn = { 0 };
+
+	if (fixture_open(&fx, "test:1280x720@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct output *o = hub_output_get(fx.h, &r360, HUB_STREAM);
+	struct client *c = o ? calloc(1, sizeof(*c)) : NULL;
+	struct waiter *w = o ? calloc(1, sizeof(*w)) : NULL;
+	if (!c || !w) {
+		CHECK(0, "output or memory");
+		free(c);
+		free(w);
+		fixture_close(&fx);
+		return;
+	}
+	c->out = w->out = o;
+	c->s = w->s = fx.s;
+	c->req = w->req = r360;
+	c->wake = (struct stream_wake){ count_wake, &cn };
+	w->wake = (struct stream_wake){ count_wake, &wn };
+	DLIST_PUSH(o->clients, c);
+	o->n_clients++;
+	DLIST_PUSH(o->waiters, w);
+	o->n_waiters++;
+	hub_acquire(fx.h);
+	for (int i = 0; i < 150 && cn.data < 3; i++)
+		run_ms(fx.base, 20);
+	CHECK(cn.data >= 3 && wn.data >= 1 && !cn.gone && !cn.other && !wn.gone,
+	      "streaming: client %u frames %u ends, waiter %u frames", cn.data, cn.gone + cn.other,
+	      wn.data);
+	unsigned frames = cn.data;
+	hub_end_users(fx.h);
+	CHECK(cn.gone == 1 && wn.gone == 1 && !cn.other && cn.data == frames,
+	      "camera gone: client %u gone %u other, waiter %u gone", cn.gone, cn.other, wn.gone);
+	fixture_close(&fx);
+}
+
 int main(void)
 {
 	RUN("hub", pick_and_try_agree);
@@ -688,5 +755,6 @@ int main(void)
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
 	RUN("hub", one_plan_per_request);
+	RUN("hub", consumer_wake);
 	CHECK_EXIT();
 }

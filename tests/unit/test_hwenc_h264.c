@@ -21,7 +21,7 @@
 #include "hwenc_fixture.h"
 #include "server/capture/m2m_discover.h"
 #include "server/stream/hwenc.h"
-#include "server/stream/stream_int.h"
+#include "server/stream/serve_int.h"
 
 #define W 640
 #define H 480
@@ -289,6 +289,7 @@ static void quirky_encoders(void)
  * socket -1 and not suspended: waking it does nothing). */
 static void sim_attach(struct sim *sm, struct output *o)
 {
+	sm->c.wake = (struct stream_wake){ client_on_event, &sm->c };
 	DLIST_PUSH(o->clients, &sm->c);
 	o->n_clients++;
 }

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "common/jpeg.h"
 #include "server/capture/testsrc_draw.h"
+#include "server/stream/stream.h"
 #include "server/stream/stream_int.h"
 
 static struct event_base *base;
@@ -122,8 +123,8 @@ static void font(void)
 
 int main(void)
 {
-	struct vc_cam_config cc = { .id = "t", .path = "/dev/vcapd-no-such-camera", .input = -1,
-				    .preferred = { 0, 1280, 720, { 0, 0 } } };
+	struct vc_conf_cam cc = { .name = (char *)"t", .device = (char *)"/dev/vcapd-no-such-camera", .input = -1,
+				    .mode = { 0, 1280, 720, { 0, 0 } } };
 
 	base = event_base_new();
 	if (!base || vc_cam_new(base, &cc, &cam) < 0) {

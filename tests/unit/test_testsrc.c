@@ -37,6 +37,8 @@ static const struct {
 	{ __LINE__, "test:H264:bitrate=5", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
 	{ __LINE__, "test:H264:bitrate=1G", -EINVAL, 0, 0, 0, 0, 0, 0, "bad bitrate" },
 	{ __LINE__, "test:YUYV:bitrate=2M", -EINVAL, 0, 0, 0, 0, 0, 0, "bitrate needs the H264" },
+	{ __LINE__, "test:1280x720:noise", 0, V4L2_PIX_FMT_YUYV, 1280, 720, 30, 0, 0, NULL },
+	{ __LINE__, "test:H264:noise", -EINVAL, 0, 0, 0, 0, 0, 0, "noise needs a raw" },
 	{ __LINE__, "test:nope", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'nope'" },
 	{ __LINE__, "test:YUYV:onl", -EINVAL, 0, 0, 0, 0, 0, 0, "unknown option 'onl'" },
 	{ __LINE__, "test:only=YUYV", -EINVAL, 0, 0, 0, 0, 0, 0, "only=YUYV" },
@@ -522,6 +524,47 @@ static void h264_frames(void)
 		free(a[i]);
 }
 
+/* noise: frames differ from the plain pattern's and from each other, the
+ * same frame is the same bytes. */
+struct noise_run {
+	uint8_t *f[3];
+	size_t len;
+};
+
+static int noise_cb(void *opaque, uint64_t seq, uint8_t *const mem[3], const size_t used[3])
+{
+	struct noise_run *r = opaque;
+
+	r->f[seq] = malloc(used[0]);
+	if (!r->f[seq])
+		return -ENOMEM;
+	memcpy(r->f[seq], mem[0], used[0]);
+	r->len = used[0];
+	return 0;
+}
+
+static void noise(void)
+{
+	struct vc_testsrc_opts o;
+	struct noise_run a = { { 0 }, 0 }, b = { { 0 }, 0 }, plain = { { 0 }, 0 };
+
+	CHECK(vc_testsrc_parse("test:64x32:YUYV:noise", &o, NULL, 0) == 0 && o.noise, "parse");
+	CHECK(vc_testsrc_render_run(&o, 0, 2, noise_cb, &a) == 0, "run");
+	CHECK(vc_testsrc_render_run(&o, 0, 2, noise_cb, &b) == 0, "run again");
+	o.noise = 0;
+	CHECK(vc_testsrc_render_run(&o, 0, 2, noise_cb, &plain) == 0, "plain run");
+	if (a.f[0] && a.f[1] && b.f[1] && plain.f[0]) {
+		CHECK(!memcmp(a.f[1], b.f[1], a.len), "frame 1 twice differs");
+		CHECK(memcmp(a.f[0], plain.f[0], a.len), "noise frame 0 = the plain pattern's");
+		CHECK(memcmp(a.f[0], a.f[1], a.len), "frames 0 and 1 have the same noise");
+	}
+	for (int i = 0; i < 3; i++) {
+		free(a.f[i]);
+		free(b.f[i]);
+		free(plain.f[i]);
+	}
+}
+
 /* ps_once: SPS/PPS with frame 0's IDR only; later IDRs are the same slices
  * without them. */
 static void h264_ps_once(void)
@@ -569,5 +612,6 @@ int main(void)
 	RUN("testsrc", h264_caps);
 	RUN("testsrc", h264_frames);
 	RUN("testsrc", h264_ps_once);
+	RUN("testsrc", noise);
 	CHECK_EXIT();
 }

@@ -1,6 +1,7 @@
 // Shared by the Chromium page drivers (tests/integ/web_page.sh,
 // tests/vm/boot_web.sh): each copies this file beside its drive.html,
-// which loads index.html in a same-origin frame and reports what it sees.
+// which loads index.html in a same-origin frame and reports what it sees;
+// tests/tools/webdrive.py puts it before webdrive_page.js's steps.
 'use strict';
 const lines = [];
 const sleep = ms => new Promise(r => setTimeout(r, ms));
