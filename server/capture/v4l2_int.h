@@ -94,9 +94,9 @@ int v4l2_sync_signal(struct v4l2src *d);
 /* (Re)subscribes source-change events for the current input. */
 void v4l2_subscribe(struct v4l2src *d);
 /* Discards the source-change events queued by our own S_INPUT, S_STD or
- * S_DV_TIMINGS (some drivers, vivid since 6.1.19x, send one to every
- * listener, us included): renegotiating on them would reopen the device,
- * set the kept signal again and loop. */
+ * S_DV_TIMINGS (some drivers send one to every listener, us included: vivid
+ * on Debian's 6.1.192 kernel does): renegotiating on them would reopen the
+ * device, set the kept signal again and loop. */
 void v4l2_drop_own_source_changes(struct v4l2src *d);
 
 /* v4l2_ctrl.c: control ops. */
