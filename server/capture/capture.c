@@ -406,10 +406,12 @@ static void restart(struct vc_cam *cam, int reopen)
 		return;
 	stop_stream(cam);
 	cam->reopen = reopen ? 2 : 1;
-	if (cam->sess->lent == 0)
+	if (cam->sess->lent == 0) {
 		cam_after_drain(cam);
-	else
-		add_ms(cam->drain_ev, DRAIN_MS);
+		return;
+	}
+	add_ms(cam->drain_ev, DRAIN_MS);
+	notify(cam); /* vc_cam_draining: consumers give back what they keep */
 }
 
 static int apply_mode(struct vc_cam *cam)

@@ -75,6 +75,11 @@ const char *vc_cam_id(const struct vc_cam *cam);
 const struct vc_conf_cam *vc_cam_get_config(const struct vc_cam *cam);
 const char *vc_cam_path(const struct vc_cam *cam);
 enum vc_cam_state vc_cam_get_state(const struct vc_cam *cam);
+/* 1 while a restart (a reconfiguration, a source change, a stall) waits for
+ * the frames it lent: on_event reports the start of it, and consumers then
+ * let go of the capture frames they keep (a device cannot be set up again,
+ * nor reopened, while its old buffers are out). */
+int vc_cam_draining(const struct vc_cam *cam);
 const char *vc_cam_state_name(enum vc_cam_state s);
 /* Current negotiated mode and geometry (valid when not ABSENT). */
 void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom *g);

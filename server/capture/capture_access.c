@@ -35,6 +35,11 @@ void vc_cam_get_mode(const struct vc_cam *cam, struct vc_mode *m, struct vc_geom
 		*g = cam->fmt.geom;
 }
 
+int vc_cam_draining(const struct vc_cam *cam)
+{
+	return cam->reopen && !cam->streaming && cam->sess && cam->sess->lent > 0;
+}
+
 const struct vc_caps *vc_cam_caps(const struct vc_cam *cam)
 {
 	return &cam->caps;

@@ -226,6 +226,14 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	int provisional = 0, replanned = 0;
 
 	log_debug("cam %s: state %s", vc_cam_id(cam), vc_cam_state_name(st));
+	if (vc_cam_draining(cam)) {
+		/* a latest frame kept for late joiners is a capture buffer on
+		 * passthrough (raw, MJPEG, H.264 cameras): the restart waits
+		 * for it, and nothing new would replace it before */
+		for (struct output *o = h->outputs; o; o = o->next)
+			output_drop_frames(o);
+		return;
+	}
 	if (st == VC_CAM_ABSENT || st == VC_CAM_ERROR)
 		placeholder_kick(h); /* its stream clients see it is away */
 	if (st == VC_CAM_ABSENT) {
