@@ -27,8 +27,8 @@
 #              while a /stream client watches: one "device gone" line per
 #              unplug, the client gets the placeholder and then live frames
 #              again without reconnecting, the same camera (id, name, path)
-#              and no second one; fds (other than sockets and memfds) and
-#              RSS at cycle 10 against cycle 2
+#              and no second one; fds (other than sockets and memfds), heap
+#              in use and RSS at cycle 10 against cycle 2
 #   quirks     uvcdev patched (tests/vm/uvcdev_quirks.patch) to pad every
 #              frame after EOI and send a truncated or a corrupt frame now and
 #              then: vcapd counts them (/metrics errors), never sends one, sends
@@ -349,9 +349,14 @@ else
 	[ "$f10" -le "$f2" ] 2>/dev/null
 	res replug.fds_flat $? "fds other than sockets and memfds at cycle 2: $f2, at cycle $CYCLES: $f10 (all fds $a2 -> $a10)" \
 		"fds other than sockets/memfds $f2 at cycle 2, $f10 at cycle $CYCLES (all $a2 -> $a10)"
-	[ $((r10 - r2)) -le 4096 ] 2>/dev/null
-	res replug.rss_flat $? "RSS at cycle 2: $r2 KiB, at cycle $CYCLES: $r10 KiB (limit +4096); heap in use $h2 -> $h10" \
-		"RSS $r2 -> $r10 KiB (cycle 2 -> $CYCLES), heap in use $h2 -> $h10 bytes"
+	# RSS moves by several MiB from cycle to cycle (the high-water mark of
+	# frames out at once, glibc's kept blocks, huge pages: 25-42 MiB in one
+	# run), so a leak is judged on the heap in use (1 MiB, less than one
+	# 1080p frame), RSS only against a gross one (16 MiB)
+	rr=$(awk '{ print $6 }' "$d/cycles" 2>/dev/null | sort -n | sed -n '1p;$p' | tr '\n' ' ')
+	[ $((h10 - h2)) -le 1048576 ] 2>/dev/null && [ $((r10 - r2)) -le 16384 ] 2>/dev/null
+	res replug.memory_flat $? "heap in use at cycle 2: $h2, at cycle $CYCLES: $h10 bytes (limit +1 MiB); RSS $r2 -> $r10 KiB (limit +16 MiB; min/max over the cycles: $rr)" \
+		"heap in use $h2 -> $h10 bytes, RSS $r2 -> $r10 KiB (cycle 2 -> $CYCLES; RSS min/max over the cycles $rr KiB)"
 	[ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
 	res sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
 fi
