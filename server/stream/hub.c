@@ -231,7 +231,7 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 		 * passthrough (raw, MJPEG, H.264 cameras): the restart waits
 		 * for it, and nothing new would replace it before */
 		for (struct output *o = h->outputs; o; o = o->next)
-			output_drop_frames(o);
+			output_give_back(o);
 		return;
 	}
 	if (st == VC_CAM_ABSENT || st == VC_CAM_ERROR)

@@ -38,6 +38,20 @@ void output_drop_frames(struct output *o)
 	h264_out_drop(o);
 }
 
+/* The capture frames an output keeps (its latest on passthrough, the one
+ * waiting for a busy job), not its H.264 state: an encoder's own frames are
+ * no capture buffers, and its GOP and timing go on across the restart. */
+void output_give_back(struct output *o)
+{
+	if (h264_out_is(o))
+		return;
+	vc_frame_unref(o->latest);
+	o->latest = NULL;
+	o->latest_dht = 0;
+	vc_frame_unref(o->pending);
+	o->pending = NULL;
+}
+
 /* Outputs that re-planned to the same picture become one: every client and
  * waiting snapshot of `from` moves to `to`, so one encode serves them all.
  * `from` is freed, or, while a job of it runs, left empty and marked for

@@ -310,6 +310,8 @@ struct output *output_for_plan(struct hub *h, const struct vc_request *req,
 /* f is of the hub's target mode; processed for o and published. */
 void output_frame(struct output *o, struct vc_frame *f);
 void output_drop_frames(struct output *o);
+/* Gives back the capture frames it keeps (a restart drains), see output.c. */
+void output_give_back(struct output *o);
 void output_merge(struct output *to, struct output *from);
 void output_split(struct hub *h, struct output *o);
 void output_unused(struct output *o);
