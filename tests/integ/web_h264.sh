@@ -230,10 +230,8 @@ d=$(val diff | cut -d' ' -f1) l=$(val diff | cut -d' ' -f3) adv=$(val diff | cut
 check page_h264_not_blank "$?" "$(val diff)"
 [ "$d" -gt 50 ] 2>/dev/null && awk -v a="$adv" 'BEGIN { exit !(a > 0.5) }'
 check page_h264_moves "$?" "$(val diff)"
-# a figure near 0 may read a few ms below it (-8 once on a loaded host):
-# -50 allows that and still fails the defect it guards (-1518 ms)
 hl=$(val h264_latency | cut -d' ' -f1)
-[ "$hl" -ge -50 ] 2>/dev/null && [ "$hl" -lt 2000 ]
+[ "$hl" -ge 0 ] 2>/dev/null && [ "$hl" -lt 2000 ]
 check page_h264_latency "$?" "$(val h264_latency)"
 echo "$(val answer)" | grep -q '^delivered H264 320x240 .*(live view: H.264 video)$'
 check page_h264_answer "$?" "$(val answer)"
@@ -279,7 +277,7 @@ check page_h264_moves_tls "$?" "$(val diff)"
 # page's figure must still be on the capture clock (a pause once became one
 # frame lasting seconds, the player ran ahead: -1518 ms)
 hl=$(val h264_latency | cut -d' ' -f1)
-[ "$hl" -ge -50 ] 2>/dev/null && [ "$hl" -lt 2000 ]
+[ "$hl" -ge 0 ] 2>/dev/null && [ "$hl" -lt 2000 ]
 check page_h264_latency_tls "$?" "$(val h264_latency)"
 stop_vcapd
 check clean_exit_tls "$?" "exit status"
