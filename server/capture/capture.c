@@ -547,6 +547,16 @@ static void schedule_retry(struct vc_cam *cam)
 	cam->backoff_ms = cam->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : cam->backoff_ms * 2;
 }
 
+/* An open that cannot stream: closed again, retried with the backoff. */
+static void open_failed(struct vc_cam *cam, int err)
+{
+	cam->last_err = err;
+	cam_retire(cam);
+	set_state(cam, cam_is_gone(err) ? VC_CAM_ABSENT : VC_CAM_ERROR);
+	cam->was_failed = 1;
+	schedule_retry(cam);
+}
+
 static void try_open(evutil_socket_t fd, short what, void *arg)
 {
 	struct vc_cam *cam = arg;
@@ -613,12 +623,8 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 		if (cam->last_err != -EBUSY)
 			log_warn("%s (%s): busy (another handle holds its buffers); retrying",
 				 cam->id, cam->path);
-		cam->last_err = -EBUSY;
 		vc_caps_clear(&cam->caps); /* no mode is planned against them meanwhile */
-		cam_retire(cam);
-		set_state(cam, VC_CAM_ERROR);
-		cam->was_failed = 1;
-		schedule_retry(cam);
+		open_failed(cam, -EBUSY);
 		return;
 	}
 	/* caps after the input and its standard/timings: they bring their sizes */
@@ -628,11 +634,7 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 		log_warn("%s: querying caps: %s", cam->id, strerror(-err));
 	ret = cam_is_gone(ret) ? ret : apply_mode(cam);
 	if (ret < 0) {
-		cam->last_err = ret;
-		cam_retire(cam);
-		set_state(cam, cam_is_gone(ret) ? VC_CAM_ABSENT : VC_CAM_ERROR);
-		cam->was_failed = 1;
-		schedule_retry(cam);
+		open_failed(cam, ret);
 		return;
 	}
 	cam->fmt = s->fmt;
