@@ -7,6 +7,8 @@
  * camera's outputs, others (another IPv4 address, another /64) theirs. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <event2/event.h>
+#include <event2/thread.h>
 #include <linux/videodev2.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -284,6 +286,9 @@ static void share(void)
 
 int main(void)
 {
+	/* before any event_base: the worker pool and capture release frames
+	 * from their threads (event_active), which needs the base's lock */
+	evthread_use_pthreads();
 	RUN("budget", output_bytes);
 	RUN("budget", conf_keys);
 	RUN("budget", burst);

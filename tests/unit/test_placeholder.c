@@ -5,6 +5,7 @@
  * camera's id, state and path) in white, made again only after a second;
  * the font draws letters. */
 #include <event2/event.h>
+#include <event2/thread.h>
 #include <linux/videodev2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,9 @@ static void font(void)
 
 int main(void)
 {
+	/* before any event_base: the worker pool and capture release frames
+	 * from their threads (event_active), which needs the base's lock */
+	evthread_use_pthreads();
 	struct vc_conf_cam cc = { .name = (char *)"t", .device = (char *)"/dev/vcapd-no-such-camera", .input = -1,
 				    .mode = { 0, 1280, 720, { 0, 0 } } };
 
