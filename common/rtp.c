@@ -38,28 +38,68 @@ static int emit1(struct vc_rtp *r, uint8_t *h, size_t hlen, const uint8_t *d, si
 	return 0;
 }
 
+/* The next NAL unit, access unit delimiters left out (RTP has the marker). */
+static int next_unit(const uint8_t *au, size_t len, size_t *pos, struct vc_nal *nal)
+{
+	int have;
+
+	do {
+		have = vc_h264_next_nal(au, len, pos, nal);
+	} while (have && nal->type == 9);
+	return have;
+}
+
+static int is_slice(uint8_t type)
+{
+	return type >= 1 && type <= 5;
+}
+
 int vc_rtp_h264_send(struct vc_rtp *r, const uint8_t *au, size_t len, uint32_t ts,
 		     vc_rtp_emit_fn emit, void *opaque)
 {
 	size_t max = r->payload ? r->payload : VC_RTP_PAYLOAD;
+	uint8_t stap[VC_RTP_PAYLOAD];
+	size_t stap_cap = max < sizeof(stap) ? max : sizeof(stap);
 	size_t pos = 0, next_pos;
 	struct vc_nal nal, next;
-	int have = 0, sent = 0, ret;
+	int have, sent = 0, ret;
 
 	/* one NAL unit ahead: the marker goes on the last packet of the last one */
-	do {
-		have = vc_h264_next_nal(au, len, &pos, &nal);
-	} while (have && nal.type == 9);
+	have = next_unit(au, len, &pos, &nal);
 	while (have) {
-		int more;
-
-		next_pos = pos;
-		do {
-			more = vc_h264_next_nal(au, len, &next_pos, &next);
-		} while (more && next.type == 9);
 		uint8_t h[14];
 
-		if (nal.len <= max) {
+		next_pos = pos;
+		int more = next_unit(au, len, &next_pos, &next);
+
+		if (!is_slice(nal.type) && more && !is_slice(next.type) &&
+		    1 + 2 + nal.len + 2 + next.len <= stap_cap) {
+			/* STAP-A (RFC 6184 5.7.1): the parameter sets and SEI
+			 * ahead of a slice in one packet, each behind its size;
+			 * F and the highest NRI of theirs in the STAP-A header */
+			size_t n = 1;
+			uint8_t fbit = 0, nri = 0;
+
+			for (;;) {
+				stap[n] = (uint8_t)(nal.len >> 8);
+				stap[n + 1] = (uint8_t)nal.len;
+				memcpy(stap + n + 2, nal.data, nal.len);
+				n += 2 + nal.len;
+				if ((nal.data[0] & 0x60) > nri)
+					nri = nal.data[0] & 0x60;
+				fbit |= nal.data[0] & 0x80;
+				if (!more || is_slice(next.type) || n + 2 + next.len > stap_cap)
+					break;
+				nal = next;
+				pos = next_pos;
+				more = next_unit(au, len, &next_pos, &next);
+			}
+			stap[0] = (uint8_t)(fbit | nri | 24);
+			rtp_header(r, h, !more, ts);
+			if ((ret = emit1(r, h, 12, stap, n, emit, opaque)) < 0)
+				return ret;
+			sent++;
+		} else if (nal.len <= max) {
 			rtp_header(r, h, !more, ts);
 			if ((ret = emit1(r, h, 12, nal.data, nal.len, emit, opaque)) < 0)
 				return ret;

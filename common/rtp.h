@@ -1,5 +1,6 @@
 /* RTP for H.264 (RFC 3550, RFC 6184): the packetizer (single NAL unit
- * packets, FU-A for NAL units over the payload size), RTCP sender reports
+ * packets, STAP-A for the parameter sets ahead of a slice, FU-A for NAL
+ * units over the payload size), RTCP sender reports
  * and the SDP of one H.264 stream. Pure code, no allocation: packets go
  * out through a callback as a header and a slice of the caller's bytes. */
 #ifndef VC_RTP_H
@@ -19,15 +20,17 @@ struct vc_rtp {
 };
 
 /* One packet: hdr[0..hlen) (the 12-byte RTP header, plus the FU-A indicator
- * and header) followed by data[0..len). Returns 0, or a negative errno that
- * stops the access unit. */
+ * and header) followed by data[0..len): the access unit's bytes, or for a
+ * STAP-A the packetizer's own, valid during the call only. Returns 0, or a
+ * negative errno that stops the access unit. */
 typedef int (*vc_rtp_emit_fn)(void *opaque, const uint8_t *hdr, size_t hlen,
 			      const uint8_t *data, size_t len);
 
-/* Sends the Annex-B access unit au[0..len) with RTP timestamp ts: one
- * packet per NAL unit that fits, FU-A fragments for the others, the marker
- * bit on the last packet; access unit delimiters are left out. Returns the
- * packets sent, or emit's error. */
+/* Sends the Annex-B access unit au[0..len) with RTP timestamp ts: a run of
+ * two or more NAL units other than slices (SPS, PPS, SEI) in one STAP-A
+ * packet where it fits, else one packet per NAL unit that fits, FU-A
+ * fragments for the others; the marker bit on the last packet; access unit
+ * delimiters are left out. Returns the packets sent, or emit's error. */
 int vc_rtp_h264_send(struct vc_rtp *r, const uint8_t *au, size_t len, uint32_t ts,
 		     vc_rtp_emit_fn emit, void *opaque);
 

@@ -91,9 +91,10 @@ static void base64(void)
 struct sink {
 	int n, markers, last_marker;
 	uint16_t seq[64];
-	uint8_t nal[3][8192];
-	size_t nal_len[3];
-	int n_nal, fu_open, bad;
+	uint8_t nal[4][8192];
+	size_t nal_len[4];
+	int n_nal, fu_open, bad, staps;
+	uint8_t first_pkt[16]; /* the first packet's first bytes */
 	size_t max_pkt;
 };
 
@@ -109,6 +110,8 @@ static int collect(void *opaque, const uint8_t *h, size_t hl, const uint8_t *d, 
 	memcpy(pkt, h, hl);
 	memcpy(pkt + hl, d, n);
 	size_t len = hl + n;
+	if (!s->n)
+		memcpy(s->first_pkt, pkt, len < 16 ? len : 16);
 	if (len - 12 > s->max_pkt)
 		s->max_pkt = len - 12;
 	s->seq[s->n++] = (uint16_t)(pkt[2] << 8 | pkt[3]);
@@ -132,6 +135,26 @@ static int collect(void *opaque, const uint8_t *h, size_t hl, const uint8_t *d, 
 			s->fu_open = 0;
 			s->n_nal++;
 		}
+	} else if ((p[0] & 0x1f) == 24) {
+		/* STAP-A: size-prefixed NAL units after the header byte */
+		size_t off = 13;
+
+		s->staps++;
+		if (s->fu_open || len <= off)
+			s->bad = 1;
+		while (off + 2 <= len && s->n_nal < 4) {
+			size_t k = (size_t)pkt[off] << 8 | pkt[off + 1];
+
+			if (!k || off + 2 + k > len) {
+				s->bad = 1;
+				break;
+			}
+			memcpy(s->nal[s->n_nal], pkt + off + 2, k);
+			s->nal_len[s->n_nal++] = k;
+			off += 2 + k;
+		}
+		if (off != len)
+			s->bad = 1;
 	} else {
 		memcpy(s->nal[s->n_nal], p, len - 12);
 		s->nal_len[s->n_nal++] = len - 12;
@@ -169,6 +192,56 @@ static void packetizes(void)
 	CHECK(s.n_nal == 2 && s.nal_len[0] == 5 && !memcmp(s.nal[0], sps + 4, 5), "SPS whole");
 	CHECK(s.nal_len[1] == 5000 && !memcmp(s.nal[1], au + n - 5000, 5000), "slice reassembled");
 	CHECK(r.packets == 5 && r.seq == 3, "counts %u seq %u", r.packets, r.seq);
+}
+
+/* SPS, PPS and SEI ahead of an IDR slice: one STAP-A (NRI the highest of
+ * theirs), then the slice; a frame's lone SEI goes alone; too big a run is
+ * not aggregated. */
+static void aggregates(void)
+{
+	const uint8_t sps[] = { 0, 0, 0, 1, 0x67, 0x42, 0xc0, 0x1e, 0xda };
+	const uint8_t pps[] = { 0, 0, 0, 1, 0x68, 0xce, 0x3c, 0x80 };
+	const uint8_t sei[] = { 0, 0, 1, 0x06, 0x05, 0x01, 0x00, 0x80 };
+	const uint8_t idr[] = { 0, 0, 1, 0x65, 0x88, 0x84, 0x21 };
+	uint8_t au[128];
+	size_t n = 0;
+
+	memcpy(au + n, sps, sizeof(sps)), n += sizeof(sps);
+	memcpy(au + n, pps, sizeof(pps)), n += sizeof(pps);
+	memcpy(au + n, sei, sizeof(sei)), n += sizeof(sei);
+	memcpy(au + n, idr, sizeof(idr)), n += sizeof(idr);
+	struct vc_rtp r = { .ssrc = 1 };
+	struct sink s = { 0 };
+	uint8_t first[16];
+
+	int k = vc_rtp_h264_send(&r, au, n, 0, collect, &s);
+	memcpy(first, s.first_pkt, sizeof(first));
+	CHECK(k == 2 && s.n == 2 && s.staps == 1 && !s.bad, "%d packets, %d STAP-A", k, s.staps);
+	CHECK(first[12] == (0x60 | 24), "STAP-A header %02x (NRI of the SPS)", first[12]);
+	CHECK(s.n_nal == 4 && s.nal_len[0] == 5 && !memcmp(s.nal[0], sps + 4, 5) &&
+	      s.nal_len[1] == 4 && !memcmp(s.nal[1], pps + 4, 4) && s.nal_len[2] == 5 &&
+	      !memcmp(s.nal[2], sei + 3, 5) && s.nal_len[3] == 4 && !memcmp(s.nal[3], idr + 3, 4),
+	      "NAL units whole and in order (%d)", s.n_nal);
+	CHECK(s.markers == 1 && s.last_marker, "marker on the slice only");
+
+	/* a P frame with one SEI: nothing to aggregate */
+	n = 0;
+	memcpy(au + n, sei, sizeof(sei)), n += sizeof(sei);
+	memcpy(au + n, idr, sizeof(idr)), n += sizeof(idr);
+	au[n - 4] = 0x41;
+	memset(&s, 0, sizeof(s));
+	k = vc_rtp_h264_send(&r, au, n, 3000, collect, &s);
+	CHECK(k == 2 && s.staps == 0 && s.n_nal == 2, "lone SEI: %d packets, %d STAP-A", k, s.staps);
+
+	/* SPS and PPS that do not fit one packet together: one each */
+	r.payload = 10;
+	memset(&s, 0, sizeof(s));
+	n = 0;
+	memcpy(au + n, sps, sizeof(sps)), n += sizeof(sps);
+	memcpy(au + n, pps, sizeof(pps)), n += sizeof(pps);
+	k = vc_rtp_h264_send(&r, au, n, 6000, collect, &s);
+	CHECK(k == 2 && s.staps == 0 && s.n_nal == 2 && s.last_marker, "over the payload: %d, %d STAP-A",
+	      k, s.staps);
 }
 
 static void sender_report(void)
@@ -244,6 +317,7 @@ int main(void)
 	RUN("rtsp", transports);
 	RUN("rtsp", base64);
 	RUN("rtsp", packetizes);
+	RUN("rtsp", aggregates);
 	RUN("rtsp", sender_report);
 	RUN("rtsp", sdp);
 	RUN("rtsp", digest);
