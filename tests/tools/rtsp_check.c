@@ -5,11 +5,11 @@
  * DESCRIBEs, SETUPs (interleaved 0-1), PLAYs and reads for SECONDS, then
  * checks: contiguous RTP sequence numbers, one timestamp per access unit,
  * the marker bit on each access unit's last packet only, FU-A start/end
- * bits and the reassembled NAL units (forbidden bit 0, types 1..23), the
- * first access unit an IDR with SPS and PPS, timestamps advancing by about
- * 90000/FPS per frame (FPS > 0), an RTCP sender report whose NTP time is
- * within 10 s of the wall clock. Prints one line per client and exits 0
- * when all pass.
+ * bits, STAP-A unit sizes and the NAL units (forbidden bit 0, types
+ * 1..23), the first access unit an IDR with SPS and PPS (those two in a
+ * STAP-A), timestamps advancing by about 90000/FPS per frame (FPS > 0), an
+ * RTCP sender report whose NTP time is within 10 s of the wall clock.
+ * Prints one line per client and exits 0 when all pass.
  * MODE: "play" (default); "mute": PLAY, then keep reading without sending
  * anything (no keep-alive): passes when the server closes the connection
  * within SECONDS; "vanish": PLAY, then neither read nor send for SECONDS
@@ -40,22 +40,33 @@ struct cl {
 	int in_au, au_count, first_idr_checked;
 	int au_has_sps, au_has_pps, au_has_idr;
 	int fu_open;
+	int staps;                 /* STAP-A packets seen */
 	uint8_t fu_type;
 	size_t fu_len;
 	int sr_seen, sr_ok;
+	double sr_ntp;             /* the last sender report: NTP time (Unix s) */
+	uint32_t sr_ts;            /* and its RTP timestamp */
 	double t0;                 /* when PLAY was answered */
+	double t0_real;            /* the same on CLOCK_REALTIME */
+	double lat[4096];          /* capture -> access unit's last byte here, s */
+	int n_lat;
 	double join_ms;            /* PLAY answered -> first whole access unit */
 	long packets;
 	double ts_step_sum;
 	int ts_steps;
 };
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void failf(struct cl *c, const char *why)
@@ -103,7 +114,7 @@ static int request(struct cl *c, int fd, const char *req, char *resp, size_t cap
 static int start(struct cl *c, const char *host, int port, const char *path)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	char req[2048], resp[8192], url[1200], sess[64] = "";
+	char req[2600], resp[8192], url[1200], sess[64] = "";
 
 	c->ok = 1;
 	c->fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -120,8 +131,19 @@ static int start(struct cl *c, const char *host, int port, const char *path)
 		failf(c, "DESCRIBE: no 200 with sprop-parameter-sets/profile-level-id");
 		return -1;
 	}
-	snprintf(req, sizeof(req), "SETUP %s/trackID=0 RTSP/1.0\r\nCSeq: 2\r\n"
-		 "Transport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n", url);
+	/* the stream's control URL: the last a=control (the media's), absolute
+	 * or relative to the URL */
+	char track[2400], ctl[1100] = ""; /* url "/" ctl */
+	for (const char *a = strstr(resp, "a=control:"); a; a = strstr(a + 1, "a=control:"))
+		sscanf(a + 10, "%1099[^\r\n]", ctl);
+	if (!strncmp(ctl, "rtsp://", 7))
+		snprintf(track, sizeof(track), "%s", ctl);
+	else if (*ctl && strcmp(ctl, "*"))
+		snprintf(track, sizeof(track), "%s/%s", url, ctl);
+	else
+		snprintf(track, sizeof(track), "%s", url);
+	snprintf(req, sizeof(req), "SETUP %s RTSP/1.0\r\nCSeq: 2\r\n"
+		 "Transport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n\r\n", track);
 	if (request(c, c->fd, req, resp, sizeof(resp)) < 0 || strncmp(resp, "RTSP/1.0 200", 12)) {
 		failf(c, "SETUP failed");
 		return -1;
@@ -137,6 +159,7 @@ static int start(struct cl *c, const char *host, int port, const char *path)
 		return -1;
 	}
 	c->t0 = now_s();
+	c->t0_real = clock_s(CLOCK_REALTIME);
 	return 0;
 }
 
@@ -168,6 +191,14 @@ static void au_end(struct cl *c, double fps)
 		}
 	}
 	(void)fps;
+	if (c->sr_seen && c->n_lat < (int)(sizeof(c->lat) / sizeof(c->lat[0]))) {
+		/* the sender report maps RTP time to the capture's wall clock;
+		 * frames captured before PLAY (the kept GOP) are left out */
+		double cap = c->sr_ntp + (double)(int32_t)(c->ts - c->sr_ts) / 90000.0;
+
+		if (cap >= c->t0_real)
+			c->lat[c->n_lat++] = clock_s(CLOCK_REALTIME) - cap;
+	}
 	c->au_count++;
 	c->au_has_sps = c->au_has_pps = c->au_has_idr = 0;
 	c->in_au = 0;
@@ -236,6 +267,29 @@ static void rtp(struct cl *c, const uint8_t *p, size_t n, double fps)
 		}
 		if (marker && !e)
 			failf(c, "marker on a packet that does not end its NAL unit");
+	} else if (type == 24) {
+		/* STAP-A: NAL units, each behind its 16-bit size */
+		size_t off = 1;
+
+		if (c->fu_open)
+			failf(c, "STAP-A inside a fragmented NAL unit");
+		if (pn < 4)
+			failf(c, "empty STAP-A");
+		c->staps++;
+		while (off + 2 <= pn) {
+			size_t k = (size_t)pl[off] << 8 | pl[off + 1];
+
+			if (!k || off + 2 + k > pn) {
+				failf(c, "STAP-A unit size past the packet");
+				return;
+			}
+			if (pl[off + 2] & 0x80)
+				failf(c, "forbidden bit set in a STAP-A unit");
+			nal_check(c, pl[off + 2] & 0x1f);
+			off += 2 + k;
+		}
+		if (off != pn)
+			failf(c, "STAP-A with trailing bytes");
 	} else {
 		if (c->fu_open)
 			failf(c, "single NAL unit inside a fragmented one");
@@ -249,12 +303,31 @@ static void rtcp(struct cl *c, const uint8_t *p, size_t n)
 {
 	if (n >= 28 && p[1] == 200) {
 		uint32_t sec = (uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
+		uint32_t frac = (uint32_t)p[12] << 24 | (uint32_t)p[13] << 16 | (uint32_t)p[14] << 8 | p[15];
 		double ntp_unix = (double)sec - 2208988800.0;
 
 		c->sr_seen = 1;
+		c->sr_ntp = ntp_unix + (double)frac / 4294967296.0;
+		c->sr_ts = (uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19];
 		if (ntp_unix > (double)time(NULL) - 10 && ntp_unix < (double)time(NULL) + 10)
 			c->sr_ok = 1;
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q quantile of v[0..n) (sorts v); -1 when empty. */
+static double pct(double *v, int n, double q)
+{
+	if (n <= 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[(int)(q * (n - 1) + 0.5)];
 }
 
 /* Takes the whole packets in c's buffer. */
@@ -352,6 +425,9 @@ int main(int argc, char **argv)
 				failf(c, "connection closed by the server");
 			if (c->ok && c->au_count < 2)
 				failf(c, "fewer than 2 access units");
+			/* the first access unit has SPS and PPS (checked above) */
+			if (c->ok && !c->staps)
+				failf(c, "SPS and PPS not in one STAP-A packet");
 			if (c->ok && (!c->sr_seen || !c->sr_ok))
 				failf(c, c->sr_seen ? "sender report NTP time off the wall clock"
 						    : "no RTCP sender report");
@@ -374,8 +450,9 @@ int main(int argc, char **argv)
 			}
 		}
 		if (c->ok)
-			printf("client %d: OK %d access units, %ld packets, first after %.0f ms\n", i,
-			       c->au_count, c->packets, c->join_ms);
+			printf("client %d: OK %d access units, %ld packets (%d STAP-A), first after %.0f ms, "
+			       "latency p50 %.1f p99 %.1f ms\n", i, c->au_count, c->packets, c->staps,
+			       c->join_ms, pct(c->lat, c->n_lat, 0.5) * 1e3, pct(c->lat, c->n_lat, 0.99) * 1e3);
 		else
 			printf("client %d: FAIL %s (%d access units)\n", i, c->why, c->au_count);
 		bad += !c->ok;
