@@ -65,20 +65,54 @@ static ISVCDecoder *decoder_new(void)
 	return dec;
 }
 
+/* What a decoding test needs: the encoder under test for cfg, a decoder,
+ * the source picture and the test pattern's view of it. */
+struct rig {
+	struct vc_h264enc *e;
+	ISVCDecoder *dec;
+	struct h264pic pic;
+	struct vc_i420_pic pc;
+};
+
+static void rig_close(struct rig *r)
+{
+	if (r->dec) {
+		(*r->dec)->Uninitialize(r->dec);
+		WelsDestroyDecoder(r->dec);
+	}
+	h264pic_free(&r->pic);
+	vc_h264enc_free(r->e);
+}
+
+/* 0, or -1 (a check failed; r is closed) */
+static int rig_open(struct rig *r, const struct vc_h264enc_cfg *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	CHECK(vc_h264enc_new(cfg, &r->e) == 0, "new");
+	CHECK(h264pic_new(&r->pic, cfg->width, cfg->height) == 0, "picture");
+	r->dec = decoder_new();
+	CHECK(r->dec != NULL, "decoder");
+	if (!r->e || !r->dec || !r->pic.plane[0]) {
+		rig_close(r);
+		return -1;
+	}
+	r->pc = (struct vc_i420_pic){ { r->pic.plane[0], r->pic.plane[1], r->pic.plane[2] },
+				      { r->pic.stride[0], r->pic.stride[1], r->pic.stride[2] },
+				      cfg->width, cfg->height, cfg->width / 2, cfg->height / 2 };
+	return 0;
+}
+
 static void gop_and_decode(void)
 {
 	struct vc_h264enc_cfg cfg = { .width = 320, .height = 240, .fps = 30, .gop = 10 };
-	struct vc_h264enc *e = NULL;
-	ISVCDecoder *dec = NULL;
-	struct h264pic pic;
+	struct rig r;
 	double worst = 99;
 
-	CHECK(vc_h264enc_new(&cfg, &e) == 0, "new");
-	CHECK(h264pic_new(&pic, 320, 240) == 0, "picture");
-	dec = decoder_new();
-	CHECK(dec != NULL, "decoder");
-	if (!e || !dec || !pic.plane[0])
+	if (rig_open(&r, &cfg) < 0)
 		return;
+	struct vc_h264enc *e = r.e;
+	ISVCDecoder *dec = r.dec;
+	struct h264pic pic = r.pic;
 	for (unsigned n = 0; n < 30; n++) {
 		struct vc_h264enc_out o;
 		struct vc_h264_au au;
@@ -111,10 +145,7 @@ static void gop_and_decode(void)
 		worst = q < worst ? q : worst;
 	}
 	printf("  320x240 gop 10: worst luma PSNR %.1f dB\n", worst);
-	(*dec)->Uninitialize(dec);
-	WelsDestroyDecoder(dec);
-	h264pic_free(&pic);
-	vc_h264enc_free(e);
+	rig_close(&r);
 }
 
 /* The test pattern is still but for its bars and text: background
@@ -124,19 +155,15 @@ static void gop_and_decode(void)
 static void still_background(void)
 {
 	struct vc_h264enc_cfg cfg = { .width = 640, .height = 360, .fps = 30 };
-	struct vc_h264enc *e = NULL;
-	ISVCDecoder *dec = NULL;
-	struct h264pic pic;
+	struct rig r;
 	double sum = 0;
 
-	CHECK(vc_h264enc_new(&cfg, &e) == 0 && h264pic_new(&pic, 640, 360) == 0, "new");
-	dec = decoder_new();
-	CHECK(dec != NULL, "decoder");
-	if (!e || !dec || !pic.plane[0])
+	if (rig_open(&r, &cfg) < 0)
 		return;
-	struct vc_i420_pic pc = { { pic.plane[0], pic.plane[1], pic.plane[2] },
-				  { pic.stride[0], pic.stride[1], pic.stride[2] },
-				  640, 360, 320, 180 };
+	struct vc_h264enc *e = r.e;
+	ISVCDecoder *dec = r.dec;
+	struct h264pic pic = r.pic;
+	struct vc_i420_pic pc = r.pc;
 
 	for (unsigned n = 0; n < 30; n++) {
 		struct vc_h264enc_out o;
@@ -148,10 +175,7 @@ static void still_background(void)
 	}
 	printf("  640x360 test pattern: mean luma PSNR %.1f dB\n", sum / 30);
 	CHECK(sum / 30 > 60.5, "mean PSNR %.1f dB", sum / 30);
-	(*dec)->Uninitialize(dec);
-	WelsDestroyDecoder(dec);
-	h264pic_free(&pic);
-	vc_h264enc_free(e);
+	rig_close(&r);
 }
 
 static void cropped_1080(void)
@@ -221,21 +245,17 @@ static void rate_held_run(int noise, int keep_all)
 {
 	struct vc_h264enc_cfg cfg = { .width = 1280, .height = 720, .fps = 30, .bitrate = 300000,
 				      .gop = 60, .keep_all = keep_all };
-	struct vc_h264enc *e = NULL;
-	ISVCDecoder *dec = NULL;
-	struct h264pic pic;
+	struct rig r;
 	size_t bytes[BR_FRAMES];
 	unsigned skipped = 0, bad_idr = 0, undecoded = 0;
 	double worst = 0, total = 0;
 
-	CHECK(vc_h264enc_new(&cfg, &e) == 0 && h264pic_new(&pic, 1280, 720) == 0, "new");
-	dec = decoder_new();
-	CHECK(dec != NULL, "decoder");
-	if (!e || !dec || !pic.plane[0])
+	if (rig_open(&r, &cfg) < 0)
 		return;
-	struct vc_i420_pic pc = { { pic.plane[0], pic.plane[1], pic.plane[2] },
-				  { pic.stride[0], pic.stride[1], pic.stride[2] },
-				  1280, 720, 640, 360 };
+	struct vc_h264enc *e = r.e;
+	ISVCDecoder *dec = r.dec;
+	struct h264pic pic = r.pic;
+	struct vc_i420_pic pc = r.pc;
 
 	for (unsigned n = 0; n < BR_FRAMES; n++) {
 		struct vc_h264enc_out o;
@@ -276,10 +296,7 @@ static void rate_held_run(int noise, int keep_all)
 		CHECK(skipped == 0, "keep_all skipped %u pictures", skipped);
 	else
 		CHECK(worst <= 1.25 * 300000, "worst 2 s window %.0f bit/s", worst);
-	(*dec)->Uninitialize(dec);
-	WelsDestroyDecoder(dec);
-	h264pic_free(&pic);
-	vc_h264enc_free(e);
+	rig_close(&r);
 }
 
 static void rate_held(void)
