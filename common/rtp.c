@@ -38,14 +38,17 @@ static int emit1(struct vc_rtp *r, uint8_t *h, size_t hlen, const uint8_t *d, si
 	return 0;
 }
 
-/* The next NAL unit, access unit delimiters left out (RTP has the marker). */
+/* The next NAL unit to send: access unit delimiters are left out (RTP has
+ * the marker), and so are types 0 and 24..31, unspecified in H.264 and
+ * read as aggregation or fragmentation packets in RTP (a camera's stream
+ * is outside input). */
 static int next_unit(const uint8_t *au, size_t len, size_t *pos, struct vc_nal *nal)
 {
 	int have;
 
 	do {
 		have = vc_h264_next_nal(au, len, pos, nal);
-	} while (have && nal->type == 9);
+	} while (have && (nal->type == 9 || nal->type == 0 || nal->type >= 24));
 	return have;
 }
 

@@ -30,7 +30,8 @@ typedef int (*vc_rtp_emit_fn)(void *opaque, const uint8_t *hdr, size_t hlen,
  * two or more NAL units other than slices (SPS, PPS, SEI) in one STAP-A
  * packet where it fits, else one packet per NAL unit that fits, FU-A
  * fragments for the others; the marker bit on the last packet; access unit
- * delimiters are left out. Returns the packets sent, or emit's error. */
+ * delimiters and NAL unit types 0 and 24..31 are left out. Returns the
+ * packets sent, or emit's error. */
 int vc_rtp_h264_send(struct vc_rtp *r, const uint8_t *au, size_t len, uint32_t ts,
 		     vc_rtp_emit_fn emit, void *opaque);
 

@@ -5,12 +5,15 @@
  * has a size within 16384 (what the reader allows), a chroma format of
  * 0..3 and bit depths of 8..14; whatever parses as
  * SPS + PPS makes an init segment no larger than its bound; a fragment is
- * no larger than its bound and a too small buffer is refused. */
+ * no larger than its bound and a too small buffer is refused; the RTP
+ * packetizer's packets give back the input's units (fuzz_rtp.h), with
+ * the payload bound taken from the input's last byte. */
 #include "tests/fuzz/fuzz.h"
 
 #include "common/h264.h"
 #include "common/log.h"
 #include "tests/fuzz/fuzz_mp4.h"
+#include "tests/fuzz/fuzz_rtp.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -45,5 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   .key = au.idr };
 
 	fuzz_mp4_fragment(&s);
+	/* small bounds make FU-A and split STAP-A runs out of small inputs */
+	fuzz_rtp_check(data, size, size ? 3 + data[size - 1] % 64 : VC_RTP_PAYLOAD);
+	fuzz_rtp_check(data, size, VC_RTP_PAYLOAD);
 	return 0;
 }

@@ -195,8 +195,8 @@ static void packetizes(void)
 }
 
 /* SPS, PPS and SEI ahead of an IDR slice: one STAP-A (NRI the highest of
- * theirs), then the slice; a frame's lone SEI goes alone; too big a run is
- * not aggregated. */
+ * theirs), then the slice; a frame's lone SEI goes alone; NAL unit types
+ * RTP reserves are not sent; too big a run is not aggregated. */
 static void aggregates(void)
 {
 	const uint8_t sps[] = { 0, 0, 0, 1, 0x67, 0x42, 0xc0, 0x1e, 0xda };
@@ -232,6 +232,16 @@ static void aggregates(void)
 	memset(&s, 0, sizeof(s));
 	k = vc_rtp_h264_send(&r, au, n, 3000, collect, &s);
 	CHECK(k == 2 && s.staps == 0 && s.n_nal == 2, "lone SEI: %d packets, %d STAP-A", k, s.staps);
+
+	/* types RTP reads as STAP-A / FU-A (and 0) are not sent as units */
+	const uint8_t odd[] = { 0, 0, 1, 0x18, 0x01, 0, 0, 1, 0x1c, 0x02, 0, 0, 1, 0x00, 0x03 };
+	n = 0;
+	memcpy(au + n, odd, sizeof(odd)), n += sizeof(odd);
+	memcpy(au + n, idr, sizeof(idr)), n += sizeof(idr);
+	memset(&s, 0, sizeof(s));
+	k = vc_rtp_h264_send(&r, au, n, 4500, collect, &s);
+	CHECK(k == 1 && s.n_nal == 1 && s.nal_len[0] == 4 && !memcmp(s.nal[0], idr + 3, 4) && !s.bad,
+	      "types 24, 28, 0 left out: %d packets", k);
 
 	/* SPS and PPS that do not fit one packet together: one each */
 	r.payload = 10;
