@@ -600,9 +600,10 @@ async function refreshInfo(card) {
 // clock, the browser reads its own, so the figure is only as good as the two
 // clocks agree (same machine, or NTP). H.264: the shown frame's capture time
 // is the MP4 timeline's origin (mp4_t0_ms of the output in /api/status)
-// plus the video's currentTime. MJPEG: an <img> cannot read the parts'
-// X-Timestamp, so a snapshot of the same output (waiting for its next
-// frame) is fetched and its X-Timestamp compared on arrival.
+// plus the video's currentTime, at most its last buffered frame's. MJPEG:
+// an <img> cannot read the parts' X-Timestamp, so a snapshot of the same
+// output (waiting for its next frame) is fetched and its X-Timestamp
+// compared on arrival.
 async function measureLatency(card, cam) {
 	let text = '';
 	if (card.useVideo) {
@@ -612,9 +613,15 @@ async function measureLatency(card, cam) {
 			!x.plan.output.bitrate && !x.plan.output.gop);
 		if (!o || v.readyState < 2)
 			return;
-		const ms = Date.now() - (o.mp4_t0_ms + v.currentTime * 1000);
 		const n = v.buffered.length;
-		const buf = n ? (v.buffered.end(n - 1) - v.currentTime) * 1000 : 0;
+		const end = n ? v.buffered.end(n - 1) : v.currentTime;
+		// a starved player's clock runs on past its data (seen 136 ms over
+		// TLS) while its last frame stays on screen: the frame shown
+		// started no later than that last one, one frame before the end
+		const frame = 1 / (o.fps > 1 ? o.fps : 30);
+		const shown = Math.min(v.currentTime, end - frame);
+		const ms = Date.now() - (o.mp4_t0_ms + shown * 1000);
+		const buf = (end - v.currentTime) * 1000;
 		text = 'H.264 latency ≈ ' + Math.round(ms) + ' ms (capture → shown, the player holds ' +
 			Math.round(buf) + ' ms)';
 	} else if (card.viewParams) {
