@@ -19,6 +19,7 @@ B=${VCAP_BUILD:-build}
 VCAPD=$B/vcapd
 CHK=$B/tools/rtsp_check
 SECS=${1:-8}
+. tests/integ/lib/rtsp.sh # rtsp_port
 W=1280 H=720 FPS=30 RATE=2000000 GOP=30
 TMP=$(mktemp -d) || exit 1
 SPID=
@@ -64,13 +65,7 @@ echo "p99 = the worst client's p99; latency = capture (sender report) -> access 
 "$VCAPD" --listen 127.0.0.1:0 --rtsp 127.0.0.1:0 --device "test:${W}x${H}@$FPS:YUYV:only" \
 	>"$TMP/vcapd.log" 2>&1 &
 SPID=$!
-port=
-for _i in $(seq 100); do
-	port=$(sed -n 's/.*rtsp: listening on .* (port \([0-9]*\)).*/\1/p' "$TMP/vcapd.log" | head -1)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { cat "$TMP/vcapd.log" >&2; exit 1; }
+port=$(rtsp_port "$TMP/vcapd.log") || { cat "$TMP/vcapd.log" >&2; exit 1; }
 header "vcapd $(git describe --always --dirty 2>/dev/null)"
 q="/0?size=${W}x$H&bitrate=$RATE&gop=$GOP"
 "$CHK" -t 2 127.0.0.1 "$port" "$q" >/dev/null 2>&1 # warm-up: the encoder runs
