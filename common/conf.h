@@ -57,6 +57,7 @@ struct vc_conf_cam {
 	} dv;
 	unsigned buffers;      /* 0 = default */
 	int idle_stop_ms;      /* -2 = unset (capture default), -1 = never */
+	int idle_close;        /* after the idle stop, close the device: VC_IDLE_CLOSE_* */
 	int stall_timeout_ms;  /* 0 = default */
 	/* What a client gets when its URL leaves it out (the serving layer
 	 * applies them; the device never sees them): */
@@ -71,6 +72,11 @@ struct vc_conf_cam {
 	struct vc_conf_ctrl *ctrls;
 	int line;              /* line of the section header, for messages */
 };
+
+/* idle_close: closing an idle camera lets the kernel suspend it (uvcvideo
+ * keeps a USB camera powered while any handle is open); a capture card may
+ * lose its signal lock, so only USB cameras by default. */
+enum { VC_IDLE_CLOSE_USB = 0, VC_IDLE_CLOSE_NEVER = 1, VC_IDLE_CLOSE_ALWAYS = 2 };
 
 struct vc_conf {
 	char *file;            /* name used in messages */

@@ -270,6 +270,11 @@ static const struct vc_conf_name flips[] = {
 	{ "vh", VC_FLIP_H | VC_FLIP_V }, { NULL, 0 },
 };
 
+static const struct vc_conf_name idle_closes[] = {
+	{ "usb", VC_IDLE_CLOSE_USB }, { "never", VC_IDLE_CLOSE_NEVER },
+	{ "always", VC_IDLE_CLOSE_ALWAYS }, { NULL, 0 },
+};
+
 static const struct vc_conf_name yes_no[] = {
 	{ "yes", 1 }, { "no", 0 }, { "true", 1 }, { "false", 0 }, { "on", 1 }, { "off", 0 },
 	{ "1", 1 }, { "0", 0 }, { NULL, 0 },
@@ -339,6 +344,9 @@ const struct vc_conf_key vc_conf_cam_keys[] = {
 	  .off = CAM_INT(idle_stop_ms), .lo = 0, .hi = 86400000, .unset = -2,
 	  .def = VC_CONF_DEF_IDLE_STOP_MS, .word = "never", .word_value = -1,
 	  .range = "'never' or milliseconds 0-86400000", .example = "never" },
+	{ .name = "idle_close", .camera = 1, .type = VC_CONF_T_ENUM, .apply = VC_CONF_REOPEN,
+	  .off = CAM_INT(idle_close), .names = idle_closes,
+	  .range = "usb, never or always", .example = "never" },
 	{ .name = "stall_timeout_ms", .camera = 1, .type = VC_CONF_T_INT, .apply = VC_CONF_REOPEN,
 	  .off = CAM_INT(stall_timeout_ms), .lo = 100, .hi = 600000,
 	  .def = VC_CONF_DEF_STALL_TIMEOUT_MS, .range = "milliseconds 100-600000", .example = "2000" },

@@ -75,6 +75,14 @@ const char *vc_cam_state_name(enum vc_cam_state s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* idle_close (common/conf.h): whether the idle stop closes the device. */
+static int closes_when_idle(const struct vc_cam *cam)
+{
+	if (cam->cfg.idle_stop_ms < 0 || cam->cfg.idle_close == VC_IDLE_CLOSE_NEVER)
+		return 0;
+	return cam->cfg.idle_close == VC_IDLE_CLOSE_ALWAYS || cam->usb;
+}
+
 static void notify(struct vc_cam *cam)
 {
 	if (cam->on_event)
@@ -95,6 +103,7 @@ static void set_state(struct vc_cam *cam, enum vc_cam_state s)
 }
 
 static void start_stream(struct vc_cam *cam);
+static void try_open(evutil_socket_t fd, short what, void *arg);
 static void schedule_retry(struct vc_cam *cam);
 static void restart(struct vc_cam *cam, int reopen);
 
@@ -638,6 +647,8 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	cam->fmt = s->fmt;
+	cam->have_info = vc_v4l2_info(src, &cam->info) == 0;
+	cam->usb = cam->have_info && strncmp(cam->info.bus, "usb-", 4) == 0;
 	if (cam->consumers > 0) {
 		start_stream(cam);
 	} else {
@@ -648,6 +659,8 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 			cam->was_failed = 0;
 		}
 		set_state(cam, VC_CAM_IDLE);
+		if (closes_when_idle(cam))
+			add_ms(cam->idle_ev, cam->cfg.idle_stop_ms);
 	}
 	notify(cam);
 }
@@ -662,6 +675,31 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 		stop_stream(cam);
 		set_state(cam, VC_CAM_IDLE);
 	}
+	/* Closed too, so the kernel may suspend it; not while a reopen or a
+	 * reconfiguration is under way (they need the open source). */
+	if (cam->consumers == 0 && !cam->streaming && cam->sess && !cam->reopen &&
+	    !cam->reconf_fn && closes_when_idle(cam)) {
+		const struct vc_src *src = cam->sess->src;
+
+		/* kept for the mode policy, which asks on every decision */
+		cam->have_input = src->ops->input_get && src->ops->input_enum &&
+				  src->ops->input_get(cam->sess->src, &cam->input_idx) == 0 &&
+				  src->ops->input_enum(cam->sess->src, cam->input_idx,
+						       &cam->input) == 0;
+		cam_retire(cam);
+		cam->parked = 1;
+		log_debug("%s (%s): idle, device closed", cam->id, cam->path);
+	}
+}
+
+int cam_wake(struct vc_cam *cam)
+{
+	if (cam->parked && !cam->sess) {
+		cam->parked = 0;
+		event_del(cam->retry_ev);
+		try_open(-1, 0, cam);
+	}
+	return cam->sess ? 0 : -ENODEV;
 }
 
 static void on_apply(evutil_socket_t fd, short what, void *arg)
@@ -802,6 +840,14 @@ void vc_cam_acquire(struct vc_cam *cam)
 	if (cam->consumers++ > 0)
 		return;
 	event_del(cam->idle_ev);
+	if (cam->parked) {
+		/* opened from the loop, as at start: try_open streams it */
+		cam->parked = 0;
+		cam->backoff_ms = BACKOFF_MIN_MS;
+		event_del(cam->retry_ev);
+		event_active(cam->retry_ev, EV_TIMEOUT, 0);
+		return;
+	}
 	if (cam->sess && !cam->streaming && !cam->reopen)
 		start_stream(cam);
 }

@@ -60,7 +60,8 @@ void vc_cam_set_callbacks(struct vc_cam *cam, vc_cam_frame_cb on_frame,
 			  vc_cam_event_cb on_event, void *opaque);
 
 /* Consumers: streaming starts with the first acquire and stops idle_stop_ms
- * after the last release. */
+ * after the last release; the device is closed then too where idle_close
+ * says so, and opened again by the next acquire. */
 void vc_cam_acquire(struct vc_cam *cam);
 void vc_cam_release(struct vc_cam *cam);
 
@@ -136,5 +137,15 @@ int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void 
  * (vc_v4l2_info, ..._enum/_get); NULL while none is open. Valid until control
  * returns to the loop. */
 struct vc_src *vc_cam_source(struct vc_cam *cam);
+/* The same, opening a camera closed while idle (idle_close) first: for a
+ * request that needs the device (signal, inputs); it closes again
+ * idle_stop_ms later if no viewer comes. */
+struct vc_src *vc_cam_source_wake(struct vc_cam *cam);
+/* QUERYCAP (card, driver, bus) of the camera's last open V4L2 device: kept
+ * while it is closed when idle; -ENODEV when none was ever open. */
+struct vc_v4l2_info;
+int vc_cam_info(const struct vc_cam *cam, struct vc_v4l2_info *out);
+/* 1 while the camera is closed because it is idle (idle_close). */
+int vc_cam_closed_idle(const struct vc_cam *cam);
 
 #endif

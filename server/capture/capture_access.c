@@ -54,7 +54,7 @@ void vc_cam_get_stats(const struct vc_cam *cam, struct vc_cam_stats *st)
 
 void vc_cam_poke(struct vc_cam *cam)
 {
-	if (cam->sess)
+	if (cam->sess || cam->parked)
 		return;
 	cam->backoff_ms = BACKOFF_MIN_MS;
 	event_del(cam->retry_ev);
@@ -67,7 +67,7 @@ int vc_cam_reconfigure(struct vc_cam *cam, vc_cam_reconf_fn fn, const void *arg,
 		return -E2BIG;
 	if (cam->reconf_fn)
 		return -EBUSY;
-	if (!cam->sess)
+	if (cam_wake(cam) < 0)
 		return -ENODEV;
 	cam->reconf_fn = fn;
 	memset(cam->reconf_arg, 0, sizeof(cam->reconf_arg));
@@ -88,6 +88,7 @@ int vc_cam_reconfigure_keep(struct vc_cam *cam, vc_cam_reconf_fn fn, const void 
 		i++;
 	if (i == VC_CAM_KEEP_MAX)
 		return -ENOSPC;
+	cam_wake(cam); /* checked by the device now, not at the next viewer */
 	if (cam->sess) {
 		int ret = vc_cam_reconfigure(cam, fn, arg, len);
 		if (ret < 0)
@@ -105,9 +106,29 @@ struct vc_src *vc_cam_source(struct vc_cam *cam)
 	return cam->sess ? cam->sess->src : NULL;
 }
 
-/* The current source when it has the optional op, else the error. */
+struct vc_src *vc_cam_source_wake(struct vc_cam *cam)
+{
+	cam_wake(cam);
+	return vc_cam_source(cam);
+}
+
+int vc_cam_info(const struct vc_cam *cam, struct vc_v4l2_info *out)
+{
+	if (!cam->have_info)
+		return -ENODEV;
+	*out = cam->info;
+	return 0;
+}
+
+int vc_cam_closed_idle(const struct vc_cam *cam)
+{
+	return cam->parked;
+}
+
+/* The current source when it has the optional op, else the error; a
+ * camera closed while idle is opened for it. */
 #define SRC_WITH(cam, op)                                                     \
-	((cam)->sess ? ((cam)->sess->src->ops->op ? 0 : -ENOTTY) : -ENODEV)
+	(cam_wake(cam) == 0 ? ((cam)->sess->src->ops->op ? 0 : -ENOTTY) : -ENODEV)
 
 int vc_cam_ctrl_query(struct vc_cam *cam, uint32_t id, struct vc_src_ctrl *c)
 {
@@ -144,6 +165,12 @@ int vc_cam_ctrl_set(struct vc_cam *cam, uint32_t id, int64_t value)
 
 int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *in)
 {
+	/* a parked camera's current input is known: the mode policy asks for
+	 * it on every decision, and must not wake the camera each time */
+	if (cam->parked && cam->have_input && index == cam->input_idx) {
+		*in = cam->input;
+		return 0;
+	}
 	int ret = SRC_WITH(cam, input_enum);
 
 	return ret ? ret : cam->sess->src->ops->input_enum(cam->sess->src, index, in);
@@ -151,6 +178,10 @@ int vc_cam_input_enum(struct vc_cam *cam, uint32_t index, struct vc_src_input *i
 
 int vc_cam_input_get(struct vc_cam *cam, uint32_t *index)
 {
+	if (cam->parked && cam->have_input) {
+		*index = cam->input_idx;
+		return 0;
+	}
 	int ret = SRC_WITH(cam, input_get);
 
 	return ret ? ret : cam->sess->src->ops->input_get(cam->sess->src, index);

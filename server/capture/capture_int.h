@@ -13,6 +13,7 @@
 #include "common/conf_keys.h" /* the defaults of buffers, stall and idle times */
 #include "server/capture/capture.h"
 #include "server/capture/source.h"
+#include "server/capture/v4l2src.h"
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
@@ -68,6 +69,13 @@ struct vc_cam {
 	int last_err;          /* last logged open/start error, to log a cause once */
 	int was_failed;        /* a recovery is counted as a restart */
 	int reopen;            /* after draining: close and reopen the source */
+	int parked;            /* closed while idle (idle_close): opened on demand */
+	int usb;               /* the open device is on USB (QUERYCAP bus_info) */
+	int have_info;         /* info: QUERYCAP of the last open V4L2 device */
+	struct vc_v4l2_info info;
+	int have_input;        /* while parked: its input then (the policy asks) */
+	uint32_t input_idx;
+	struct vc_src_input input;
 	struct vc_mode want;   /* pending mode (fourcc 0 = none) */
 	int want_pending;
 	vc_cam_reconf_fn reconf_fn; /* pending reconfiguration, run while stopped */
@@ -117,5 +125,8 @@ void cam_device_gone(struct vc_cam *cam, int err);
 /* Once every lent buffer is back (or the drain timed out): new mode and
  * stream again, or reopen the source. */
 void cam_after_drain(struct vc_cam *cam);
+/* Opens a camera closed while idle (parked), now, for a request that needs
+ * the device; 0, or -ENODEV when it is not open after all. */
+int cam_wake(struct vc_cam *cam);
 
 #endif

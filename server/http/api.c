@@ -273,6 +273,8 @@ static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, in
 	kstr(j, "id", vc_cam_id(cam));
 	kstr(j, "path", vc_cam_path(cam));
 	kstr(j, "state", vc_cam_state_name(state));
+	/* idle and closed (idle_close): the kernel may suspend it */
+	vc_json_kbool(j, "closed_idle", vc_cam_closed_idle(cam));
 	if (state != VC_CAM_ABSENT) {
 		vc_cam_get_mode(cam, &m, &g);
 		vc_json_key(j, "mode");
@@ -294,8 +296,11 @@ static void json_cam(struct vc_json *j, const struct vc_streams *s, size_t i, in
 	vc_api_encoder_json(j, m2m, vc_cam_get_config(cam)->encoder,
 			    state != VC_CAM_ABSENT ? m.fourcc : 0, vc_streams_hwenc_active(s, i));
 	if (full) {
-		if (state != VC_CAM_ABSENT)
+		struct vc_v4l2_info info;
+		if (state != VC_CAM_ABSENT && vc_cam_source(cam))
 			vc_v4l2_json(vc_cam_source(cam), j);
+		else if (state != VC_CAM_ABSENT && vc_cam_info(cam, &info) == 0)
+			vc_v4l2_info_write(j, &info); /* closed while idle: not woken */
 		vc_json_key(j, "formats");
 		json_caps(j, state != VC_CAM_ABSENT ? vc_cam_caps(cam) : NULL);
 	}

@@ -59,7 +59,7 @@ enum MHD_Result vc_api_put_signal(struct vc_cam *cam, struct vc_http_req *r)
 	if (!std_name && !dv_name)
 		return bad(r, &obj, "%s", "nothing to set: give std or dv_timings");
 
-	struct vc_src *src = vc_cam_source(cam);
+	struct vc_src *src = vc_cam_source_wake(cam);
 	uint32_t input = 0;
 	if (!src || vc_cam_input_get(cam, &input) < 0) {
 		/* absent, or reopening (a DV change makes the driver report a

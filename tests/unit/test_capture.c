@@ -618,6 +618,88 @@ static void idle_stop(void)
 	event_base_free(b);
 }
 
+static int closed_idle(struct rec *r)
+{
+	return vc_cam_closed_idle(r->cam);
+}
+
+static int open_idle(struct rec *r)
+{
+	return vc_cam_get_state(r->cam) == VC_CAM_IDLE && !vc_cam_closed_idle(r->cam);
+}
+
+/* idle_close: an idle camera is closed after idle_stop_ms (so the kernel
+ * may suspend a USB one), opened again by a viewer or a request that needs
+ * the device, and closed again after; frames held across the close stay
+ * valid. "never" (and the default on a device not on USB) keeps it open. */
+static void idle_close(void)
+{
+	struct event_base *b = event_base_new();
+	struct rec r;
+	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)"test:64x48@100:GREY",
+				     .input = -1, .idle_stop_ms = 100,
+				     .idle_close = VC_IDLE_CLOSE_ALWAYS };
+	struct vc_cam *cam = NULL;
+	uint32_t idx = 9;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "new");
+	vc_cam_set_callbacks(cam, on_frame, on_event, &r);
+	r.cam = cam;
+	CHECK(wait_until(b, &r, closed_idle, WAIT_MS), "not closed %d ms after the first open",
+	      WAIT_MS);
+	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE && !vc_cam_source(cam), "state %s",
+	      vc_cam_state_name(vc_cam_get_state(cam)));
+	/* the current input is known without waking it (the mode policy
+	 * asks on every decision); a request that needs the device opens it */
+	struct vc_src_input in;
+	CHECK(vc_cam_input_get(cam, &idx) == 0 && idx == 0 &&
+		      vc_cam_input_enum(cam, 0, &in) == 0 && vc_cam_closed_idle(cam),
+	      "current input of a closed camera: %u, closed %d", idx, vc_cam_closed_idle(cam));
+	CHECK(vc_cam_input_enum(cam, 1, &in) == 0 && !strcmp(in.name, "Still bars") &&
+		      !vc_cam_closed_idle(cam),
+	      "input_enum of another input on a closed camera");
+	CHECK(wait_until(b, &r, closed_idle, WAIT_MS), "not closed again after the request");
+	/* a viewer: streams; frames held while it closes again */
+	vc_cam_acquire(cam);
+	r.want = 10;
+	r.hold = 2;
+	CHECK(wait_until(b, &r, got_frames, WAIT_MS) && !vc_cam_closed_idle(cam),
+	      "%u frames after acquire", r.frames);
+	wait_until(b, &r, got_held, WAIT_MS);
+	vc_cam_release(cam);
+	CHECK(wait_until(b, &r, closed_idle, WAIT_MS), "not closed after the viewer left");
+	unsigned n = r.frames;
+	run_ms(b, 100);
+	CHECK(r.frames == n && r.n_held == 2 && r.held[0]->bytesused[0] == 64 * 48,
+	      "frames while closed %u -> %u", n, r.frames);
+	drop_held(&r);
+	r.hold = 0;
+	vc_cam_acquire(cam);
+	r.want = n + 10;
+	CHECK(wait_until(b, &r, got_frames, WAIT_MS) &&
+		      vc_cam_get_state(cam) == VC_CAM_STREAMING,
+	      "no stream after reopening: %u frames", r.frames);
+	vc_cam_release(cam);
+	vc_cam_free(cam);
+
+	/* never: idle, stopped, still open */
+	cfg.idle_close = VC_IDLE_CLOSE_NEVER;
+	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "new");
+	vc_cam_set_callbacks(cam, on_frame, on_event, &r);
+	memset(&r, 0, sizeof(r));
+	r.cam = cam;
+	vc_cam_acquire(cam);
+	r.want = 5;
+	wait_until(b, &r, got_frames, WAIT_MS);
+	vc_cam_release(cam);
+	CHECK(wait_until(b, &r, open_idle, WAIT_MS), "not idle");
+	run_ms(b, 300);
+	CHECK(open_idle(&r) && vc_cam_source(cam), "closed with idle_close = never");
+	vc_cam_free(cam);
+	event_base_free(b);
+}
+
 static void set_mode(void)
 {
 	struct event_base *b = event_base_new();
@@ -864,6 +946,7 @@ int main(void)
 	RUN("capture", stall_qbuf_event);
 	RUN("capture", absent_at_start);
 	RUN("capture", idle_stop);
+	RUN("capture", idle_close);
 	RUN("capture", set_mode);
 	RUN("capture", free_with_frames_out);
 	RUN("capture", drops);
