@@ -286,7 +286,9 @@ static void rate_and_content(void)
 /* Consumers hold every frame: lending stops at the floor, the rest are
  * copies, the driver keeps getting buffers (no drops), and lent memory is
  * never overwritten while held. */
-static void hold_copies(void)
+/* One hold_copies measurement: 40 frames, 30 of them held. 0 = done (the
+ * drops fit), 1 = too many drops (only then measured again). */
+static int hold_copies_once(int last)
 {
 	struct event_base *b = event_base_new();
 	struct rec r;
@@ -296,6 +298,7 @@ static void hold_copies(void)
 	struct vc_cam *cam = cam_open(b, "test:64x48@25:YUYV", &r, 1000, 0);
 	struct vc_cam_stats st;
 	struct vc_mode m;
+	int again = 0;
 
 	vc_cam_acquire(cam);
 	r.hold = 30;
@@ -308,9 +311,18 @@ static void hold_copies(void)
 	CHECK(st.copies + 3 == st.frames, "copies %llu of %llu frames",
 	      (unsigned long long)st.copies, (unsigned long long)st.frames);
 	/* Timing slack for loaded machines (one queued buffer tolerates one
-	 * late interval); a starved driver would drop nearly every frame. */
-	CHECK(st.dropped * 4 < st.frames, "dropped %llu while consumers held frames",
-	      (unsigned long long)st.dropped);
+	 * late interval); a starved driver would drop nearly every frame, in
+	 * every attempt. A loop late by seconds on a busy host drops a
+	 * quarter once: measured again, up to three times. */
+	if (st.dropped * 4 >= st.frames && !last) {
+		fprintf(stderr, "hold_copies: %llu of %llu frames dropped (a busy host?): again\n",
+			(unsigned long long)st.dropped, (unsigned long long)st.frames);
+		again = 1;
+	} else {
+		CHECK(st.dropped * 4 < st.frames, "dropped %llu of %llu while consumers held frames "
+		      "(in each of 3 attempts)", (unsigned long long)st.dropped,
+		      (unsigned long long)st.frames);
+	}
 	int lent = 0;
 	for (unsigned i = 0; i < r.n_held; i++) {
 		lent += is_lent(r.held[i]);
@@ -329,6 +341,13 @@ static void hold_copies(void)
 	vc_cam_release(cam);
 	vc_cam_free(cam);
 	event_base_free(b);
+	return again;
+}
+
+static void hold_copies(void)
+{
+	for (int i = 0; i < 3 && hold_copies_once(i == 2); i++)
+		;
 }
 
 /* Frames released on another thread come back to the loop. */
