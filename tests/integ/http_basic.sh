@@ -71,16 +71,24 @@ lens=$(grep -ac '^Content-Length: [0-9]' "$TMP/st")
 	[ "$seqs" = "$parts" ] && [ "$tss" = "$parts" ] && [ "$lens" = "$parts" ]
 check stream_part_headers $? "type '$ct', $parts parts, $seqs seq, $tss ts, $lens lengths in 5 s"
 
-# ETag / If-None-Match.
-curl -s -D "$TMP/h1" -o /dev/null "$U/snapshot"
-et=$(hdr "$TMP/h1" ETag)
-code=$(curl -s -o "$TMP/b" -w '%{http_code}' -H "If-None-Match: $et" "$U/snapshot?max_age_ms=60000")
-check etag_304 "$([ -n "$et" ] && [ "$code" = 304 ] && [ ! -s "$TMP/b" ]; echo $?)" "ETag '$et' -> $code"
+# ETag / If-None-Match. A mode switch between the two requests (the policy
+# settling after the stream above, late on a busy host) restarts the
+# camera and drops the kept frame: 200 with a new one is right then, so the
+# pair is asked again, three times at most; a server without ETags never
+# answers 304.
+for et_try in 1 2 3; do
+	curl -s -D "$TMP/h1" -o /dev/null "$U/snapshot"
+	et=$(hdr "$TMP/h1" ETag)
+	code=$(curl -s -o "$TMP/b" -w '%{http_code}' -H "If-None-Match: $et" "$U/snapshot?max_age_ms=60000")
+	[ "$code" = 304 ] && break
+done
+check etag_304 "$([ -n "$et" ] && [ "$code" = 304 ] && [ ! -s "$TMP/b" ]; echo $?)" "ETag '$et' -> $code (try $et_try of 3)"
 code=$(curl -s -o /dev/null -w '%{http_code}' -H 'If-None-Match: "nope"' "$U/snapshot?max_age_ms=60000")
 check etag_mismatch_200 "$([ "$code" = 200 ]; echo $?)" "got $code"
 curl -s -D "$TMP/h2" -o /dev/null "$U/snapshot"
-s1=$(hdr "$TMP/h1" X-Frame-Seq); s2=$(hdr "$TMP/h2" X-Frame-Seq)
-check snapshot_fresh "$([ "$s2" -gt "$s1" ]; echo $?)" "second snapshot seq $s2 not after $s1"
+# later on the capture clock (a sequence starts again when the camera does)
+t1=$(hdr "$TMP/h1" X-Timestamp); t2=$(hdr "$TMP/h2" X-Timestamp)
+check snapshot_fresh "$(awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(a != "" && b > a) }'; echo $?)" "second snapshot captured at '$t2', not after the first's '$t1'"
 
 # HEAD answers headers without a body.
 code=$(curl -s -I -o "$TMP/hh" -w '%{http_code}' "$U/snapshot")

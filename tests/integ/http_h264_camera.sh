@@ -82,10 +82,12 @@ cam_frames() {
 	curl -s "$U/api/status" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["cams"][0]["stats"]["frames"])' 2>/dev/null
 }
-# The long clients (every step): Annex-B and MP4, 12 s.
+# The long clients (every step): Annex-B and MP4, until the steps are over
+# (ended then: on a busy host the steps take longer than any fixed time).
 fc0=$(cam_frames)
-curl -s -D "$TMP/all.h" -o "$TMP/all.h264" --max-time 12 "$U/stream.h264" & ca=$!
-curl -s -o "$TMP/all.mp4" -w '%{time_total}' --max-time 12 "$U/stream.mp4" >"$TMP/all.mp4.t" & cm=$!
+curl -s -D "$TMP/all.h" -o "$TMP/all.h264" --max-time 120 "$U/stream.h264" & ca=$!
+curl -s -o "$TMP/all.mp4" -w '%{time_total}' --max-time 120 "$U/stream.mp4" >"$TMP/all.mp4.t" & cm=$!
+t_all=$(date +%s)
 
 # a) H.264 clients alone: passthrough.
 curl -s -D "$TMP/a.h" -o "$TMP/a.h264" --max-time 2.5 "$U/stream.h264"
@@ -106,15 +108,25 @@ curl -s -D "$TMP/b264.h" -o "$TMP/b.h264" --max-time 0.8 "$U/stream.h264"
 set -- $(mode)
 check b_status_mjpeg "$([ "$1" = MJPG ] && [ "$2" = streams ]; echo $?)" "mode $*"
 wait $cb
-parts=$(grep -ac '^X-Frame-Seq' "$TMP/b.mjpeg")
-check b_mjpeg_frames "$([ "$parts" -ge 45 ] && [ "$(hdr "$TMP/b.h" X-Steps)" = passthrough ]; echo $?)" \
-	"$parts MJPEG parts in 3 s, X-Steps '$(hdr "$TMP/b.h" X-Steps)'"
+# its parts' rate on the capture clock (X-Timestamp), not per wall second:
+# the switch to MJPEG takes part of the 3 s, more on a busy host
+set -- $(tr -d '\r' <"$TMP/b.mjpeg" | awk '/^X-Timestamp: / { n++; t = $2; if (n == 1) t0 = t }
+	END { printf "%d %.1f", n, (n > 1 && t > t0) ? (n - 1) / (t - t0) : 0 }')
+check b_mjpeg_frames "$([ "$1" -ge 15 ] && awk -v r="$2" 'BEGIN { exit !(r >= 24) }' &&
+	[ "$(hdr "$TMP/b.h" X-Steps)" = passthrough ]; echo $?)" \
+	"$1 MJPEG parts in 3 s at $2 fps on the capture clock (want >= 15 at >= 24), X-Steps '$(hdr "$TMP/b.h" X-Steps)'"
 check b_h264_encoded "$([ "$(hdr "$TMP/b264.h" X-Steps)" != passthrough ] &&
 	[ -n "$(hdr "$TMP/b264.h" X-Steps)" ]; echo $?)" "a new H.264 client now: X-Steps '$(hdr "$TMP/b264.h" X-Steps)'"
 
-# c) the MJPEG client left: back to H.264 passthrough after the settle time.
-sleep 1.5
-set -- $(mode)
+# c) the MJPEG client left: back to H.264 passthrough after the settle time
+# (polled, 10 s at most; the log below times the switch on the daemon's clock).
+t_c=$(date +%s)
+while :; do
+	set -- $(mode)
+	[ "$1" = H264 ] && [ "$2" = streams ] && break
+	[ $(($(date +%s) - t_c)) -ge 10 ] && break
+	sleep 0.2
+done
 check c_status_h264 "$([ "$1" = H264 ] && [ "$2" = streams ]; echo $?)" "mode $*"
 # from the log: the last stream client's end before the switch back
 # (the MJPEG one) to that switch
@@ -137,15 +149,20 @@ check c_passthrough "$([ "$(hdr "$TMP/c.h" X-Steps)" = passthrough ]; echo $?)" 
 identical c_nal_units_identical "$TMP/c.h264"
 decode c_decodes "$TMP/c.h264" 40
 
-wait $ca; ra=$?
-wait $cm
+# the long clients: still connected after every step (the server ended
+# neither), then ended here
+kill -0 $ca 2>/dev/null && alive_a=yes || alive_a=no
+kill -0 $cm 2>/dev/null && alive_m=yes || alive_m=no
+t_all=$(($(date +%s) - t_all))
+kill $ca $cm 2>/dev/null
+{ wait $ca; wait $cm; } 2>/dev/null
 # What the long clients got is judged against what the camera delivered
 # while they ran (its stats.frames; the clients are at the camera's rate):
 # the same share as before, 25/36 of it (the bound was 250 in 12 s, of a
 # nominal 360), and at least 180 (half of 12 s at 30 fps) whatever the
-# camera did; the Annex-B one is still streaming when curl's --max-time
-# ends it (exit 28). The bound on wall time counted against the clients
-# what the camera did not deliver (three device restarts, a loaded box).
+# camera did; both are still connected when the steps are over. The bound
+# on wall time counted against the clients what the camera did not
+# deliver (three device restarts, a loaded box).
 fc=$(($(cam_frames) - ${fc0:-0}))
 want=$((fc * 25 / 36)); [ "$want" -ge 180 ] || want=180
 echo "$T.all_camera_frames: INFO $fc frames from the camera while the long clients ran: each wants >= $want"
@@ -153,7 +170,7 @@ echo "$T.all_camera_frames: INFO $fc frames from the camera while the long clien
 # NAL units and the encoder's, and at each change of source the first
 # picture is an IDR (it went on from the next IDR).
 decode all_annexb_decodes "$TMP/all.h264" "$want"
-check all_annexb_kept "$([ "$ra" = 28 ]; echo $?)" "curl of the long Annex-B client exited $ra (28: still streaming at --max-time 12)"
+check all_annexb_kept "$([ "$alive_a" = yes ]; echo $?)" "the long Annex-B client still connected after every step ($t_all s): $alive_a"
 python3 $NALS trim "$TMP/all.h264" "$TMP/all.cut" 2>/dev/null || cp "$TMP/all.h264" "$TMP/all.cut"
 runs=$(python3 -c 'import sys
 sys.path.insert(0, "tests/tools")
@@ -175,16 +192,18 @@ print(" ".join(runs), "non_idr_starts", bad, "param_sets", len(sps))' "$TMP/fed.
 echo "$runs" | grep -q '^cam enc cam non_idr_starts 0 '
 check all_switches_at_idrs "$?" "runs of camera/encoder pictures: $runs"
 # MP4: README: kept while the parameter sets stay, ended when they change.
+# Its whole fragments (ended mid-fragment above).
 mt=$(cat "$TMP/all.mp4.t")
-mn=$(timeout 30 ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$TMP/all.mp4" 2>/dev/null)
-timeout 30 ffmpeg -v error -i "$TMP/all.mp4" -enc_time_base -1 -f null - 2>"$TMP/mp4.err"
+python3 $NALS mp4trim "$TMP/all.mp4" "$TMP/all_t.mp4" 2>/dev/null || cp "$TMP/all.mp4" "$TMP/all_t.mp4"
+mn=$(timeout 30 ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 "$TMP/all_t.mp4" 2>/dev/null)
+timeout 30 ffmpeg -v error -i "$TMP/all_t.mp4" -enc_time_base -1 -f null - 2>"$TMP/mp4.err"
 case "$runs" in
 *"param_sets 2") # one SPS and one PPS: the encoder's equal the camera's
-	check mp4_kept_same_param_sets "$(python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 11.5)' "$mt" &&
+	check mp4_kept_same_param_sets "$([ "$alive_m" = yes ] &&
 		[ "${mn:-0}" -ge "$want" ] && [ ! -s "$TMP/mp4.err" ]; echo $?)" \
-		"same SPS/PPS: MP4 client lasted $mt s, ${mn:-0} frames (want >= $want), errors: $(head -c 200 "$TMP/mp4.err")" ;;
+		"same SPS/PPS: MP4 client still connected after every step ($t_all s): $alive_m (curl's own end: '$mt' s), ${mn:-0} frames (want >= $want), errors: $(head -c 200 "$TMP/mp4.err")" ;;
 *)
-	check mp4_ended_new_param_sets "$(python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 6)' "$mt"; echo $?)" \
+	check mp4_ended_new_param_sets "$([ "$alive_m" = no ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 6)' "$mt"; echo $?)" \
 		"other SPS/PPS: MP4 client lasted $mt s, ${mn:-0} frames" ;;
 esac
 # d) the log: each switch with its reason, in order

@@ -7,7 +7,8 @@
 #    between parts < 200 ms (their X-Timestamp, the capture clock), from a
 #    second after the 60 are started to the end (starting 60 curl processes
 #    alone costs a loaded host's loop 100-130 ms gaps, measured without
-#    any request reaching the daemon);
+#    any request reaching the daemon); a missed measurement is taken
+#    again, three in all, as a busy host can be late once;
 #  - one client at /stream.mp4?bitrate=123456 at 1080p: plain /stream.mp4
 #    and /stream.h264 are still served H.264;
 #  - 20 distinct pictures asked at once from 127.0.0.1: at most its share
@@ -34,7 +35,13 @@ seqts() {
 }
 
 # ---- placeholders for an absent camera do not slow a live one ----
-if start_vcapd_any --device test:640x480@30 --device /dev/vcapd-no-such-camera; then
+# One measurement is 10 s of wall time: on a host busy with other work the
+# daemon's loop (or the test source's clock) can be late for a few hundred
+# ms once, so a failed measurement is taken again, up to three times in
+# all. Placeholders that slow the live viewer fail every time.
+# spare_once: one daemon, one measurement; 0 = within the limits
+spare_once() {
+	start_vcapd_any --device test:640x480@30 --device /dev/vcapd-no-such-camera || return 2
 	U=http://127.0.0.1:$VPORT
 	curl -s -N --max-time 10 -o "$TMP/v.mjpeg" "$U/stream" &
 	vpid=$!
@@ -53,14 +60,27 @@ if start_vcapd_any --device test:640x480@30 --device /dev/vcapd-no-such-camera; 
 	res=$(awk 'NR == 1 { s0 = $1 } { n++; if (NR > 1 && $2 - p > g) g = $2 - p; p = $2; s1 = $1 }
 		END { printf "%d %d %.3f", n, s1 - s0 + 1, g }' "$TMP/v.txt")
 	set -- $res
+	sp_n=$1 sp_f=$2 sp_g=$3
 	echo "$T: live viewer with 60 placeholder clients: $1 parts of $2 camera frames, longest gap $3 s; /api/status took $st s"
-	[ "$2" -ge 100 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] && awk -v g="$3" 'BEGIN { exit !(g < 0.2) }'
-	check placeholders_spare_live $? "$1 parts of $2 frames, longest gap $3 s"
-	awk -v t="$st" 'BEGIN { exit !(t < 0.5) }'
-	check placeholders_status_fast $? "/api/status took $st s"
-	stop_vcapd; check clean_stop_placeholders $? "exit status"
-else
+	stop_vcapd
+	sp_stop=$?
+	[ "$2" -ge 100 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ] && awk -v g="$3" -v t="$st" 'BEGIN { exit !(g < 0.2 && t < 0.5) }'
+}
+sp_tries=0
+while :; do
+	sp_tries=$((sp_tries + 1))
+	spare_once
+	sp_rc=$?
+	[ $sp_rc = 1 ] && [ $sp_tries -lt 3 ] || break
+done
+if [ $sp_rc = 2 ]; then
 	fail placeholders_spare_live "vcapd did not start"
+else
+	[ $(($sp_n * 100)) -ge $(($sp_f * 95)) ] && [ "$sp_f" -ge 100 ] && awk -v g="$sp_g" 'BEGIN { exit !(g < 0.2) }'
+	check placeholders_spare_live $? "$sp_n parts of $sp_f frames, longest gap $sp_g s (limits 95 %, 0.2 s; measurement $sp_tries of 3)"
+	awk -v t="$st" 'BEGIN { exit !(t < 0.5) }'
+	check placeholders_status_fast $? "/api/status took $st s (measurement $sp_tries of 3)"
+	check clean_stop_placeholders $sp_stop "exit status"
 fi
 
 # ---- plain H.264 URLs stay served while a 1080p bitrate output is held ----
