@@ -8,7 +8,7 @@
 #   make asan       unit + integration tests under AddressSanitizer/UBSan
 #   make day        the day-in-the-life VM test, 2 minutes (make test runs 90 s of it)
 #   make soak       the day-in-the-life VM test for 30 minutes (not in make test)
-#   make uvc        vcapd on uvcvideo: a USB webcam in the VM (not in make test)
+#   make uvc        vcapd on uvcvideo: a USB webcam in the VM (also in make test)
 #   make bench      benchmarks that print numbers (not tests)
 #   make fuzz       libFuzzer harnesses, each for FUZZ_SECONDS (default 60)
 #   make install    PREFIX=/usr/local DESTDIR= UNITDIR= (make uninstall: the same)
@@ -72,7 +72,7 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 	libgnutls28-dev libcrypt-dev libopenh264-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd systemd-container debootstrap openssl clang libclang-rt-14-dev python3 chromium-driver firefox-esr webkit2gtk-driver xvfb gstreamer1.0-libav gstreamer1.0-plugins-bad \
-	gstreamer1.0-plugins-good gstreamer1.0-tools
+	gstreamer1.0-plugins-good gstreamer1.0-tools patch
 
 .PHONY: bench-bins all run test day soak uvc asan bench install clean deps-build deps-test unit integ vm tools \
 	cross test-cross fuzz fuzz-bins fuzzers uninstall deb
@@ -144,12 +144,11 @@ soak: deps-test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/vm/day.sh
 
-# vcapd on the kernel's uvcvideo driver (tests/vm/uvc_boot.sh): one vivid-vm
-# boot with --uvc. Named so that make test's vm suite (tests/vm/boot_*.sh)
-# does not pick it up: CI time is near its limit.
+# vcapd on the kernel's uvcvideo driver (tests/vm/boot_uvc.sh, one vivid-vm
+# boot with --uvc; make test's vm suite runs it too), alone.
 uvc: deps-test
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)sh tests/vm/uvc_boot.sh
+	$(Q)sh tests/vm/boot_uvc.sh
 
 asan: deps-build
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=1 all
