@@ -8,7 +8,8 @@
 # (X-Fourcc on raw, else the content type's) and steps (X-Steps) the request
 # is then served with. No endpoint sends its rate in a header: fps is not
 # compared. Each mismatch is printed; a row is asked up to three times (the
-# camera's mode may still be settling after the previous row's switch).
+# camera's mode may still be settling after the previous row's switch; the
+# second and third wait for the policy's hold to be over too).
 cd "$(dirname "$0")/../.." || exit 2
 T=http_try_matrix
 . tests/integ/lib/common.sh
@@ -27,13 +28,19 @@ for q in "cam=0&size=320x240" "cam=3&size=160x120" "cam=3&quality=40"; do
 done
 BG=3
 
-# settle: until only the background viewers are clients and no camera has
-# a mode choice pending (at most 3 s)
+# settle [hold]: until only the background viewers are clients and no
+# camera has a mode choice pending (10 s at most: a busy host is slow to
+# let the previous row's client go); with "hold" also until no camera
+# switched within the policy's hold (2 s), so the row's own switch is not
+# held back (asked so before the second and third try of a row)
 settle() {
-	for _i in $(seq 30); do
+	_end=$(($(date +%s) + 10))
+	while [ "$(date +%s)" -lt $_end ]; do
 		_s=$(curl -s "$U/api/status")
 		[ "$(echo "$_s" | grep -o '"peer"' | wc -l)" = "$BG" ] &&
-			! echo "$_s" | grep -q '"rechoice_pending":true' && return 0
+			! echo "$_s" | grep -q '"rechoice_pending":true' &&
+			{ [ -z "${1:-}" ] || echo "$_s" | grep -o '"since_switch_s":-*[0-9.]*' |
+				awk -F: '$2 >= 0 && $2 < 2.2 { n++ } END { exit n > 0 }'; } && return 0
 		sleep 0.1
 	done
 	return 0
@@ -125,7 +132,7 @@ while read -r cam ep q; do
 	n=$((n + 1))
 	name="row$(printf %02d "$n")"
 	for try in 1 2 3; do
-		settle
+		settle $([ $try -gt 1 ] && echo hold)
 		why=$(row "$cam" "$ep" "$q")
 		[ -z "$why" ] && break
 	done
