@@ -14,7 +14,14 @@
 #   /dev/video3, /dev/video4  build/vcapd serving both (YUYV webcams): /api/cams,
 #                /snapshot and /stream decode in ffmpeg, /raw exact sizes, two
 #                streams at once, /stream.h264 and /stream.mp4 through the
-#                software encoder, SIGTERM exit status; then video3 alone:
+#                software encoder; RTSP and HLS (issue 24) of one picture
+#                of video3 (320x180, 5 fps, the software encoder):
+#                rtsp_check over TCP interleaved, no protocol fault
+#                (rtsp_tcp), beside a /stream.mp4 client on the same
+#                encoder (rtsp_mp4_one_encoder, /api/status), then ffmpeg
+#                decoding RTSP over UDP (rtsp_udp_ffmpeg) and ffprobe
+#                reading /stream.m3u8 (hls_ffprobe): frames of the asked
+#                size, 0 errors; SIGTERM exit status; then video3 alone:
 #                one-shot pollers (issue 21): a default /snapshot has the
 #                same size alone and beside a smaller /stream viewer, and a
 #                /snapshot every 5 s beside it for VIVID_POLLER_S (120) s
@@ -36,12 +43,18 @@ FEED=$B/tools/mjpeg_feed
 VCAPD_ASAN=build/asan/vcapd
 [ -x "$VCAPD_ASAN" ] || VCAPD_ASAN=$VCAPD
 SIZES_WEBCAM=320x180
+# RTSP and HLS from video3 (issue 24): a size and rate the software encoder
+# keeps up with under TCG
+RTSPC=$B/tools/rtsp_check
+RTSP_SIZE=320x180
+RTSP_FPS=5
 SIZES_HDMI=640x480,1280x720
 # How long the /snapshot poller runs beside the viewer (guest seconds).
 POLL_S=${VIVID_POLLER_S:-120}
 
 if [ "${1:-}" = "--guest" ]; then
 	out=$2
+	. tests/integ/lib/rtsp.sh
 	export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 	# r CMD...: runs a checker; exit 1 = it printed its FAIL lines, anything
 	# else (a crash, a sanitizer abort, usage) is a failure of its own
@@ -91,7 +104,7 @@ if [ "${1:-}" = "--guest" ]; then
 		mkdir -p "$d"
 		U=http://127.0.0.1:18400
 		$VCAPD --device /dev/video3 --device /dev/video4 --listen 127.0.0.1:18400 \
-			>"$d/vcapd.log" 2>&1 &
+			--rtsp 127.0.0.1:0 >"$d/vcapd.log" 2>&1 &
 		vp=$!
 		up=$(wait_up "$U" $vp)
 		echo $up >"$d/up"
@@ -113,6 +126,41 @@ if [ "${1:-}" = "--guest" ]; then
 			curl -s --max-time 8 -D "$d/h1.h" -o "$d/h1.mp4" "$U/stream.mp4?cam=1&size=320x180" &
 			p1=$!
 			wait $p0 $p1
+			# RTSP and HLS (issue 24) of one picture of video3 through the
+			# software encoder; gop = fps (what HLS picks) so that all
+			# share one encoder. First rtsp_check over TCP (interleaved)
+			# beside a /stream.mp4 client: /api/status is saved once both
+			# are listed (up to 20 s). Then ffmpeg over UDP and ffprobe on
+			# /stream.m3u8 at once: their starts take the guest's CPUs for
+			# seconds, which would starve the encoder under rtsp_check.
+			RQ="size=$RTSP_SIZE&fps=$RTSP_FPS&gop=$RTSP_FPS"
+			RP=$(rtsp_port "$d/vcapd.log")
+			echo "$RP" >"$d/rtsp_port"
+			t0=$(date +%s)
+			timeout 60 $RTSPC -t 4 -f $RTSP_FPS 127.0.0.1 "${RP:-1}" "/0?$RQ" >"$d/rtsp_tcp.txt" 2>&1 &
+			pr=$!
+			curl -s --max-time 6 -o /dev/null "$U/stream.mp4?cam=0&$RQ" &
+			pm=$!
+			_end=$(($(date +%s) + 20))
+			while [ "$(date +%s)" -lt $_end ]; do
+				curl -s --max-time 5 -o "$d/share.json" "$U/api/status"
+				grep -q '"kind":"mp4"' "$d/share.json" && grep -q '"kind":"h264"' "$d/share.json" && break
+				kill -0 $pm 2>/dev/null || break
+				sleep 0.3
+			done
+			wait $pr; echo $? >"$d/rtsp_tcp.rc"
+			wait $pm
+			timeout 60 ffmpeg -nostdin -v error -rtsp_transport udp -i "rtsp://127.0.0.1:$RP/0?$RQ" \
+				-t 4 -f framecrc - >"$d/rtsp_udp.crc" 2>"$d/rtsp_udp.err" &
+			pu=$!
+			timeout 60 ffprobe -v error -read_intervals %+4 -count_frames \
+				-show_entries stream=codec_name,width,height,nb_read_frames -of default=nw=1 \
+				"$U/stream.m3u8?cam=0&$RQ" >"$d/hls.txt" 2>"$d/hls.err" &
+			ph=$!
+			wait $pu; echo $? >"$d/rtsp_udp.rc"
+			wait $ph; echo $? >"$d/hls.rc"
+			curl -s --max-time 10 -o "$d/hls.m3u8" "$U/stream.m3u8?cam=0&$RQ"
+			echo $(($(date +%s) - t0)) >"$d/rtsp_hls.secs"
 			curl -s -o "$d/status.json" "$U/api/status"
 		fi
 		kill -TERM $vp 2>/dev/null
@@ -326,7 +374,7 @@ if [ "${1:-}" = "--guest" ]; then
 	exit 0
 fi
 
-for t in "$CHECK" "$CHECK_ASAN" "$VCAPD" "$VCAPD_ASAN" "$FEED"; do
+for t in "$CHECK" "$CHECK_ASAN" "$VCAPD" "$VCAPD_ASAN" "$FEED" "$RTSPC"; do
 	if [ ! -x "$t" ]; then
 		echo "vivid.build: FAIL $t not built (make all)"
 		exit 1
@@ -409,6 +457,37 @@ else
 		dres "h264_${hN%%.*}_${hN##*.}" $? "ffprobe '$got', first frame '$first', steps '$(hdr "$d/${hN%%.*}.h" X-Steps)', decode: $(head -c 200 "$d/$hN.err")" \
 			"$n frames of 320x180 H.264 in 8 s ($(hdr "$d/${hN%%.*}.h" X-Steps)), 0 errors, IDR first"
 	done
+	# RTSP and HLS (issue 24) from video3 at $RTSP_SIZE, $RTSP_FPS fps
+	rw=${RTSP_SIZE%x*} rh=${RTSP_SIZE#*x}
+	xr=$(cat "$d/rtsp_tcp.rc" 2>/dev/null)
+	[ "$xr" = 0 ] && grep -q '^client 0: OK' "$d/rtsp_tcp.txt" && ! grep -q FAIL "$d/rtsp_tcp.txt"
+	dres rtsp_tcp $? "rtsp_check (port '$(cat "$d/rtsp_port" 2>/dev/null)') exit '$xr': $(head -c 300 "$d/rtsp_tcp.txt" | tr '\n' ' ')" \
+		"$(sed -n 's/^client 0: OK //p' "$d/rtsp_tcp.txt" | head -1)"
+	xr=$(cat "$d/rtsp_udp.rc" 2>/dev/null)
+	n=$(grep -vc '^#' "$d/rtsp_udp.crc" 2>/dev/null)
+	dim=$(sed -n 's/^#dimensions 0: //p' "$d/rtsp_udp.crc" 2>/dev/null)
+	[ "$xr" = 0 ] && [ "${n:-0}" -ge 10 ] && [ "$dim" = "$RTSP_SIZE" ] && [ ! -s "$d/rtsp_udp.err" ]
+	dres rtsp_udp_ffmpeg $? "ffmpeg exit '$xr', ${n:-0} frames decoded (want >= 10) of '$dim' (asked $RTSP_SIZE), errors: $(head -c 300 "$d/rtsp_udp.err" | tr '\n' ' ')" \
+		"$n frames of $dim in 4 s over UDP, 0 errors"
+	xr=$(cat "$d/hls.rc" 2>/dev/null)
+	hv() { sed -n "s/^$1=//p" "$d/hls.txt" 2>/dev/null | head -1; }
+	n=$(hv nb_read_frames)
+	[ "$xr" = 0 ] && [ "$(hv codec_name)" = h264 ] && [ "$(hv width)" = "$rw" ] && [ "$(hv height)" = "$rh" ] &&
+		[ "${n:-0}" -ge 10 ] 2>/dev/null && [ ! -s "$d/hls.err" ] && grep -q '^#EXT-X-MAP:' "$d/hls.m3u8"
+	dres hls_ffprobe $? "ffprobe exit '$xr': $(tr '\n' ' ' <"$d/hls.txt" 2>/dev/null) (asked $RTSP_SIZE, want >= 10 frames), errors: $(head -c 300 "$d/hls.err" | tr '\n' ' '), playlist: $(head -c 200 "$d/hls.m3u8" | tr '\n' ' ')" \
+		"$(hv codec_name) $(hv width)x$(hv height), $n frames in 4 s from /stream.m3u8, 0 errors (RTSP and HLS: $(cat "$d/rtsp_hls.secs" 2>/dev/null) s in the guest)"
+	# one encoder: while an RTSP and the /stream.mp4 client ran, cam 0 had
+	# one H.264 output, of the asked size, with both on it
+	shr=$(python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["cams"][0]
+outs = ["%sx%s:%d" % (o["plan"]["output"]["width"], o["plan"]["output"]["height"], o["clients"])
+	for o in c.get("outputs", []) if o["plan"]["output"]["fourcc"] == "H264"]
+print(" ".join(outs) or "-", ",".join(sorted(k["kind"] for k in c.get("clients", []))) or "-")' "$d/share.json" 2>/dev/null)
+	outs=${shr% *} kinds=${shr##* }
+	case $outs in "$RTSP_SIZE:"[2-9] | "$RTSP_SIZE:"[1-9][0-9]) ok=0 ;; *) ok=1 ;; esac
+	case ",$kinds," in *,h264,*mp4,* | *,mp4,*h264,*) ;; *) ok=1 ;; esac
+	dres rtsp_mp4_one_encoder $ok "cam 0 H.264 outputs '$outs' (want one $RTSP_SIZE with >= 2 clients), clients '$kinds' (want an RTSP (h264) and an mp4)" \
+		"one $RTSP_SIZE encoder ($outs clients) for clients $kinds"
 	bv=$(grep -o '"key":"brightness"[^}]*' "$d/ctrl.json" | sed -n 's/.*"value":\([0-9-]*\).*/\1/p')
 	[ "$bv" = 200 ]
 	dres controls_put_get $? "brightness '$bv' after PUT 200: $(head -c 200 "$d/ctrl_put.json")" "brightness 200 on vivid"
