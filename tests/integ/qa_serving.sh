@@ -35,14 +35,22 @@ check fps_full_rate $? "unlimited client: $n frames in 5 s (want >= 100)"
 # 2. quality= is applied: an encode at that quality, visibly smaller at 10
 # than at 95, also when the camera gives JPEG itself (the test source offers
 # MJPEG natively: quality= re-encodes it); /api/try agrees with the snapshot.
-for q in 10 95; do
-	curl -s -D "$TMP/h$q" -o "$TMP/q$q.jpg" "$U/snapshot?quality=$q"
-	curl -s "$U/api/try?quality=$q" >"$TMP/try$q"
+# The two pictures are asked again (three pairs at most) when the sizes do
+# not tell: on a busy host once the two came from different moments of a
+# mode switch (10: 4426 bytes, 95: 7858); a quality= left unapplied gives
+# the same size in every pair.
+for qtry in 1 2 3; do
+	for q in 10 95; do
+		curl -s -D "$TMP/h$q" -o "$TMP/q$q.jpg" "$U/snapshot?quality=$q"
+		curl -s "$U/api/try?quality=$q" >"$TMP/try$q"
+	done
+	s10=$(wc -c <"$TMP/q10.jpg") s95=$(wc -c <"$TMP/q95.jpg")
+	[ "$s10" -gt 0 ] && [ $((s10 * 2)) -lt "$s95" ] && break
 done
-s10=$(wc -c <"$TMP/q10.jpg") s95=$(wc -c <"$TMP/q95.jpg") st=$(hdr "$TMP/h10" X-Steps)
+st=$(hdr "$TMP/h10" X-Steps)
 ! grep -q '"passthrough":true' "$TMP/try10" && [ -n "$st" ] && [ "$st" != passthrough ] &&
 	grep -q '"quality":10' "$TMP/try10" && [ "$s10" -gt 0 ] && [ $((s10 * 2)) -lt "$s95" ]
-check quality_applied $? "snapshot steps '$st', quality=10 $s10 bytes, 95 $s95 bytes; try: $(head -c 330 "$TMP/try10")"
+check quality_applied $? "snapshot steps '$st' and '$(hdr "$TMP/h95" X-Steps)', quality=10 $s10 bytes, 95 $s95 bytes (pair $qtry of 3); try: $(head -c 330 "$TMP/try10")"
 
 # 3. A snapshot's ETag names one capture: the sequence restarts at 0 when the
 # device mode changes (here raw NV12 <-> MJPEG) or the daemon restarts, so
