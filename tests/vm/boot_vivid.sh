@@ -477,11 +477,12 @@ else
 	dres hls_ffprobe $? "ffprobe exit '$xr': $(tr '\n' ' ' <"$d/hls.txt" 2>/dev/null) (asked $RTSP_SIZE, want >= 10 frames), errors: $(head -c 300 "$d/hls.err" | tr '\n' ' '), playlist: $(head -c 200 "$d/hls.m3u8" | tr '\n' ' ')" \
 		"$(hv codec_name) $(hv width)x$(hv height), $n frames in 4 s from /stream.m3u8, 0 errors (RTSP and HLS: $(cat "$d/rtsp_hls.secs" 2>/dev/null) s in the guest)"
 	# one encoder: while an RTSP and the /stream.mp4 client ran, cam 0 had
-	# one H.264 output, of the asked size, with both on it
+	# one H.264 output with clients, of the asked size, with both on it (an
+	# output with none is the step before's, in its grace time)
 	shr=$(python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))["cams"][0]
 outs = ["%sx%s:%d" % (o["plan"]["output"]["width"], o["plan"]["output"]["height"], o["clients"])
-	for o in c.get("outputs", []) if o["plan"]["output"]["fourcc"] == "H264"]
+	for o in c.get("outputs", []) if o["plan"]["output"]["fourcc"] == "H264" and o["clients"] > 0]
 print(" ".join(outs) or "-", ",".join(sorted(k["kind"] for k in c.get("clients", []))) or "-")' "$d/share.json" 2>/dev/null)
 	outs=${shr% *} kinds=${shr##* }
 	case $outs in "$RTSP_SIZE:"[2-9] | "$RTSP_SIZE:"[1-9][0-9]) ok=0 ;; *) ok=1 ;; esac
