@@ -23,6 +23,10 @@
       end at their EOI (padding sent), the longest gap between parts and the
       rate on the capture clock, the bad frames uvcdev sent in the span:
     parts N bad_sent B padded P max_gap G fps F expected_bad E
+  uvc_frames.py whole STREAM OUT    the JPEGs of a multipart stream's whole
+      parts, back to back, into OUT (the one the client's end cut is left
+      out: a decoder would rightly complain of it):
+    parts N
   uvc_frames.py yuyv RAW W H        raw YUYV frames back to back: uvcdev's
       counter in each frame's first 4 bytes must grow:
     frames N whole 0|1 increasing 0|1 first A last B
@@ -218,6 +222,14 @@ def cmd_quirks(stream, trunc, corrupt):
           (len(live), bad_sent, padded, gap, (len(ts) - 1) / span if span > 0 else 0, exp))
 
 
+def cmd_whole(stream, out):
+    ps = parts(open(stream, "rb").read())
+    with open(out, "wb") as f:
+        for _, body in ps:
+            f.write(body)
+    print("parts %d" % len(ps))
+
+
 def cmd_yuyv(raw, w, h):
     data = open(raw, "rb").read()
     size = int(w) * int(h) * 2
@@ -230,7 +242,7 @@ def cmd_yuyv(raw, w, h):
 
 if __name__ == "__main__":
     cmds = {"formats": cmd_formats, "parts": cmd_parts, "dht": cmd_dht, "quirks": cmd_quirks,
-            "yuyv": cmd_yuyv}
+            "yuyv": cmd_yuyv, "whole": cmd_whole}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
