@@ -168,19 +168,26 @@ static int new_mode(struct rec *r)
 	return r->frames >= r->want && r->last_w == 32;
 }
 
+static struct vc_cam *cam_open_cfg(struct event_base *b, const struct vc_conf_cam *cfg,
+				   struct rec *r)
+{
+	struct vc_cam *cam = NULL;
+
+	memset(r, 0, sizeof(*r));
+	CHECK(vc_cam_new(b, cfg, &cam) == 0, "%s: new", cfg->device);
+	if (cam)
+		vc_cam_set_callbacks(cam, on_frame, on_event, r);
+	r->cam = cam;
+	return cam;
+}
+
 static struct vc_cam *cam_open(struct event_base *b, const char *path, struct rec *r, int idle_ms,
 			       int stall_ms)
 {
 	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)path, .input = -1,
 				     .idle_stop_ms = idle_ms, .stall_timeout_ms = stall_ms };
-	struct vc_cam *cam = NULL;
 
-	memset(r, 0, sizeof(*r));
-	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "%s: new", path);
-	if (cam)
-		vc_cam_set_callbacks(cam, on_frame, on_event, r);
-	r->cam = cam;
-	return cam;
+	return cam_open_cfg(b, &cfg, r);
 }
 
 static void drop_held(struct rec *r)
@@ -658,13 +665,9 @@ static void idle_close(void)
 	struct vc_conf_cam cfg = { .name = (char *)"t", .device = (char *)"test:64x48@100:GREY",
 				     .input = -1, .idle_stop_ms = 100,
 				     .idle_close = VC_IDLE_CLOSE_ALWAYS };
-	struct vc_cam *cam = NULL;
+	struct vc_cam *cam = cam_open_cfg(b, &cfg, &r);
 	uint32_t idx = 9;
 
-	memset(&r, 0, sizeof(r));
-	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "new");
-	vc_cam_set_callbacks(cam, on_frame, on_event, &r);
-	r.cam = cam;
 	CHECK(wait_until(b, &r, closed_idle, WAIT_MS), "not closed %d ms after the first open",
 	      WAIT_MS);
 	CHECK(vc_cam_get_state(cam) == VC_CAM_IDLE && !vc_cam_source(cam), "state %s",
@@ -704,10 +707,7 @@ static void idle_close(void)
 
 	/* never: idle, stopped, still open */
 	cfg.idle_close = VC_IDLE_CLOSE_NEVER;
-	CHECK(vc_cam_new(b, &cfg, &cam) == 0, "new");
-	vc_cam_set_callbacks(cam, on_frame, on_event, &r);
-	memset(&r, 0, sizeof(r));
-	r.cam = cam;
+	cam = cam_open_cfg(b, &cfg, &r);
 	vc_cam_acquire(cam);
 	r.want = 5;
 	wait_until(b, &r, got_frames, WAIT_MS);
