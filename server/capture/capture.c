@@ -679,13 +679,12 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 	 * reconfiguration is under way (they need the open source). */
 	if (cam->consumers == 0 && !cam->streaming && cam->sess && !cam->reopen &&
 	    !cam->reconf_fn && closes_when_idle(cam)) {
-		const struct vc_src *src = cam->sess->src;
+		struct vc_src *src = cam->sess->src;
 
 		/* kept for the mode policy, which asks on every decision */
 		cam->have_input = src->ops->input_get && src->ops->input_enum &&
-				  src->ops->input_get(cam->sess->src, &cam->input_idx) == 0 &&
-				  src->ops->input_enum(cam->sess->src, cam->input_idx,
-						       &cam->input) == 0;
+				  src->ops->input_get(src, &cam->input_idx) == 0 &&
+				  src->ops->input_enum(src, cam->input_idx, &cam->input) == 0;
 		cam_retire(cam);
 		cam->parked = 1;
 		log_debug("%s (%s): idle, device closed", cam->id, cam->path);
