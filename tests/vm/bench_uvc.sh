@@ -71,18 +71,11 @@ if [ "${1:-}" = "--guest" ]; then
 	done
 	# the same camera offering YUYV alone (uvcdev again, as a webcam
 	# without MJPEG): vcapd would rightly pick MJPEG when it is there
-	kill "$UVC_PID"
-	for i in $(seq 100); do [ -e "$UVC_DEV" ] || break; sleep 0.2; done
+	. tests/vm/uvc_swap.sh
+	uvc_unplug
 	"$UVC_BIN" --yuyv 1280x720@10 --product "YUYV Cam" >"$work/uvcdev2.log" 2>&1 &
 	up=$!
-	node=
-	for i in $(seq 150); do
-		for v in /sys/bus/usb/drivers/uvcvideo/*/video4linux/video*; do
-			[ "$(cat "$v/index" 2>/dev/null)" = 0 ] && node=/dev/${v##*/}
-		done
-		[ -n "$node" ] && [ -e "$node" ] && break
-		sleep 0.2
-	done
+	node=$(uvc_node)
 	for n in 1 10; do
 		cell enc "YUYV -> MJPEG (uvc)" $n --device "$node"
 		cell viv "YUYV -> MJPEG (vivid)" $n --device /dev/video0 --format YUYV --resolution 1280x720

@@ -222,20 +222,12 @@ if [ "${1:-}" = "--guest" ]; then
 	[ -x "$out/uvcdev-quirks" ] || exit 0
 	q=$out/quirks
 	mkdir -p "$q"
-	kill "$UVC_PID"
-	for i in $(seq 100); do [ -e "$UVC_DEV" ] || break; sleep 0.2; done
+	. tests/vm/uvc_swap.sh
+	uvc_unplug
 	UVCDEV_PAD=4096 UVCDEV_TRUNC=$Q_TRUNC UVCDEV_CORRUPT=$Q_CORRUPT "$out/uvcdev-quirks" \
 		--mjpeg 640x480@30 --product "$PRODUCT" >"$q/uvcdev.log" 2>&1 &
 	qp=$!
-	node=
-	for i in $(seq 150); do
-		for v in /sys/bus/usb/drivers/uvcvideo/*/video4linux/video*; do
-			[ "$(cat "$v/index" 2>/dev/null)" = 0 ] && node=/dev/${v##*/}
-		done
-		[ -n "$node" ] && [ -e "$node" ] && break
-		sleep 0.2
-	done
-	echo "$node" >"$q/node"
+	uvc_node >"$q/node"
 	$VCAPD --listen 127.0.0.1:$PORT >"$q/vcapd.log" 2>&1 &
 	vp=$!
 	for i in $(seq 150); do
