@@ -72,7 +72,7 @@ DEPS_BUILD := gcc make pkg-config libevent-dev libmicrohttpd-dev \
 	libgnutls28-dev libcrypt-dev libopenh264-dev
 DEPS_TEST  := ffmpeg curl v4l-utils valgrind qemu-system-x86 busybox-static \
 	xz-utils chromium nginx-light systemd systemd-container debootstrap openssl clang libclang-rt-14-dev python3 chromium-driver firefox-esr webkit2gtk-driver xvfb gstreamer1.0-libav gstreamer1.0-plugins-bad \
-	gstreamer1.0-plugins-good gstreamer1.0-tools patch
+	gstreamer1.0-plugins-good gstreamer1.0-tools patch iproute2
 
 .PHONY: bench-bins all run test day soak uvc asan bench install clean deps-build deps-test unit integ vm tools \
 	cross test-cross fuzz fuzz-bins fuzzers uninstall deb
