@@ -9,6 +9,8 @@
 # the back-off and cache behaviour with curl from chosen source addresses.
 # The 100 ms / 50 ms limits are the issue's; they need a machine that is not
 # saturated by other work (the numbers are printed either way).
+# solo: make test runs it after the two integration lanes, alone
+# (tests/run-all.sh): the 1,000 logins/s flood and the limits need both cores.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_auth_flood
 . tests/integ/lib/common.sh

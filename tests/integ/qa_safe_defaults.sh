@@ -11,8 +11,11 @@ T=qa_safe_defaults
 . tests/integ/lib/common.sh
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 put() { curl -s -o "$TMP/put.out" -w '%{http_code}' --max-time 5 -X PUT --data-binary '{}' "$@"; }
-# A non-loopback address of this machine (the network side), if any.
-NL=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v '^127\.' | grep -v ':' | grep . | head -1)
+# A non-loopback address of this machine (the network side), if any: a
+# global-scope one from ip (make test's ASan lane puts one on lo in its own
+# network namespace, where hostname -I lists nothing), else hostname -I's.
+NL=$( { ip -4 -o addr show scope global 2>/dev/null | awk '{ print $4 }' | cut -d/ -f1
+	hostname -I 2>/dev/null | tr ' ' '\n'; } | grep -v '^127\.' | grep -v ':' | grep . | head -1)
 # nl_port LOG: the port the daemon picked for $NL:0.
 nl_port() { sed -n "s/.*listening on $NL:0 (port \([0-9]*\)).*/\1/p" "$1" | head -1; }
 
