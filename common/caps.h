@@ -47,4 +47,23 @@ void vc_caps_clear(struct vc_caps *c);
 /* The format entry for a fourcc, or NULL. */
 const struct vc_caps_fmt *vc_caps_find(const struct vc_caps *c, uint32_t fourcc);
 
+/* Whether c lists mode m: its format, its size (any within a stepwise
+ * range) and, when both are known, its interval. */
+int vc_caps_has_mode(const struct vc_caps *c, const struct vc_mode *m);
+
+/* vc_caps_take_answer's result: what it changed */
+#define VC_CAPS_SIZE_TAKEN 0x1u   /* the asked size left its format's list */
+#define VC_CAPS_IVAL_TAKEN 0x2u   /* the asked interval left its size's list */
+#define VC_CAPS_IVAL_ADDED 0x4u   /* the interval the device runs took its place */
+
+/* Learns from a device that answered a mode it lists (*asked) with another
+ * (*got), as webcams do when a size needs a bandwidth they lack or their
+ * clock cannot hit the listed rate: the size it would not give leaves the
+ * list (never the last one), an interval it rounded is replaced by the one
+ * it runs. Asked again, the list then says what the device gives, so a
+ * mode policy does not switch to the same refusal over and over. Discrete
+ * sizes of the same format only; 0 when nothing changed. */
+unsigned vc_caps_take_answer(struct vc_caps *c, const struct vc_mode *asked,
+			     const struct vc_mode *got);
+
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fmt.h"
 #include "common/h264.h"
 #include "common/jpeg.h"
 #include "common/log.h"
@@ -423,6 +424,27 @@ static void restart(struct vc_cam *cam, int reopen)
 	notify(cam); /* vc_cam_draining: consumers give back what they keep */
 }
 
+/* A device that answers a mode it lists with another (a webcam short of
+ * bandwidth for a size, or whose clock rounds the rate): its caps learn the
+ * answer, so the mode policy plans for what it gives and does not ask for
+ * the same refusal at every choice. Said once per caps it learns into. */
+static void learn_answer(struct vc_cam *cam, const struct vc_mode *asked, const struct vc_mode *got)
+{
+	char a[16], b[16];
+	unsigned what = vc_caps_take_answer(&cam->caps, asked, got);
+
+	if (!what)
+		return;
+	log_warn("%s: asked for %s %ux%u at %u/%u s, the device runs %s %ux%u at %u/%u s: "
+		 "%s, planned for what it gives",
+		 cam->id, vc_fourcc_str(asked->fourcc, a), asked->width, asked->height,
+		 asked->ival.num, asked->ival.den, vc_fourcc_str(got->fourcc, b), got->width,
+		 got->height, got->ival.num, got->ival.den,
+		 what & VC_CAPS_SIZE_TAKEN ? "that size is no longer offered"
+		 : what & VC_CAPS_IVAL_ADDED ? "its rate is listed instead"
+					    : "that rate is no longer offered");
+}
+
 static int apply_mode(struct vc_cam *cam)
 {
 	struct session *s = cam->sess;
@@ -454,6 +476,7 @@ static int apply_mode(struct vc_cam *cam)
 	}
 	cam->want_pending = 0;
 	s->fmt = f;
+	learn_answer(cam, &cam->want, &f.mode);
 	return 0;
 }
 

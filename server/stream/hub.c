@@ -58,6 +58,15 @@ static int frame_in_mode(const struct vc_frame *f, const struct vc_mode *m)
 	       f->geom.height == m->height;
 }
 
+/* Whether the device answered the target with another mode: its caps (read,
+ * so not being re-read) no longer list it (capture's learn_answer). */
+static int target_refused(const struct hub *h)
+{
+	const struct vc_caps *c = vc_cam_caps(h->cam);
+
+	return c->n_fmts && !vc_caps_has_mode(c, &h->target);
+}
+
 /* Makes m the mode every output is planned against. Frames made from the old
  * mode (latest, pending, jobs in flight) are dropped: clients wait for frames
  * of the new plan, and capture buffers go back so the device can switch.
@@ -243,7 +252,10 @@ void hub_on_event(void *opaque, struct vc_cam *cam)
 	for (const struct output *o = h->outputs; o; o = o->next)
 		provisional |= o->provisional;
 	vc_cam_get_mode(cam, &actual, &g);
-	if (h->switching && actual.fourcc && mode_eq(&actual, &h->target))
+	/* switched; or the device answered with another mode, which its caps
+	 * learned (capture's learn_answer): the target will never come */
+	if (h->switching && actual.fourcc &&
+	    (mode_eq(&actual, &h->target) || target_refused(h)))
 		h->switching = 0;
 	policy_switch_end(h, 0);
 	/* the device changed mode by itself (input, reopen): follow it, then

@@ -27,6 +27,13 @@
       parts, back to back, into OUT (the one the client's end cut is left
       out: a decoder would rightly complain of it):
     parts N
+  uvc_frames.py caps CAMS FOURCC     /api/cams' native sizes of FOURCC of
+      the first camera, with their intervals in seconds:
+    WxH@NUM/DEN[,NUM/DEN...] ...  (or "none")
+  uvc_frames.py sizes STREAM          the picture sizes of a multipart
+      stream's parts (their SOF), most frequent first, and the parts' rate
+      on the capture clock (X-Timestamp):
+    parts N sizes WxH:K[,WxH:K...] fps F
   uvc_frames.py yuyv RAW W H        raw YUYV frames back to back: uvcdev's
       counter in each frame's first 4 bytes must grow:
     frames N whole 0|1 increasing 0|1 first A last B
@@ -222,6 +229,39 @@ def cmd_quirks(stream, trunc, corrupt):
           (len(live), bad_sent, padded, gap, (len(ts) - 1) / span if span > 0 else 0, exp))
 
 
+def cmd_caps(cams_json, fourcc):
+    out = []
+    cams = json.load(open(cams_json))["cams"]
+    for f in cams[0].get("formats", []) if cams else []:
+        if f.get("emulated") or f["fourcc"].strip() != fourcc:
+            continue
+        for s in f["sizes"]:
+            out.append("%dx%d@%s" % (s["width"], s["height"],
+                                     ",".join("%d/%d" % tuple(iv) for iv in s["intervals"])))
+    print(" ".join(out) or "none")
+
+
+def sof_size(jpg):
+    """'WxH' of a JPEG's frame header, '?' when it has none."""
+    for m, a, _ in segments(jpg) or []:
+        if m in (0xC0, 0xC1, 0xC2) and a + 9 <= len(jpg):
+            h, w = struct.unpack(">HH", jpg[a + 5:a + 9])
+            return "%dx%d" % (w, h)
+    return "?"
+
+
+def cmd_sizes(stream):
+    ps = parts(open(stream, "rb").read())
+    count = {}
+    for _, body in ps:
+        k = sof_size(body)
+        count[k] = count.get(k, 0) + 1
+    ts = [float(h["x-timestamp"]) for h, _ in ps if "x-timestamp" in h]
+    fps = (len(ts) - 1) / (ts[-1] - ts[0]) if len(ts) > 2 and ts[-1] > ts[0] else 0
+    sizes = ",".join("%s:%d" % kv for kv in sorted(count.items(), key=lambda kv: -kv[1]))
+    print("parts %d sizes %s fps %.2f" % (len(ps), sizes or "-", fps))
+
+
 def cmd_whole(stream, out):
     ps = parts(open(stream, "rb").read())
     with open(out, "wb") as f:
@@ -242,7 +282,8 @@ def cmd_yuyv(raw, w, h):
 
 if __name__ == "__main__":
     cmds = {"formats": cmd_formats, "parts": cmd_parts, "dht": cmd_dht, "quirks": cmd_quirks,
-            "yuyv": cmd_yuyv, "whole": cmd_whole}
+            "yuyv": cmd_yuyv, "whole": cmd_whole, "sizes": cmd_sizes,
+            "caps": cmd_caps}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -39,7 +39,11 @@
 #              frame after EOI and send a truncated or a corrupt frame now and
 #              then: vcapd counts them (/metrics errors), never sends one, sends
 #              the good ones without the padding, never stalls (a gap over
-#              1 s in neither of two 12 s recordings)
+#              1 s in neither of two 12 s recordings); and to answer a probe
+#              for 1280x720 with 640x480 and round its rates to 100 us: vcapd
+#              says so once, offers neither the size nor the listed rates, a
+#              client asking 1280x720 is told and sent 640x480, a 15 fps client
+#              settles at 667/10000 s and stays
 # In make test's vm suite; `make uvc` runs it alone. Prints
 # "uvc.<check>: OK|FAIL why|SKIP why". Usage: sh tests/vm/boot_uvc.sh
 cd "$(dirname "$0")/../.." || exit 2
@@ -224,8 +228,9 @@ if [ "${1:-}" = "--guest" ]; then
 	mkdir -p "$q"
 	. tests/vm/uvc_swap.sh
 	uvc_unplug
-	UVCDEV_PAD=4096 UVCDEV_TRUNC=$Q_TRUNC UVCDEV_CORRUPT=$Q_CORRUPT "$out/uvcdev-quirks" \
-		--mjpeg 640x480@30 --product "$PRODUCT" >"$q/uvcdev.log" 2>&1 &
+	UVCDEV_PAD=4096 UVCDEV_TRUNC=$Q_TRUNC UVCDEV_CORRUPT=$Q_CORRUPT UVCDEV_PROBE_FRAME=2:1 \
+		UVCDEV_IV_ROUND=1000 "$out/uvcdev-quirks" --mjpeg 640x480@30/15,1280x720@30 \
+		--product "$PRODUCT" >"$q/uvcdev.log" 2>&1 &
 	qp=$!
 	uvc_node >"$q/node"
 	$VCAPD --listen 127.0.0.1:$PORT >"$q/vcapd.log" 2>&1 &
@@ -239,6 +244,24 @@ if [ "${1:-}" = "--guest" ]; then
 	# a second recording: the gap check is a wall-clock window, which a
 	# TCG guest on a busy host can miss once
 	curl -s -N --max-time 12 -o "$q/s2.bin" "$U/stream"
+	# its negotiation quirks: what it answers for 1280x720 (640x480) and
+	# the rates it runs (rounded), as the API and a client see them once
+	# vcapd learned them (at its first choice, the default 1280x720)
+	curl -s --max-time 10 -o "$q/cams.json" "$U/api/cams"
+	curl -s --max-time 10 -o "$q/hd.try" "$U/api/try?endpoint=/stream&cam=0&size=1280x720"
+	curl -s -N --max-time 6 -D "$q/hd.h" -o "$q/hd.bin" "$U/stream?size=1280x720"
+	# a 15 fps client alone: the mode settles at the rate the camera runs
+	# and stays (no switch in the 5 s after)
+	curl -s -N --max-time 60 -D "$q/f15.h" -o "$q/f15.bin" "$U/stream?fps=15" &
+	p=$!
+	hdrs "$q/f15.h"
+	t0=$(date +%s)
+	until settled "$q/f15.a.json" || [ $(($(date +%s) - t0)) -ge 40 ]; do sleep 0.5; done
+	sleep 5
+	st >"$q/f15.b.json"
+	kill $p
+	wait $p
+	curl -s --max-time 10 -o "$q/cams2.json" "$U/api/cams"
 	curl -s --max-time 10 -o "$q/status.json" "$U/api/status"
 	kill -TERM $vp
 	wait $vp
@@ -448,6 +471,31 @@ if [ -x "$d/uvcdev-quirks" ]; then
 		awk -v g="$g2" -v f="$f2" 'BEGIN { exit !(g <= 1 && f >= 15) }'
 	res quirks.no_stall $? "longest gap between parts $g1 s and $g2 s in two recordings (limit 1 in one of them), $f1 and $f2 fps (want >= 15; 30 less the bad frames)" \
 		"longest gap $g1 s, $f1 fps (second recording: $g2 s, $f2 fps)"
+	# negotiation: the size the camera answered another way is no longer
+	# offered (said once), a client asking it is told and given what comes
+	said=$(grep -c 'asked for MJPG 1280x720 at .*the device runs MJPG 640x480 .*that size is no longer offered' "$q/vcapd.log")
+	hd_sizes=$($J sizes "$q/hd.bin")
+	set -- $($J caps "$q/cams2.json" MJPG)
+	[ "$said" = 1 ] && ! echo " $* " | grep -q ' 1280x720' && [ "$(hdr "$q/hd.h" X-Size)" = 640x480 ] &&
+		echo "$hd_sizes" | grep -q ' sizes 640x480:[0-9]* fps' && ! echo "$hd_sizes" | grep -q 'parts 0 ' &&
+		tr -d ' ' <"$q/hd.try" | grep -q '"device_mode":{"fourcc":"MJPG","fourcc_name":"MJPEG","width":640,"height":480'
+	res quirks.size_answered $? "said $said time(s) (want 1); MJPEG offered: $*; /stream?size=1280x720: X-Size '$(hdr "$q/hd.h" X-Size)', $hd_sizes; try: $(head -c 300 "$q/hd.try")" \
+		"a probe for 1280x720 answered with 640x480: learned once, no longer offered, a client asking it told X-Size 640x480 and sent 640x480 ($hd_sizes)"
+	# the rounded rates: listed as the camera runs them, a 15 fps client
+	# settled at 667/10000 s without switching again and sent about 15 fps
+	# less the bad frames (1/7 + 1/11: 78 % of them good, so 11.7; 9 at
+	# least, as a TCG guest skips some, and never the 5.8 of every other
+	# frame dropped because 14.99 fps is under 15)
+	sw_a=$(sed -n 's/.*"switches":\([0-9]*\).*/\1/p' "$q/f15.a.json" | head -1)
+	sw_b=$(sed -n 's/.*"switches":\([0-9]*\).*/\1/p' "$q/f15.b.json" | head -1)
+	iv=$(tr -d ' ' <"$q/f15.b.json" | sed -n 's/.*"mode":{[^}]*"interval":\[\([0-9]*,[0-9]*\)\].*/\1/p' | head -1)
+	f15=$($J sizes "$q/f15.bin")
+	nosw=$(grep -c 'did not switch mode' "$q/vcapd.log")
+	echo " $* " | grep -q ' 640x480@333/10000,667/10000 ' && [ "$iv" = 667,10000 ] && [ -n "$sw_a" ] &&
+		[ "$sw_a" = "$sw_b" ] && [ "$nosw" = 0 ] &&
+		awk -v f="$(echo "$f15" | sed -n 's/.* fps \([0-9.]*\).*/\1/p')" 'BEGIN { exit !(f >= 9 && f <= 16.5) }'
+	res quirks.rate_rounded $? "MJPEG offered: $*; 15 fps client: mode interval '$iv' (want 667,10000), switches '$sw_a' then '$sw_b' 5 s later, $f15 (want 9-16.5 fps); 'did not switch mode' said $nosw time(s)" \
+		"rates listed as the camera runs them ($*), a 15 fps client settled at 667/10000 s, no switch in the 5 s after, $f15"
 	[ "$(cat "$q/exit" 2>/dev/null)" = 0 ]
 	res quirks.sigterm_exit $? "exit status '$(cat "$q/exit" 2>/dev/null)'"
 fi
