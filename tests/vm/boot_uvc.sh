@@ -26,6 +26,11 @@
 #              read back through V4L2 (v4l2-ctl -C); an out-of-range value
 #              and an unknown control answered 400 with a JSON error at once
 #   h264       /stream.h264 at 640x480 from the camera decodes in ffmpeg
+#   budget     the default budget against the camera's 1080p MJPEG: 12
+#              distinct 1080p raw pictures from 4 addresses are served until
+#              frame_memory is spent, the rest refused with a JSON 503
+#              naming the limit; frames held and RSS within it; the
+#              default /stream served all along
 #   autosuspend with no client vcapd closes the camera (idle_close = usb),
 #              the kernel suspends it (runtime_status); a /snapshot from
 #              there: the camera's frame within 3 s (and a warm one's time)
@@ -147,6 +152,31 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s --max-time 10 -o /dev/null -X PUT -d '{"brightness":0}' "$C"
 	# H.264 from the camera (its frames decoded, encoded in software)
 	curl -s -N --max-time 6 -D "$out/h264.h" -o "$out/h264.bin" "$U/stream.h264?size=640x480"
+	# budget: the camera's 1080p MJPEG and the default budget (8 outputs,
+	# 4 per address, 64 MiB of frame memory): 12 distinct full-size raw
+	# pictures, 3 from each of 4 addresses, while the default /stream runs
+	# (each read at 4 MB/s into the guest's tmpfs, the start of each answer
+	# kept); with them held, the daemon's memory counters and its RSS
+	curl -s -N --max-time 16 -o "$out/bud_default.bin" "$U/stream" &
+	bd=$!
+	_end=$(($(date +%s) + 30))
+	until [ -s "$out/bud_default.bin" ] || [ "$(date +%s)" -ge $_end ]; do sleep 0.2; done
+	awk '/^VmRSS/ { print $2 }' /proc/$vp/status >"$out/bud_rss0"
+	i=0
+	for f in NV12 NV21 YUYV UYVY YUV420 YVU420 RGB24 BGR24 GREY NV16 NV61 YUV422P; do
+		a=127.0.0.$((2 + i % 4)) i=$((i + 1))
+		curl -s -N --max-time 10 --limit-rate 4M --interface $a -o /tmp/bud_$f \
+			-w "$f $a %{http_code}\n" "$U/raw/stream?format=$f&size=1920x1080" >>"$out/bud_codes" &
+	done
+	sleep 5
+	st >"$out/bud_status.json"
+	awk '/^VmRSS/ { print $2 }' /proc/$vp/status >"$out/bud_rss"
+	wait $bd
+	_end=$(($(date +%s) + 20))
+	until [ "$(grep -c . "$out/bud_codes")" -ge 12 ] || [ "$(date +%s)" -ge $_end ]; do sleep 0.2; done
+	for f in /tmp/bud_*; do head -c 300 "$f"; echo; done | grep -a '^{' >"$out/bud_refusals"
+	rm -f /tmp/bud_*
+	sleep 3
 	# autosuspend: no client; vcapd closes the idle camera (idle_close=usb),
 	# the kernel suspends it; then a /snapshot wakes it. The USB device is
 	# the parent of the capture node's interface.
@@ -448,6 +478,33 @@ else
 		"/snapshot from the suspended camera in $a_t s (limit 3; warm: $w_t s), $resets reset-resume(s)"
 	[ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
 	res sigterm_exit $? "exit status '$(cat "$d/exit" 2>/dev/null)'"
+fi
+# ---- budget
+# kib JSON KEY: "KEY":N of the memory object in a status answer, in KiB
+kib() { echo $(($(tr -d ' ' <"$1" | grep -o '"memory":{[^}]*}' | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | head -1) / 1024)); }
+if [ -s "$d/bud_status.json" ]; then
+	n200=$(grep -c ' 200$' "$d/bud_codes") n503=$(grep -c ' 503$' "$d/bud_codes")
+	nother=$(grep -vc ' 200$\| 503$' "$d/bud_codes")
+	fs=$(($(kib "$d/bud_status.json" frames) + $(kib "$d/bud_status.json" scratch) + $(kib "$d/bud_status.json" copies)))
+	dev=$(kib "$d/bud_status.json" device)
+	rss0=$(cat "$d/bud_rss0") rss=$(cat "$d/bud_rss")
+	grow=$(((rss - dev - rss0) / 1024))
+	set -- $($J parts "$d/bud_default.bin")
+	# every refusal a JSON 503 naming the limit
+	named=$(grep -ac '"status":503' "$d/bud_refusals") why=$(grep -ao '"error":"[^"]*' "$d/bud_refusals" | head -1)
+	named_lim=$(grep -ac '(frame_memory)\|(max_outputs)' "$d/bud_refusals")
+	# admitted until the budget is spent, the rest refused with a 503 naming
+	# the limit, nothing else answered
+	[ "$n200" -ge 1 ] && [ "$n503" -ge 1 ] && [ "$nother" = 0 ] && [ "$named" = "$n503" ] &&
+		[ "$named_lim" = "$n503" ]
+	res budget.refused $? "12 distinct 1080p raw pictures from 4 addresses: $n200 served, $n503 refused (503), $nother other ($(grep -v ' 200$\| 503$' "$d/bud_codes" | tr '\n' ' ')); JSON 503 bodies $named, naming the limit $named_lim: $(head -c 300 "$d/bud_refusals")" \
+		"12 distinct 1080p raw pictures from 4 addresses: $n200 served, $n503 refused with a JSON 503 naming the limit (${why#\"error\":\"})"
+	# held within the budget (25 % for the admission estimate's error, as
+	# tests/integ/qa_memory_budget.sh), RSS beyond uvcvideo's buffers
+	# within it plus 16 MiB; the default /stream served all along
+	[ "$fs" -le $((64 * 1024 * 5 / 4)) ] && [ "$grow" -le $((64 + 16)) ] && [ "${2:-0}" -ge 16 ]
+	res budget.held $? "frames+scratch+copies $((fs / 1024)) MiB (frame_memory 64, limit 80), RSS $((rss0 / 1024)) -> $((rss / 1024)) MiB less $((dev / 1024)) MiB of device buffers: +$grow MiB (limit 80); default /stream: $*" \
+		"frames+scratch+copies $((fs / 1024)) MiB of 64, RSS +$grow MiB beyond the device's buffers (limit 80), the default /stream served ($2 parts in 16 s)"
 fi
 # ---- quirks
 q=$d/quirks
