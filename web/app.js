@@ -685,14 +685,26 @@ function isShown(card) {
 	return !document.hidden && card.node.getClientRects().length > 0;
 }
 
+// A card out of view (a phone's width shows one) is looked at again every
+// second while the page is visible: the media-query event that restarts it
+// never comes when the width narrowed and widened again between two
+// renderings (seen in WebKitGTK on a loaded machine, after a tab click had
+// stopped the card the narrow layout hid).
+let shownTimer = 0;
+
 function syncShown() {
+	let out = 0;
 	for (const card of cards.values()) {
 		const shown = isShown(card);
 		if (!shown && !card.stopped)
 			stopLive(card);
 		else if (shown && card.stopped)
 			startLive(card);
+		out += !shown;
 	}
+	clearTimeout(shownTimer);
+	if (out && !document.hidden)
+		shownTimer = setTimeout(syncShown, 1000);
 }
 
 document.addEventListener('visibilitychange', syncShown);

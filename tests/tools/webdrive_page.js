@@ -96,11 +96,12 @@ const steps = {
 		await sleep(100);
 		r.switched = 'cam ' + shown().join(',') + ' only';
 		// the card not shown has closed its stream; wide again, it reopens
+		// (the page looks again each second: 5 s for a loaded machine)
 		const srcs = () => [...d().querySelectorAll('section.cam img.live')]
 			.map(i => (i.getAttribute('src') || 'none').replace(/\?.*/, '')).join(',');
 		r.narrow_srcs = srcs();
 		f.width = 1280;
-		await until(() => srcs() === '/stream,/stream', 3000);
+		await until(() => srcs() === '/stream,/stream', 5000);
 		r.wide_srcs = srcs();
 		f.remove();
 		return r;
