@@ -62,6 +62,12 @@ integ() {
 	done
 }
 
+# integ_asan [lane|solo]: integ against the ASan build, with its options
+integ_asan() {
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		integ build/asan "$@"
+}
+
 # integ_both: the plain and the ASan integration suites side by side. Their
 # tests mostly wait (on a frame clock, a policy window, a browser), so two
 # lanes take little more wall time than one; CI's 90 minutes need it. The
@@ -72,7 +78,7 @@ integ_both() {
 	if ! unshare -n sh -c 'ip link set lo up' 2>/dev/null; then
 		echo "integ-both: no network namespace here (unshare -n, ip): the lanes run one after the other"
 		integ "$BUILD"
-		ASAN_OPTIONS=$ASAN_INTEG UBSAN_OPTIONS=print_stacktrace=1 integ build/asan
+		integ_asan
 		return
 	fi
 	# 192.0.2.1 (TEST-NET-1, never routed) on lo: the lane's "network side"
@@ -93,7 +99,7 @@ integ_both() {
 	fi
 	echo "=== after the lanes, alone: the tests marked solo"
 	integ "$BUILD" solo
-	ASAN_OPTIONS=$ASAN_INTEG UBSAN_OPTIONS=print_stacktrace=1 integ build/asan solo
+	integ_asan solo
 }
 
 # build NAME TARGET...: a build step counted as one check (its log kept).
@@ -102,7 +108,6 @@ build() {
 	run_one "$name" 3600 sh -c 'make --no-print-directory -j2 "$@" && echo "$0: OK"' "$name" "$@"
 }
 
-ASAN_INTEG=detect_leaks=1:detect_stack_use_after_return=1
 suites=${*:-unit build-asan unit-asan integ-both vm build-cross cross deb fuzz}
 for s in $suites; do
 	echo "=== suite $s"
@@ -114,8 +119,8 @@ for s in $suites; do
 		for a in arm64 armhf; do build "build-cross-$a" cross ARCH=$a; done ;;
 	unit-asan) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 unit build/asan ;;
 	integ) integ "$BUILD" ;;
-	integ-asan) ASAN_OPTIONS=$ASAN_INTEG UBSAN_OPTIONS=print_stacktrace=1 integ build/asan ;;
-	integ-asan-lane) ASAN_OPTIONS=$ASAN_INTEG UBSAN_OPTIONS=print_stacktrace=1 integ build/asan lane ;;
+	integ-asan) integ_asan ;;
+	integ-asan-lane) integ_asan lane ;;
 	integ-both) integ_both ;;
 	vm) # one script per guest boot: tests/vm/boot_*.sh (each boots vivid-vm once)
 		for t in tests/vm/boot_*.sh; do
