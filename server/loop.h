@@ -1,7 +1,10 @@
 /* The process's libevent loop, made one way for the daemon and for the
- * benchmarks that run its serving stack. */
+ * benchmarks that run its serving stack, and run turn by turn so the
+ * daemon can say how long its turns kept the loop busy. */
 #ifndef VC_LOOP_H
 #define VC_LOOP_H
+
+#include <stdint.h>
 
 struct event_base;
 
@@ -12,5 +15,26 @@ struct event_base;
  * when that cannot be had. NULL when no loop can be made. The caller frees
  * it with event_base_free(). */
 struct event_base *vc_loop_new(void);
+
+/* The loop's turns (one wake-up and the callbacks it ran) by the CPU time
+ * each took on the loop thread's own clock: a turn that hashed a password
+ * or encoded a frame on the loop shows here however busy the host is,
+ * while time the kernel gave other processes does not (the wall clock
+ * counts both). le[k] counts the turns of at most vc_loop_bucket_us[k]. */
+#define VC_LOOP_BUCKETS 5
+extern const uint32_t vc_loop_bucket_us[VC_LOOP_BUCKETS];
+struct vc_loop_stats {
+	uint64_t turns;
+	uint64_t le[VC_LOOP_BUCKETS];
+	uint64_t sum_us, max_us;
+};
+
+/* Adds one turn of `us` microseconds of CPU to st. */
+void vc_loop_stats_add(struct vc_loop_stats *st, uint64_t us);
+
+/* event_base_dispatch() that also counts each turn in st (owned by the
+ * caller, read on the loop thread: no locking). Returns when the loop is
+ * broken or exited (0), has no events left (1), or fails (-1). */
+int vc_loop_run(struct event_base *base, struct vc_loop_stats *st);
 
 #endif

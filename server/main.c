@@ -59,6 +59,7 @@ struct app {
 	struct event *log_timer;    /* rate-limited log summaries, once a second */
 	char status_last[160];
 	time_t status_sent;
+	struct vc_loop_stats loop_stats; /* /metrics shows them */
 };
 
 static void on_log_tick(evutil_socket_t fd, short what, void *arg)
@@ -524,6 +525,7 @@ int main(int argc, char **argv)
 	}
 	vc_camset_serve(a.camset, a.streams);
 	vc_api_set_m2m(a.api, vc_camset_m2m(a.camset));
+	vc_api_set_loop_stats(a.api, &a.loop_stats);
 	vc_streams_set_m2m(a.streams, vc_camset_m2m(a.camset), NULL);
 	if (vc_guard_new(a.conf, o.listen, o.n_listen, &a.guard) < 0 ||
 	    vc_auth_gate_new(a.base, a.http, &a.auth, &a.guard, &a.gate) < 0) {
@@ -556,7 +558,7 @@ int main(int argc, char **argv)
 	vc_auth_warn_open(a.auth, a.guard, o.listen, o.n_listen);
 	status_update(&a, 1);
 	vc_sdnotify_ready(a.notify);
-	event_base_dispatch(a.base);
+	vc_loop_run(a.base, &a.loop_stats);
 	rc = 0;
 out:
 	app_close(&a);

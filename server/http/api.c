@@ -30,6 +30,7 @@ struct vc_api {
 	struct vc_http *http;
 	int64_t started_us;
 	const struct vc_m2m_list *m2m; /* the camera set's; NULL = none known */
+	const struct vc_loop_stats *loop; /* the daemon's; NULL = not shown */
 };
 
 /* key: a string member; NULL is written as "" (a cam without a path, a
@@ -692,7 +693,7 @@ static enum MHD_Result h_metrics(void *opaque, struct vc_http_req *r)
 {
 	struct vc_api *a = opaque;
 
-	return vc_api_metrics(a->s, a->http, r);
+	return vc_api_metrics(a->s, a->http, a->loop, r);
 }
 
 int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)
@@ -711,6 +712,11 @@ int vc_api_new(struct vc_streams *s, struct vc_http *http, struct vc_api **out)
 void vc_api_set_m2m(struct vc_api *a, const struct vc_m2m_list *l)
 {
 	a->m2m = l;
+}
+
+void vc_api_set_loop_stats(struct vc_api *a, const struct vc_loop_stats *st)
+{
+	a->loop = st;
 }
 
 void vc_api_free(struct vc_api *a)

@@ -17,6 +17,11 @@ void vc_api_free(struct vc_api *a); /* NULL is a no-op */
 struct vc_m2m_list;
 void vc_api_set_m2m(struct vc_api *a, const struct vc_m2m_list *l);
 
+/* The loop's turn statistics /metrics shows (server/loop.h); NULL or never
+ * set: not shown. */
+struct vc_loop_stats;
+void vc_api_set_loop_stats(struct vc_api *a, const struct vc_loop_stats *st);
+
 /* Registers the API routes on http. */
 int vc_api_routes(struct vc_api *a, struct vc_http *http);
 

@@ -11,6 +11,7 @@
 
 #include "common/fmt.h"
 #include "common/memstat.h"
+#include "server/loop.h"
 
 struct buf {
 	char *p;
@@ -159,7 +160,25 @@ static void prom_hwenc(const struct vc_streams *s, struct buf *b)
 	}
 }
 
-enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struct vc_http_req *r)
+/* The loop's turns as a histogram of CPU seconds (server/loop.h). */
+static void prom_loop(const struct vc_loop_stats *st, struct buf *b)
+{
+	const char *nm = "vcapd_loop_turn_cpu_seconds";
+
+	bprintf(b, "# HELP %s CPU time of each event loop turn, on the loop thread's own clock "
+		   "(time the host gave other processes does not count); turns over 0.025 s ran "
+		   "work that belongs on a worker.\n# TYPE %s histogram\n", nm, nm);
+	for (int k = 0; k < VC_LOOP_BUCKETS; k++)
+		bprintf(b, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", nm, vc_loop_bucket_us[k] / 1e6, st->le[k]);
+	bprintf(b, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n%s_sum %.6f\n%s_count %" PRIu64 "\n", nm,
+		st->turns, nm, (double)st->sum_us / 1e6, nm, st->turns);
+	bprintf(b, "# HELP vcapd_loop_turn_cpu_max_seconds The longest loop turn so far, CPU time.\n"
+		   "# TYPE vcapd_loop_turn_cpu_max_seconds gauge\nvcapd_loop_turn_cpu_max_seconds %.6f\n",
+		(double)st->max_us / 1e6);
+}
+
+enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http,
+			       const struct vc_loop_stats *loop, struct vc_http_req *r)
 {
 	struct buf b = { 0 };
 	size_t n = vc_streams_n_cams(s);
@@ -204,6 +223,8 @@ enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struc
 	for (int k = 0; k < (int)(sizeof(cli_fam) / sizeof(cli_fam[0])); k++)
 		prom_per_cam(s, &b, 1, k);
 	prom_hwenc(s, &b);
+	if (loop)
+		prom_loop(loop, &b);
 	if (b.oom || !b.p) {
 		free(b.p);
 		return vc_http_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");

@@ -6,8 +6,11 @@
 #include "server/http/http.h"
 #include "server/stream/stream.h"
 
-/* Answers r with the metrics of every camera of s (200, text/plain), or a
- * 500 when out of memory. */
-enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http, struct vc_http_req *r);
+/* Answers r with the metrics of every camera of s and, when loop is not
+ * NULL, the loop's turn histogram (200, text/plain), or a 500 when out of
+ * memory. */
+struct vc_loop_stats;
+enum MHD_Result vc_api_metrics(struct vc_streams *s, struct vc_http *http,
+			       const struct vc_loop_stats *loop, struct vc_http_req *r);
 
 #endif
