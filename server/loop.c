@@ -8,8 +8,8 @@
 
 #include <event2/event.h>
 #include <event2/thread.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 struct event_base *vc_loop_new(void)
@@ -47,24 +47,15 @@ void vc_loop_stats_add(struct vc_loop_stats *st, uint64_t us)
 		st->le[k] += us <= vc_loop_bucket_us[k];
 }
 
-static uint64_t thread_cpu_us(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 int vc_loop_run(struct event_base *base, struct vc_loop_stats *st)
 {
 	for (;;) {
-		uint64_t t0 = thread_cpu_us();
+		int64_t t0 = vc_thread_cpu_us();
 		/* EVLOOP_ONCE: wait (off the CPU clock), run what became active */
 		int r = event_base_loop(base, EVLOOP_ONCE);
-		uint64_t t1 = thread_cpu_us();
+		int64_t t1 = vc_thread_cpu_us();
 
-		vc_loop_stats_add(st, t1 > t0 ? t1 - t0 : 0);
+		vc_loop_stats_add(st, t1 > t0 ? (uint64_t)(t1 - t0) : 0);
 		if (r != 0)
 			return r;
 		if (event_base_got_break(base) || event_base_got_exit(base))

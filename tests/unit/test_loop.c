@@ -9,15 +9,8 @@
 #include <event2/event.h>
 
 #include "check.h"
+#include "common/clock.h"
 #include "server/loop.h"
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static int64_t fired_us;
 
@@ -26,7 +19,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
-	fired_us = mono_us();
+	fired_us = vc_mono_us();
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -51,7 +44,7 @@ static void precise_timer(void)
 	struct event *ev = evtimer_new(b, on_timer, NULL);
 	for (int i = 0; i < 21; i++) {
 		struct timeval tv = { 0, 2500 };
-		int64_t t0 = mono_us();
+		int64_t t0 = vc_mono_us();
 
 		fired_us = 0;
 		evtimer_add(ev, &tv);
@@ -99,23 +92,15 @@ static void thread_wakes_loop(void)
 	struct timeval two_s = { 2, 0 };
 
 	evtimer_add(guard, &two_s); /* bounded: a missing wake-up fails, not hangs */
-	int64_t t0 = mono_us();
+	int64_t t0 = vc_mono_us();
 	CHECK(pthread_create(&t, NULL, poker, ev) == 0, "thread");
 	event_base_loop(b, EVLOOP_ONCE);
 	pthread_join(t, NULL);
-	CHECK(poked && mono_us() - t0 < 1000000, "poke seen %d after %lld us", poked,
-	      (long long)(mono_us() - t0));
+	CHECK(poked && vc_mono_us() - t0 < 1000000, "poke seen %d after %lld us", poked,
+	      (long long)(vc_mono_us() - t0));
 	event_free(guard);
 	event_free(ev);
 	event_base_free(b);
-}
-
-static int64_t cpu_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 struct turns {
@@ -133,8 +118,8 @@ static void on_turn(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (++t->n == 1) {
-		int64_t t0 = cpu_us();
-		while (cpu_us() - t0 < 40000)
+		int64_t t0 = vc_thread_cpu_us();
+		while (vc_thread_cpu_us() - t0 < 40000)
 			;
 	} else if (t->n == 2) {
 		struct timespec ts = { 0, 40 * 1000 * 1000 };
