@@ -97,6 +97,8 @@ static void set_state(struct vc_cam *cam, enum vc_cam_state s)
 	log_info("%s (%s): %s -> %s", cam->id, cam->path, vc_cam_state_name(cam->state),
 		 vc_cam_state_name(s));
 	cam->state = s;
+	if (s == VC_CAM_ABSENT)
+		cam->n_learned = 0; /* what comes back may be another camera */
 	/* copies of a mode's size wait for the next frames only while streaming */
 	if (s == VC_CAM_IDLE || s == VC_CAM_ABSENT)
 		vc_pool_drop_idle(cam->pool);
@@ -427,7 +429,7 @@ static void restart(struct vc_cam *cam, int reopen)
 /* A device that answers a mode it lists with another (a webcam short of
  * bandwidth for a size, or whose clock rounds the rate): its caps learn the
  * answer, so the mode policy plans for what it gives and does not ask for
- * the same refusal at every choice. Said once per caps it learns into. */
+ * the same refusal at every choice. Said once: kept over reopens. */
 static void learn_answer(struct vc_cam *cam, const struct vc_mode *asked, const struct vc_mode *got)
 {
 	char a[16], b[16];
@@ -435,6 +437,11 @@ static void learn_answer(struct vc_cam *cam, const struct vc_mode *asked, const 
 
 	if (!what)
 		return;
+	if (cam->n_learned < VC_CAM_LEARNED_MAX) {
+		cam->learned[cam->n_learned].asked = *asked;
+		cam->learned[cam->n_learned].got = *got;
+		cam->n_learned++;
+	}
 	log_warn("%s: asked for %s %ux%u at %u/%u s, the device runs %s %ux%u at %u/%u s: "
 		 "%s, planned for what it gives",
 		 cam->id, vc_fourcc_str(asked->fourcc, a), asked->width, asked->height,
@@ -443,6 +450,13 @@ static void learn_answer(struct vc_cam *cam, const struct vc_mode *asked, const 
 		 what & VC_CAPS_SIZE_TAKEN ? "that size is no longer offered"
 		 : what & VC_CAPS_IVAL_ADDED ? "its rate is listed instead"
 					    : "that rate is no longer offered");
+}
+
+/* Caps read afresh from the same device: what it answered before, again. */
+static void relearn(struct vc_cam *cam)
+{
+	for (unsigned i = 0; i < cam->n_learned; i++)
+		vc_caps_take_answer(&cam->caps, &cam->learned[i].asked, &cam->learned[i].got);
 }
 
 static int apply_mode(struct vc_cam *cam)
@@ -463,6 +477,7 @@ static int apply_mode(struct vc_cam *cam)
 		}
 		/* An input or standard brings its own formats and sizes. */
 		vc_caps_clear(&cam->caps);
+		cam->n_learned = 0;
 		ret = s->src->ops->get_caps(s->src, &cam->caps);
 		if (ret < 0)
 			log_warn("%s: querying caps: %s", cam->id, strerror(-ret));
@@ -664,6 +679,7 @@ static void try_open(evutil_socket_t fd, short what, void *arg)
 	int err = src->ops->get_caps(src, &cam->caps);
 	if (err < 0)
 		log_warn("%s: querying caps: %s", cam->id, strerror(-err));
+	relearn(cam);
 	ret = cam_is_gone(ret) ? ret : apply_mode(cam);
 	if (ret < 0) {
 		open_failed(cam, ret);

@@ -53,6 +53,8 @@ struct session {
 	struct slot slots[MAX_SLOTS];
 };
 
+#define VC_CAM_LEARNED_MAX 8
+
 struct vc_cam {
 	struct event_base *base;
 	const char *id, *path; /* cfg.name, cfg.device */
@@ -84,6 +86,14 @@ struct vc_cam {
 		vc_cam_reconf_fn fn;
 		uint8_t arg[VC_CAM_RECONF_ARG_MAX];
 	} keep[VC_CAM_KEEP_MAX];
+	/* The device's answers to modes it lists (learn_answer), taken out of
+	 * every fresh read of its caps: a USB camera closed while idle, or
+	 * reopened after a stall, is the same camera and would refuse the same
+	 * way. Forgotten when it is gone or its input changes. */
+	struct {
+		struct vc_mode asked, got;
+	} learned[VC_CAM_LEARNED_MAX];
+	unsigned n_learned;
 
 	struct event *retry_ev, *frame_ev, *tick_ev, *idle_ev, *apply_ev, *drain_ev, *ret_ev;
 	struct retq *rq;

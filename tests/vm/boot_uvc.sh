@@ -280,6 +280,15 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s --max-time 10 -o "$q/cams.json" "$U/api/cams"
 	curl -s --max-time 10 -o "$q/hd.try" "$U/api/try?endpoint=/stream&cam=0&size=1280x720"
 	curl -s -N --max-time 6 -D "$q/hd.h" -o "$q/hd.bin" "$U/stream?size=1280x720"
+	# closed while idle (idle_close, 5 s) and opened by the next client:
+	# caps read afresh, what it answered is still known (not said again)
+	node=$(cat "$q/node")
+	for i in $(seq 100); do
+		ls -l /proc/$vp/fd 2>/dev/null | grep -q -- "-> $node\$" || break
+		sleep 0.2
+	done
+	ls -l /proc/$vp/fd 2>/dev/null | grep -q -- "-> $node\$" && echo open >"$q/parked" || echo closed >"$q/parked"
+	curl -s -N --max-time 4 -o "$q/again.bin" "$U/stream"
 	# a 15 fps client alone: the mode settles at the rate the camera runs
 	# and stays (no switch in the 5 s after)
 	curl -s -N --max-time 60 -D "$q/f15.h" -o "$q/f15.bin" "$U/stream?fps=15" &
@@ -529,14 +538,15 @@ if [ -x "$d/uvcdev-quirks" ]; then
 	res quirks.no_stall $? "longest gap between parts $g1 s and $g2 s in two recordings (limit 1 in one of them), $f1 and $f2 fps (want >= 15; 30 less the bad frames)" \
 		"longest gap $g1 s, $f1 fps (second recording: $g2 s, $f2 fps)"
 	# negotiation: the size the camera answered another way is no longer
-	# offered (said once), a client asking it is told and given what comes
+	# offered (said once, also after vcapd closed the idle camera and opened
+	# it again), a client asking it is told and given what comes
 	said=$(grep -c 'asked for MJPG 1280x720 at .*the device runs MJPG 640x480 .*that size is no longer offered' "$q/vcapd.log")
 	hd_sizes=$($J sizes "$q/hd.bin")
 	set -- $($J caps "$q/cams2.json" MJPG)
-	[ "$said" = 1 ] && ! echo " $* " | grep -q ' 1280x720' && [ "$(hdr "$q/hd.h" X-Size)" = 640x480 ] &&
+	[ "$said" = 1 ] && [ "$(cat "$q/parked" 2>/dev/null)" = closed ] && ! echo " $* " | grep -q ' 1280x720' && [ "$(hdr "$q/hd.h" X-Size)" = 640x480 ] &&
 		echo "$hd_sizes" | grep -q ' sizes 640x480:[0-9]* fps' && ! echo "$hd_sizes" | grep -q 'parts 0 ' &&
 		tr -d ' ' <"$q/hd.try" | grep -q '"device_mode":{"fourcc":"MJPG","fourcc_name":"MJPEG","width":640,"height":480'
-	res quirks.size_answered $? "said $said time(s) (want 1); MJPEG offered: $*; /stream?size=1280x720: X-Size '$(hdr "$q/hd.h" X-Size)', $hd_sizes; try: $(head -c 300 "$q/hd.try")" \
+	res quirks.size_answered $? "said $said time(s) (want 1; the camera $(cat "$q/parked" 2>/dev/null) while idle, then reopened); MJPEG offered: $*; /stream?size=1280x720: X-Size '$(hdr "$q/hd.h" X-Size)', $hd_sizes; try: $(head -c 300 "$q/hd.try")" \
 		"a probe for 1280x720 answered with 640x480: learned once, no longer offered, a client asking it told X-Size 640x480 and sent 640x480 ($hd_sizes)"
 	# the rounded rates: listed as the camera runs them, a 15 fps client
 	# settled at 667/10000 s without switching again and sent about 15 fps
