@@ -206,8 +206,11 @@ if [ "${1:-}" = "--guest" ]; then
 			done
 			sleep 2
 			curl -s --max-time 20 -D "$d/beside.h" -o "$d/beside.jpg" "$U/snapshot"
+			# $POLL_S / 5 polls, 5 s apart at least: counted, not fitted
+			# into $POLL_S s (a guest on a busy host took 6-7 s for some
+			# polls and made 19 of 24); bounded by twice the time
 			t0=$(date +%s); i=0
-			while [ $(($(date +%s) - t0)) -lt "$POLL_S" ]; do
+			while [ $i -lt $((POLL_S / 5)) ] && [ $(($(date +%s) - t0)) -lt $((POLL_S * 2)) ]; do
 				i=$((i + 1))
 				# the next slot 5 s after the last, by the guest clock
 				while [ $(($(date +%s) - t0)) -lt $((i * 5)) ]; do sleep 0.2; done
@@ -520,9 +523,9 @@ else
 		[ "$n" = "$n0" ] || sw="$sw $i@${t}s:$n"
 	done 2>/dev/null <"$d/polls"
 	read -r v0 v1 2>/dev/null <"$d/viewer_grew"
-	[ -n "$n0" ] && [ -z "$sw" ] && [ -z "$bad" ] && [ "$np" -ge $((POLL_S / 6)) ] &&
+	[ -n "$n0" ] && [ -z "$sw" ] && [ -z "$bad" ] && [ "$np" -ge $((POLL_S / 5)) ] &&
 		[ "${secs:-0}" -ge $((POLL_S - 5)) ] && [ "${v1:-0}" -gt "${v0:-0}" ]
-	dres poller.no_switch $? "$np polls in ${secs:-0} s (want about $((POLL_S / 5)) over $POLL_S s) beside the $vs viewer: switches $n0 then changed at:${sw:- never} (want never), wrong sizes:${bad:- none}, viewer still receiving: ${v0:-no} -> ${v1:-no} bytes" \
+	dres poller.no_switch $? "$np polls in ${secs:-0} s (want $((POLL_S / 5)), 5 s apart at least, over $POLL_S s or more) beside the $vs viewer: switches $n0 then changed at:${sw:- never} (want never), wrong sizes:${bad:- none}, viewer still receiving: ${v0:-no} -> ${v1:-no} bytes" \
 		"$np polls every 5 s over $secs s beside the viewer: switches stayed $n0, every snapshot $alone"
 fi
 [ "$(cat "$d/exit" 2>/dev/null)" = 0 ]
