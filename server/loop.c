@@ -37,7 +37,7 @@ struct event_base *vc_loop_new(void)
  * (one yescrypt hash is tens of ms). */
 const uint32_t vc_loop_bucket_us[VC_LOOP_BUCKETS] = { 1000, 5000, 25000, 100000, 500000 };
 
-void vc_loop_stats_add(struct vc_loop_stats *st, uint64_t us)
+static void stats_add(struct vc_loop_stats *st, uint64_t us)
 {
 	st->turns++;
 	st->sum_us += us;
@@ -55,7 +55,7 @@ int vc_loop_run(struct event_base *base, struct vc_loop_stats *st)
 		int r = event_base_loop(base, EVLOOP_ONCE);
 		int64_t t1 = vc_thread_cpu_us();
 
-		vc_loop_stats_add(st, t1 > t0 ? (uint64_t)(t1 - t0) : 0);
+		stats_add(st, t1 > t0 ? (uint64_t)(t1 - t0) : 0);
 		if (r != 0)
 			return r;
 		if (event_base_got_break(base) || event_base_got_exit(base))

@@ -29,9 +29,6 @@ struct vc_loop_stats {
 	uint64_t sum_us, max_us;
 };
 
-/* Adds one turn of `us` microseconds of CPU to st. */
-void vc_loop_stats_add(struct vc_loop_stats *st, uint64_t us);
-
 /* event_base_dispatch() that also counts each turn in st (owned by the
  * caller, read on the loop thread: no locking). Returns when the loop is
  * broken or exited (0), has no events left (1), or fails (-1). */

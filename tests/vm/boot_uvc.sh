@@ -280,14 +280,15 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s --max-time 10 -o "$q/cams.json" "$U/api/cams"
 	curl -s --max-time 10 -o "$q/hd.try" "$U/api/try?endpoint=/stream&cam=0&size=1280x720"
 	curl -s -N --max-time 6 -D "$q/hd.h" -o "$q/hd.bin" "$U/stream?size=1280x720"
-	# closed while idle (idle_close, 5 s) and opened by the next client:
-	# caps read afresh, what it answered is still known (not said again)
-	node=$(cat "$q/node")
+	# closed while idle (idle_close, 5 s; closed_idle in /api/status, as
+	# autosuspend waits for it) and opened by the next client: caps read
+	# afresh, what it answered is still known (not said again)
+	parked=open
 	for i in $(seq 100); do
-		ls -l /proc/$vp/fd 2>/dev/null | grep -q -- "-> $node\$" || break
+		st | grep -q '"closed_idle":true' && { parked=closed; break; }
 		sleep 0.2
 	done
-	ls -l /proc/$vp/fd 2>/dev/null | grep -q -- "-> $node\$" && echo open >"$q/parked" || echo closed >"$q/parked"
+	echo "$parked" >"$q/parked"
 	curl -s -N --max-time 4 -o "$q/again.bin" "$U/stream"
 	# a 15 fps client alone: the mode settles at the rate the camera runs
 	# and stays (no switch in the 5 s after)
