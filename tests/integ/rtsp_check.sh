@@ -79,8 +79,8 @@ n=$(ff_frames "$TMP/ka")
 check ffmpeg_keepalive "$([ "$rc" = 0 ] && [ "$n" -ge 220 ]; echo $?)" "rc=$rc, $n frames in 9 s (timeout 6 s)"
 if have_gst; then
 	wait $g; rc=$?
-	check gstreamer_keepalive "$([ "$rc" = 0 ] && ! grep -qi error "$TMP/gka"; echo $?)" \
-		"rc=$rc: $(head -3 "$TMP/gka" | tr '\n' '|')"
+	GW=320 GH=240 gst_check gstreamer_keepalive "$TMP/gka" "$rc" tcp \
+		"rtsp://127.0.0.1:$RP/0?size=320x240" 270
 else
 	skip gstreamer_keepalive "GStreamer not installed"
 fi

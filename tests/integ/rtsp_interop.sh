@@ -2,7 +2,9 @@
 # RTSP with two independent client stacks (issue 24): ffmpeg and GStreamer
 # (rtspsrc ! rtph264depay ! avdec_h264) each decode 5 s over TCP
 # (interleaved) and UDP with no error at the asked size; then with Digest
-# auth (rtsp_digest), and a client without credentials gets 401.
+# auth (rtsp_digest), and a client without credentials gets 401. A GStreamer
+# decode that fails only while closing is decoded again (gst_check: a race in
+# GStreamer 1.22's rtspsrc), its first failure shown in the OK line.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integ/lib/common.sh
 . tests/integ/lib/rtsp.sh
@@ -34,8 +36,7 @@ check ffprobe_size "$([ "$sz" = "${GW}x$GH" ]; echo $?)" "ffprobe says '$sz', as
 if have_gst; then
 	for t in tcp udp; do
 		if [ $t = tcp ]; then wait $g1; rc=$?; else wait $g2; rc=$?; fi
-		check "gstreamer_$t" "$([ "$rc" = 0 ] && ! grep -qi 'error\|warn' "$TMP/gst_$t"; echo $?)" \
-			"rc=$rc: $(head -3 "$TMP/gst_$t" | tr '\n' '|')"
+		gst_check "gstreamer_$t" "$TMP/gst_$t" "$rc" "$t" "$R" 150
 	done
 else
 	skip gstreamer_tcp "gstreamer1.0-plugins-good/-libav not installed"
@@ -67,11 +68,13 @@ check ffmpeg_digest "$([ "$rc" = 0 ] && [ "$n" -ge 120 ] && [ ! -s "$TMP/ff_dig.
 	"rc=$rc, $n frames: $(head -3 "$TMP/ff_dig.err" | tr '\n' '|')"
 if have_gst; then
 	wait $g1; rc=$?
-	check gstreamer_digest "$([ "$rc" = 0 ] && ! grep -qi 'error\|warn' "$TMP/gst_dig"; echo $?)" \
-		"rc=$rc: $(head -3 "$TMP/gst_dig" | tr '\n' '|')"
-	# GStreamer chose Digest (offered first), not Basic
+	gst_check gstreamer_digest "$TMP/gst_dig" "$rc" tcp "$RA" 150 user-id=cam user-pw="$PW"
+	# GStreamer chose Digest (offered first), not Basic: rtspsrc's log says
+	grep -q 'Attempting Digest authentication' "$TMP/gst_dig.dbg"
+	check gstreamer_chose_digest $? "$(grep -o 'Attempting.*' "$TMP/gst_dig.dbg" | tr '\n' '|')"
 else
 	skip gstreamer_digest "GStreamer not installed"
+	skip gstreamer_chose_digest "GStreamer not installed"
 fi
 n=$(grep -c 'wrong credentials' "$VLOG")
 check denied_logged "$([ "$n" -ge 1 ]; echo $?)" "$n log lines for wrong credentials"
