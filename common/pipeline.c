@@ -42,6 +42,7 @@ struct vc_pipeline {
 	struct scratch s[3];
 	struct vc_frame *keep[KEEP]; /* one ref each, for reuse */
 	unsigned keep_next;          /* the slot a new result takes */
+	size_t jpeg_room;            /* what a JPEG result is made with (jpeg_learn) */
 	/* H.264 plans: `pic` makes the I420 picture, `enc` encodes it */
 	struct vc_pipeline *pic;
 	struct vc_h264enc *enc;
@@ -210,16 +211,12 @@ int vc_pipeline_zero_copy(const struct vc_plan *plan, const struct vc_frame *in)
 	return in->fmt->family == VC_FAM_COMPRESSED || packed(in);
 }
 
-/* A heap JPEG frame with room for w x h. */
-static struct vc_frame *jpeg_frame(const struct vc_fmt *mjpg, uint32_t w, uint32_t h,
-				   size_t min_cap)
+/* A heap JPEG frame of w x h with room for cap bytes. */
+static struct vc_frame *jpeg_frame(const struct vc_fmt *mjpg, uint32_t w, uint32_t h, size_t cap)
 {
 	struct vc_geom g;
 	if (vc_fmt_geometry(mjpg, w, h, 0, &g) < 0)
 		return NULL;
-	size_t cap = vc_jpeg_bound(w, h);
-	if (cap < min_cap)
-		cap = min_cap;
 	struct vc_frame *f = vc_frame_new(cap);
 	if (!f)
 		return NULL;
@@ -227,6 +224,13 @@ static struct vc_frame *jpeg_frame(const struct vc_fmt *mjpg, uint32_t w, uint32
 	g.sizeimage = g.mem_size[0] = cap;
 	f->geom = g;
 	return f;
+}
+
+/* A JPEG that outgrew its room is made again in a worst-case buffer, not
+ * kept for reuse: the next results are sized by it. */
+static struct vc_frame *jpeg_worst_case(const struct vc_pipeline *p, uint32_t w, uint32_t h)
+{
+	return jpeg_frame(p->out_fmt, w, h, vc_jpeg_bound(w, h));
 }
 
 /* A result frame of fmt, w x h (JPEG, jpeg_cap > 0: with room for that
@@ -243,7 +247,8 @@ static struct vc_frame *result_frame(struct vc_pipeline *p, const struct vc_fmt 
 	for (unsigned i = 0; i < KEEP; i++) {
 		struct vc_frame *f = p->keep[i];
 		if (!f || atomic_load_explicit(&f->refs, memory_order_acquire) != 1 || f->fmt != fmt ||
-		    f->geom.width != w || f->geom.height != h || f->owned_size < jpeg_cap)
+		    f->geom.width != w || f->geom.height != h || f->owned_size < jpeg_cap ||
+		    (jpeg_cap && f->owned_size / 2 > jpeg_cap)) /* made for a guess: let go */
 			continue;
 		vc_frame_reset(f);
 		return vc_frame_ref(f);
@@ -329,6 +334,14 @@ static int run_jpeg_xform(struct vc_pipeline *p, const struct vc_frame *in,
 		return -ENOMEM;
 	int rc = vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate, p->t.flip,
 				   vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
+	if (rc == -ENOSPC) { /* never seen: a transform keeps the size, give or take */
+		vc_frame_unref(o);
+		o = jpeg_worst_case(p, p->mode.width, p->mode.height);
+		rc = o ? vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate,
+					   p->t.flip, vc_frame_data(o, 0), o->geom.mem_size[0],
+					   &len, &w, &h)
+		       : -ENOMEM;
+	}
 	if (rc < 0) {
 		vc_frame_unref(o);
 		return rc;
@@ -352,6 +365,7 @@ struct run {
 	uint32_t ow, oh;           /* delivered size (after rotation) */
 	uint32_t pw, ph;           /* size before rotation */
 	int encode, rotate;
+	int short_room;            /* the encode ran out of the output's room */
 };
 
 /* Stage 1: decode a JPEG, straight into the output when nothing follows.
@@ -419,11 +433,44 @@ static int stage_rotate(struct run *r)
 	return 0;
 }
 
+/* Stage 4: encode r->cur into o; -ENOSPC (and r->short_room) when the
+ * JPEG does not fit o. */
+static int stage_encode(struct run *r, struct vc_frame *o)
+{
+	size_t len;
+	int rc = vc_jpeg_encode(r->p->jpeg, r->cur, r->p->plan.out.quality, vc_frame_data(o, 0),
+				o->geom.mem_size[0], &len);
+
+	r->short_room = rc == -ENOSPC;
+	if (rc < 0)
+		return rc;
+	o->bytesused[0] = len;
+	return 0;
+}
+
+/* JPEG results are made with room for the largest this pipeline wrote and
+ * half as much again (rounded to 4 KiB), not at the encoder's worst case
+ * (vc_jpeg_bound: 6 bytes per pixel, 1.8 MB for a VGA frame of 30-100 KB).
+ * The first frame guesses a quarter of the worst case (1.5 bytes per
+ * pixel). The room grows only when a frame leaves less than a third of it
+ * free, so the kept results go on being reused. */
+static size_t jpeg_room_for(const struct vc_pipeline *p, uint32_t w, uint32_t h)
+{
+	return p->jpeg_room ? p->jpeg_room : (vc_jpeg_bound(w, h) / 4 + 4095) & ~(size_t)4095;
+}
+
+static void jpeg_learn(struct vc_pipeline *p, size_t len, size_t worst)
+{
+	if (len + len / 2 > p->jpeg_room || !p->jpeg_room)
+		p->jpeg_room = (len + len / 2 + 4096 + 4095) & ~(size_t)4095;
+	if (p->jpeg_room > worst)
+		p->jpeg_room = worst;
+}
+
 /* Decode, convert/scale, rotate and encode as the plan says, into o. */
 static int run_stages(struct run *r, struct vc_frame *o)
 {
 	struct vc_pipeline *p = r->p;
-	const struct vc_plan *pl = &p->plan;
 	int rc;
 
 	/* stage 1: decode */
@@ -447,14 +494,7 @@ static int run_stages(struct run *r, struct vc_frame *o)
 			return rc;
 	}
 
-	/* stage 4: encode */
-	size_t len;
-	rc = vc_jpeg_encode(p->jpeg, r->cur, pl->out.quality, vc_frame_data(o, 0),
-			    o->geom.mem_size[0], &len);
-	if (rc < 0)
-		return rc;
-	o->bytesused[0] = len;
-	return 0;
+	return stage_encode(r, o);
 }
 
 /* The general path: sizes and the rotation's format chosen, the output
@@ -474,11 +514,8 @@ static int run_general(struct vc_pipeline *p, const struct vc_frame *in,
 	r.rotate = pl->steps & VC_STEP_ROTATE;
 	r.encode = pl->steps & VC_STEP_ENCODE;
 
-	struct vc_frame *o;
-	if (r.encode)
-		o = result_frame(p, p->out_fmt, r.ow, r.oh, vc_jpeg_bound(r.ow, r.oh));
-	else
-		o = result_frame(p, p->out_fmt, r.ow, r.oh, 0);
+	struct vc_frame *o = result_frame(p, p->out_fmt, r.ow, r.oh,
+					  r.encode ? jpeg_room_for(p, r.ow, r.oh) : 0);
 	if (!o)
 		return -ENOMEM;
 	out_image(o, &r.dst);
@@ -490,10 +527,17 @@ static int run_general(struct vc_pipeline *p, const struct vc_frame *in,
 		r.rfmt = vc_transform_supported(want, p->t) ? want : p->hub;
 	}
 	int rc = run_stages(&r, o);
+	if (rc == -ENOSPC && r.short_room) {
+		vc_frame_unref(o);
+		o = jpeg_worst_case(p, r.ow, r.oh);
+		rc = o ? stage_encode(&r, o) : -ENOMEM;
+	}
 	if (rc < 0) {
 		vc_frame_unref(o);
 		return rc;
 	}
+	if (r.encode)
+		jpeg_learn(p, o->bytesused[0], vc_jpeg_bound(r.ow, r.oh));
 	*out = o;
 	return 0;
 }

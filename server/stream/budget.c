@@ -28,11 +28,12 @@ size_t budget_output_bytes(const struct vc_mode *m, const struct vc_plan *p)
 	/* the result twice: latest + one in flight; plus, when it converts
 	 * or scales, the converter's hub (ARGB at most: 4 bytes per pixel).
 	 * Massif on the attack of tests/integ/qa_memory_budget.sh: 2 frames +
-	 * a 1.5-4 byte hub per 1920x1080 output. A JPEG result is allocated
-	 * at the encoder's worst case (vc_jpeg_bound: 6 bytes per pixel at
-	 * 4:4:4) and usually reused: half of it per frame. Counted as 2 bytes
-	 * per pixel, 8 VGA outputs of tests/unit/test_budget.c's burst
-	 * allocated 12 per pixel where 10 were admitted. */
+	 * a 1.5-4 byte hub per 1920x1080 output. A JPEG result has room for
+	 * 1.5x the largest its pipeline wrote (common/pipeline.c; noise at
+	 * q95 in test_pipeline: 1.9 bytes per pixel, room 2.9); one
+	 * that outgrows it is made again at the encoder's worst case
+	 * (vc_jpeg_bound: 6 bytes per pixel at 4:4:4) and not kept. Counted
+	 * at half the worst case per result. */
 	size_t frame = px * 2;
 	if (p->out.fourcc == V4L2_PIX_FMT_MJPEG &&
 	    vc_jpeg_bound(p->out.width, p->out.height) / 2 > frame)

@@ -411,7 +411,9 @@ static void passthrough_padded_and_meta(void)
 
 /* Results are reused once released: a run whose previous results nobody
  * holds any more gets one of their buffers back (same storage, fresh
- * metadata, right content); while a result is held it is never written. */
+ * metadata, right content); while a result is held it is never written.
+ * (A pipeline's first JPEG is made at the worst case and not kept: one
+ * frame before.) */
 static void results_reused(void)
 {
 	struct vc_conv *cv = vc_conv_new();
@@ -424,6 +426,10 @@ static void results_reused(void)
 		vc_negotiate_plan(&m, &(struct vc_request){ kinds[k] == RAW ? NV12 : MJPG, 160, 120 }, &pl);
 		struct vc_pipeline *p = vc_pipeline_new(&m, &pl);
 		struct vc_frame *a = NULL, *b = NULL, *c = NULL;
+		in->seq = 0;
+		if (p && vc_pipeline_run(p, in, &a) == 0)
+			vc_frame_unref(a);
+		a = NULL;
 		in->seq = 1;
 		int r1 = p ? vc_pipeline_run(p, in, &a) : -1;
 		in->seq = 2;
@@ -448,6 +454,78 @@ static void results_reused(void)
 	}
 	vc_frame_unref(in);
 	vc_frame_unref(pat);
+	vc_conv_free(cv);
+}
+
+/* JPEG results are sized by what the pipeline wrote, not the encoder's
+ * worst case: after the first (flat picture), the kept results have room
+ * for a few KiB; a noisy picture that outgrows it comes out whole (the
+ * same bytes as a fresh pipeline's), and the next results have room for
+ * it. */
+static void jpeg_results_sized(void)
+{
+	struct vc_conv *cv = vc_conv_new();
+	struct vc_mode m = { YUYV, 320, 240, { 1, 30 } };
+	struct vc_frame *flat_pat = vc_frame_new_fmt(I420, 320, 240);
+	struct vc_frame *noise_pat = vc_frame_new_fmt(I420, 320, 240);
+	uint32_t x = 12345;
+	memset(vc_frame_data(flat_pat, 0), 128, flat_pat->geom.mem_size[0]);
+	for (size_t i = 0; i < noise_pat->geom.mem_size[0]; i++) {
+		x = x * 1103515245u + 12345u;
+		vc_frame_data(noise_pat, 0)[i] = (uint8_t)(x >> 16);
+	}
+	struct vc_frame *flat = capture(NULL, cv, &m, flat_pat), *noise = capture(NULL, cv, &m, noise_pat);
+	struct vc_plan pl;
+	vc_negotiate_plan(&m, &(struct vc_request){ MJPG, 320, 240, .quality = 95 }, &pl);
+	struct vc_pipeline *p = vc_pipeline_new(&m, &pl), *q = vc_pipeline_new(&m, &pl);
+	struct vc_frame *f[4] = { NULL }, *ref = NULL;
+	const struct vc_frame *ins[4] = { flat, flat, noise, noise };
+	int rc = !p || !q;
+	for (int i = 0; i < 4 && !rc; i++) {
+		rc = vc_pipeline_run(p, ins[i], &f[i]);
+		if (i < 2) { /* released: the next may reuse it */
+			vc_frame_unref(f[i]);
+			f[i] = NULL;
+		}
+	}
+	if (!rc)
+		rc = vc_pipeline_run(q, noise, &ref);
+	size_t bound = vc_jpeg_bound(320, 240);
+	CHECK(!rc && f[2] && f[3] && ref, "runs: %d", rc);
+	if (!rc && f[2] && f[3] && ref) {
+		size_t small = f[3]->owned_size, big = f[2]->bytesused[0];
+		CHECK(big > 8 * 1024 && f[2]->bytesused[0] == ref->bytesused[0] &&
+			      !memcmp(f[2]->mem[0], ref->mem[0], ref->bytesused[0]),
+		      "the noisy JPEG outgrew the room and came out whole: %zu bytes, fresh %zu",
+		      big, ref->bytesused[0]);
+		printf("pipeline.jpeg_results_sized: noise q95 %zu bytes (%.2f B/px) in %zu; worst case %zu\n", big, big / (320.0 * 240), small, bound);
+		CHECK(f[3]->bytesused[0] == big && small >= big + big / 2 && small < bound,
+		      "the next has room for it: %zu bytes in %zu (worst case %zu)",
+		      f[3]->bytesused[0], small, bound);
+	}
+	/* the flat picture's room: run again after the noisy ones are gone */
+	struct vc_pipeline *r = vc_pipeline_new(&m, &pl);
+	struct vc_frame *g = NULL;
+	for (int i = 0; r && i < 3; i++) {
+		vc_frame_unref(g);
+		g = NULL;
+		if (vc_pipeline_run(r, flat, &g) < 0)
+			break;
+	}
+	CHECK(g && g->owned_size <= 16 * 1024 && g->owned_size >= g->bytesused[0] + g->bytesused[0] / 2,
+	      "a flat picture's result: %zu bytes in %zu (worst case %zu)",
+	      g ? g->bytesused[0] : 0, g ? g->owned_size : 0, bound);
+	vc_frame_unref(g);
+	for (int i = 0; i < 4; i++)
+		vc_frame_unref(f[i]);
+	vc_frame_unref(ref);
+	vc_pipeline_free(p);
+	vc_pipeline_free(q);
+	vc_pipeline_free(r);
+	vc_frame_unref(flat);
+	vc_frame_unref(noise);
+	vc_frame_unref(flat_pat);
+	vc_frame_unref(noise_pat);
 	vc_conv_free(cv);
 }
 
@@ -506,6 +584,7 @@ int main(void)
 	RUN("pipeline", stale_and_bad);
 	RUN("pipeline", passthrough_padded_and_meta);
 	RUN("pipeline", results_reused);
+	RUN("pipeline", jpeg_results_sized);
 	RUN("pipeline", h264_plan);
 	CHECK_EXIT();
 }
