@@ -322,33 +322,41 @@ static int run_repack(struct vc_pipeline *p, const struct vc_frame *in, const st
 	return 0;
 }
 
+/* The lossless rotation/flip of in (size bytes of JPEG) into o. */
+static int xform_into(struct vc_pipeline *p, const struct vc_frame *in, size_t size,
+		      struct vc_frame *o)
+{
+	uint32_t w, h;
+	size_t len;
+	int rc = vc_jpeg_transform(p->jpeg, in->mem[0], size, p->t.rotate, p->t.flip,
+				   vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
+
+	if (rc < 0)
+		return rc;
+	o->bytesused[0] = len;
+	o->geom.width = w;
+	o->geom.height = h;
+	return 0;
+}
+
 /* A JPEG rotated or flipped losslessly (no decode) into *out. */
 static int run_jpeg_xform(struct vc_pipeline *p, const struct vc_frame *in,
 			  const struct vc_jpeg_info *info, struct vc_frame **out)
 {
-	uint32_t w, h;
-	size_t len;
 	struct vc_frame *o = result_frame(p, p->out_fmt, p->mode.width, p->mode.height,
 					  info->size + info->size / 4 + 4096);
 	if (!o)
 		return -ENOMEM;
-	int rc = vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate, p->t.flip,
-				   vc_frame_data(o, 0), o->geom.mem_size[0], &len, &w, &h);
+	int rc = xform_into(p, in, info->size, o);
 	if (rc == -ENOSPC) { /* never seen: a transform keeps the size, give or take */
 		vc_frame_unref(o);
 		o = jpeg_worst_case(p, p->mode.width, p->mode.height);
-		rc = o ? vc_jpeg_transform(p->jpeg, in->mem[0], info->size, p->t.rotate,
-					   p->t.flip, vc_frame_data(o, 0), o->geom.mem_size[0],
-					   &len, &w, &h)
-		       : -ENOMEM;
+		rc = o ? xform_into(p, in, info->size, o) : -ENOMEM;
 	}
 	if (rc < 0) {
 		vc_frame_unref(o);
 		return rc;
 	}
-	o->bytesused[0] = len;
-	o->geom.width = w;
-	o->geom.height = h;
 	*out = o;
 	return 0;
 }
@@ -461,7 +469,7 @@ static size_t jpeg_room_for(const struct vc_pipeline *p, uint32_t w, uint32_t h)
 
 static void jpeg_learn(struct vc_pipeline *p, size_t len, size_t worst)
 {
-	if (len + len / 2 > p->jpeg_room || !p->jpeg_room)
+	if (len + len / 2 > p->jpeg_room)
 		p->jpeg_room = (len + len / 2 + 4096 + 4095) & ~(size_t)4095;
 	if (p->jpeg_room > worst)
 		p->jpeg_room = worst;
