@@ -186,14 +186,18 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 	int streams = *ns > 0;
 	/* With streams watched, a waiting one-shot that the target mode gives
 	 * its full size holds that mode until it has its frame (it was promised
-	 * that picture: a stream joining meanwhile switches after it); the
-	 * others are served as the streams' mode allows (a poller among them
-	 * steers above). */
+	 * that picture: a stream joining meanwhile switches after it), at 1 fps
+	 * as a poller: the streams decide the rate (at the default rate, each
+	 * snapshot that waited beside fps-limited viewers while one joined or
+	 * left switched the camera to its fastest rate and back); the others
+	 * are served as the streams' mode allows (a poller among them steers
+	 * below). */
 	for (const struct output *o = h->outputs; o; o = o->next)
 		for (const struct waiter *w = o->waiters; w; w = w->next) {
-			if (streams && promised(h, &w->req))
-				vc_negotiate_resolve(def, want_fps, &w->req, &r[(*ns)++]);
-			else
+			if (streams && promised(h, &w->req)) {
+				vc_negotiate_resolve(def, 1, &w->req, &r[*ns]);
+				r[(*ns)++].fps = 1;
+			} else
 				vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
 		}
 	if (extra && kind == HUB_ONESHOT && !streams) {

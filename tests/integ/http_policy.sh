@@ -23,6 +23,19 @@ U=http://127.0.0.1:$VPORT
 cam_mode() { curl -s "$U/api/cams/0" | sed -n 's/.*"mode":{[^}]*"width":\([0-9]*\),"height":\([0-9]*\).*/\1x\2/p' | head -1; }
 # switches: mode switches logged so far
 switches() { grep -c 'stream: cam 0: mode ' "$VLOG"; }
+# cam_ival: the device's frame interval now, "NUM/DEN" s
+cam_ival() { curl -s "$U/api/cams/0" | sed -n 's/.*"mode":{[^}]*"interval":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p' | head -1; }
+# wait_ival NUM/DEN TENTHS: polls until the interval is that; prints the
+# tenths waited, or "timeout"
+wait_ival() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		[ "$(cam_ival)" = "$1" ] && { echo $_i; return 0; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo timeout
+}
 # wait_mode WxH TENTHS: polls until the device mode is WxH; prints the tenths waited
 wait_mode() {
 	_i=0
@@ -108,6 +121,32 @@ curl -s "$U/api/status" >"$TMP/status"
 grep -q '"policy":{"why":"[a-z]*"' "$TMP/status" && grep -q '"requests":\[' "$TMP/status"
 check status_why $? "$(grep -o '"policy":{[^]]*]' "$TMP/status" | head -c 300)"
 stopbg "$v43"
+
+# ---- a snapshot waiting beside fps-limited viewers does not set the rate:
+# a 1 fps viewer; five times a snapshot (the mode gives its size: it waits
+# for the next frame, up to 1 s) with a second 1 fps viewer joining 50 ms
+# later and leaving after 1.5 s, so the choice is made while it waits. The
+# rate stays 1/1 s and nothing switches (before: 1/1 -> 1/30 s and back,
+# 8 switches in 16 s; in the day test's guest each switch cost the viewers
+# seconds of no frames)
+bg curl -s -N -o /dev/null "$U/stream?fps=1"; slow=$LAST
+w=$(wait_ival 1/1 40)
+sleep 2.2 # past the hold of that switch
+n0=$(switches)
+ivs=
+for i in 1 2 3 4 5; do
+	curl -s -o /dev/null --max-time 6 "$U/snapshot" &
+	sp=$!
+	sleep 0.05
+	curl -s -N -o /dev/null --max-time 1.5 "$U/stream?size=640x360&fps=1"
+	wait $sp
+	sleep 0.6 # past the leave's settle
+	ivs="$ivs $(cam_ival)"
+done
+n1=$(switches)
+stopbg "$slow"
+[ "$w" != timeout ] && [ "$n1" = "$n0" ] && [ "$ivs" = " 1/1 1/1 1/1 1/1 1/1" ]
+check snapshot_keeps_rate $? "1 fps viewer (mode rate 1/1 s after $w tenths); 5 snapshots each with a viewer joining while it waited: rates after each:$ivs, switches $n0 -> $n1 (want none)"
 
 # ---- no stream: the default comes back (the thumbnails polled above fit
 # in it); a one-shot may switch for a picture it cannot give, and is a

@@ -574,6 +574,44 @@ static void pollers_beside_change_nothing(void)
 	fixture_close(&fx);
 }
 
+/* A snapshot waiting beside fps-limited viewers holds the mode's size, not
+ * its rate: a 1 fps viewer, a snapshot of the mode's picture waiting for its
+ * frame, a second 1 fps viewer arriving meanwhile: the rate stays 1/1 s (a
+ * waiter counted at the camera's default rate switched it to 1/30 s and back
+ * after the snapshot, each switch a restart of the capture: http_policy's
+ * snapshot_keeps_rate). */
+static void waiting_snapshot_keeps_rate(void)
+{
+	struct fixture fx;
+	char a[64];
+
+	if (fixture_open(&fx, "test:640x480@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct vc_request slow = { MJPG, 640, 480, 1, 0, 0, 0 };
+	struct vc_request snap = { MJPG, 640, 480, 0, 0, 0, 0 };
+	struct vc_request other = { MJPG, 320, 240, 1, 0, 0, 0 };
+	struct client *c = add_client(fx.h, &slow);
+	CHECK(fx.h->target.ival.num == 1 && fx.h->target.ival.den == 1, "the 1 fps viewer's mode: %s",
+	      mode_str(&fx.h->target, a));
+	struct waiter *w = add_waiter(fx.h, &snap);
+	past_hold(fx.h);
+	struct client *c2 = add_client(fx.h, &other);
+	CHECK(w && c2 && mode_is(&fx.h->target, YUYV, 640, 480) && fx.h->target.ival.num == 1 &&
+		      fx.h->target.ival.den == 1,
+	      "a viewer joining while the snapshot waits: %s (want YUYV 640x480 1/1)",
+	      mode_str(&fx.h->target, a));
+	if (w)
+		remove_waiter(w);
+	if (c2)
+		remove_client(c2);
+	if (c)
+		remove_client(c);
+	fixture_close(&fx);
+}
+
 /* The same URL gets the same picture whoever else is connected: width=320
  * keeps the camera default's 16:9 beside a 4:3 viewer, and a stream without
  * size is the default size. */
@@ -756,6 +794,7 @@ int main(void)
 	RUN("hub", poller_first_no_switch);
 	RUN("hub", pollers_alone);
 	RUN("hub", pollers_beside_change_nothing);
+	RUN("hub", waiting_snapshot_keeps_rate);
 	RUN("hub", same_url_same_picture);
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
