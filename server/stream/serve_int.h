@@ -76,6 +76,9 @@ void snapshot_wake(struct waiter *w);
 /* w's stream_wake callback (opaque: w): DATA wakes it with the frame, an
  * end resumes it without one (503). */
 void snapshot_on_event(void *opaque, enum stream_ev ev, int64_t now);
+/* At w's timeout (SNAPSHOT_TIMEOUT_MS without a frame): whether it waits on
+ * for a frame its output is converting or encoding (SNAPSHOT_WORK_MS). */
+int snapshot_keep_waiting(const struct waiter *w, int64_t now);
 
 /* ---- stream.c ---- */
 

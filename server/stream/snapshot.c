@@ -1,6 +1,7 @@
 /* One-shot requests: /snapshot (JPEG) and /raw. A request either gets the
  * output's latest frame at once (max_age_ms) or waits (a waiter on the
- * output) for the next one, at most SNAPSHOT_TIMEOUT_MS; the frame is sent
+ * output) for the next one, at most SNAPSHOT_TIMEOUT_MS (longer while its
+ * output works on a frame: snapshot_keep_waiting); the frame is sent
  * from its own memory, the MHD response holding one reference (ETag,
  * If-None-Match answered with 304). */
 #define LOG_PREFIX "stream:"
@@ -34,6 +35,18 @@ static void waiter_free(void *p)
 	free(w);
 }
 
+/* The camera's frame came and is on the worker pool for w's output (the
+ * hardware encoders take milliseconds: not waited for): its picture is
+ * near. On a saturated CPU a 1080p snapshot's encode waited 2.3 s for a
+ * worker and took 3 s; the snapshot was refused "no frame from the camera"
+ * 0.8 s before its picture was done (the day test's guest beside a CPU
+ * hog). A worker that never ends is still a 503, SNAPSHOT_WORK_MS after
+ * the request. */
+int snapshot_keep_waiting(const struct waiter *w, int64_t now)
+{
+	return w->out && w->out->busy && now - w->since_us < (int64_t)SNAPSHOT_WORK_MS * 1000;
+}
+
 static void on_waiter_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct waiter *w = arg;
@@ -42,6 +55,12 @@ static void on_waiter_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (w->resumed)
 		return;
+	if (snapshot_keep_waiting(w, now_us())) {
+		struct timeval tv = { 0, 200 * 1000 };
+
+		evtimer_add(w->timer, &tv);
+		return;
+	}
 	w->timed_out = 1;
 	w->resumed = 1;
 	MHD_resume_connection(w->conn);
@@ -170,8 +189,9 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 			return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
 					     s->stopping ? "shutting down"
 					     : o && !o->hub->cam ? "camera removed"
+					     : o && o->busy ? "no picture within %d ms: its frame is still being encoded"
 					     : "no frame from the camera within %d ms",
-					     SNAPSHOT_TIMEOUT_MS);
+					     o && o->busy ? SNAPSHOT_WORK_MS : SNAPSHOT_TIMEOUT_MS);
 		enum MHD_Result ret = send_frame(r, o, f, w->frame_dht, raw);
 		waiter_unlink(w);
 		return ret;
@@ -199,6 +219,7 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 	w->req = p.req;
 	vc_guard_addr_key(vc_http_peer_addr(r), &w->addr);
 	w->dflt = stream_default_picture(raw, &p);
+	w->since_us = now_us();
 	w->timer = evtimer_new(s->base, on_waiter_timeout, w);
 	if (!w->timer) {
 		free(w);

@@ -27,6 +27,10 @@
 
 #define BOUNDARY "vcapdframe"
 #define SNAPSHOT_TIMEOUT_MS 5000
+/* ...unless the camera's frame came and its output is still converting or
+ * encoding it: then the one-shot waits for that picture up to this long
+ * after its request (snapshot_keep_waiting) */
+#define SNAPSHOT_WORK_MS 15000
 /* An output left without users is freed after this grace (a reconnecting
  * client finds it, a max_age_ms snapshot its frame); the gc runs every
  * second. Longer kept every size and quality a dashboard ever asked for
@@ -122,6 +126,7 @@ struct waiter {
 	struct vc_frame *frame;    /* set when woken with a frame */
 	size_t frame_dht;          /* its DHT insertion offset (see output.latest_dht) */
 	struct event *timer;
+	int64_t since_us;          /* when it came (now_us) */
 	int done, timed_out, raw, resumed;
 	struct vc_guard_addr addr; /* its address group: per-address share (budget.c) */
 	int dflt;                  /* asked for the camera's default picture */

@@ -612,6 +612,40 @@ static void waiting_snapshot_keeps_rate(void)
 	fixture_close(&fx);
 }
 
+/* A snapshot whose camera frame is still being encoded when its 5 s are up
+ * waits for that picture (up to SNAPSHOT_WORK_MS after it came); with its
+ * output idle the camera gave nothing: the 503 at SNAPSHOT_TIMEOUT_MS. */
+static void snapshot_waits_for_its_encode(void)
+{
+	struct fixture fx;
+	struct vc_request snap = { MJPG, 320, 240, 0, 0, 0, 0 };
+
+	if (fixture_open(&fx, "test:640x480@30:YUYV:only") < 0) {
+		CHECK(0, "fixture");
+		fixture_close(&fx);
+		return;
+	}
+	struct waiter *w = add_waiter(fx.h, &snap);
+	CHECK(w != NULL, "waiter");
+	if (w) {
+		int64_t t = w->since_us = 1000000000;
+		int busy = w->out->busy;
+		int64_t due = t + SNAPSHOT_TIMEOUT_MS * 1000LL;
+
+		w->out->busy = 1;
+		CHECK(snapshot_keep_waiting(w, due), "encode under way at 5 s: 503");
+		CHECK(snapshot_keep_waiting(w, t + (SNAPSHOT_WORK_MS - 1) * 1000LL),
+		      "encode under way just before SNAPSHOT_WORK_MS: 503");
+		CHECK(!snapshot_keep_waiting(w, t + SNAPSHOT_WORK_MS * 1000LL),
+		      "encode under way at SNAPSHOT_WORK_MS: still waiting");
+		w->out->busy = 0;
+		CHECK(!snapshot_keep_waiting(w, due), "output idle at 5 s: still waiting");
+		w->out->busy = busy;
+		remove_waiter(w);
+	}
+	fixture_close(&fx);
+}
+
 /* The same URL gets the same picture whoever else is connected: width=320
  * keeps the camera default's 16:9 beside a 4:3 viewer, and a stream without
  * size is the default size. */
@@ -795,6 +829,7 @@ int main(void)
 	RUN("hub", pollers_alone);
 	RUN("hub", pollers_beside_change_nothing);
 	RUN("hub", waiting_snapshot_keeps_rate);
+	RUN("hub", snapshot_waits_for_its_encode);
 	RUN("hub", same_url_same_picture);
 	RUN("hub", hold_and_give_back);
 	RUN("hub", no_flapping);
