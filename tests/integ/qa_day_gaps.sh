@@ -34,9 +34,20 @@ make_case() {
 		}
 	}'
 }
-judge() { # CASE [WINDOWS]: "DAEMON BUSY CAMERA WINDOW PARTS MATCHED IDLE HELD DETAIL"
-	awk -v lim=1.0 -v rate=2 -v s0=$t0 -v wins="${2:-}" -f tests/vm/day_gaps.awk \
-		"$TMP/$1.frames" "$TMP/$1.jobs" "$TMP/$1.samples" "$TMP/$1.parts"
+judge() { # CASE [WINDOWS [J0 J1]]: "DAEMON BUSY CAMERA WINDOW PARTS MATCHED IDLE HELD DETAIL"
+	awk -v lim=1.0 -v rate=2 -v s0=$t0 -v wins="${2:-}" -v j0="${3:-}" -v j1="${4:-}" \
+		-f tests/vm/day_gaps.awk "$TMP/$1.frames" "$TMP/$1.jobs" "$TMP/$1.samples" "$TMP/$1.parts"
+}
+# session NEW CASE PARTS_TO [JOBS_TO [LONG_FROM]]: a client of CASE's
+# camera that joined 19.8 s in and left at 25 s, given the parts that came
+# before PARTS_TO s and the jobs submitted before JOBS_TO s (plus one job
+# from LONG_FROM s past its leaving: the output still working)
+j0=$(awk -v t=$t0 'BEGIN { printf "%.3f", t + 19.8 }'); j1=$((t0 + 25))
+session() {
+	cp "$TMP/$2.frames" "$TMP/$1.frames"; cp "$TMP/$2.samples" "$TMP/$1.samples"
+	awk -v a=$j0 -v b="$(($t0 + 0))" -v to="$3" '$1 >= a && $1 < b + to' "$TMP/$2.parts" >"$TMP/$1.parts"
+	awk -v b=$t0 -v to="${4:-99}" -v lj="${5:-}" '$1 < b + to { print }
+		END { if (lj != "") printf "%.6f %.6f\n", b + lj, b + 25.5 }' "$TMP/$2.jobs" >"$TMP/$1.jobs"
 }
 for c in normal camera busy dropped stall starved window; do make_case $c; done
 # "window": frames dropped as in "dropped" but inside a planned disconnect
@@ -57,3 +68,25 @@ set -- $(judge starved); [ "$1" = 0 ] && [ "$2" = 1 ]
 check starved_loop_not_blamed $? "$*"
 set -- $(judge window "$win"); [ "$1" = 0 ] && [ "$4" = 1 ]
 check window_not_judged $? "$*"
+# a short session (day.sh's B viewers): its first part judged from its
+# request, the wait after its last part up to its leaving
+session s_normal normal 99
+set -- $(judge s_normal "" $j0 $j1); [ "$1$2$3$4" = 0000 ] && [ "$5" -ge 9 ]
+check session_normal $? "$*"
+session s_late dropped 99
+set -- $(judge s_late "" $j0 $j1); [ "$1" = 1 ] && [ "$5" -ge 5 ]
+first=$?
+set -- $(judge s_late); [ "$first" = 0 ] && [ "$1" = 0 ]
+check session_late_first_blamed $? "with j0/j1: blamed; without: $* (the first part is then not judged)"
+session s_tail normal 21.7 21.7
+set -- $(judge s_tail "" $j0 $j1); [ "$1" = 1 ] && [ "$5" = 4 ]
+check session_tail_blamed $? "$*"
+session s_tail_busy normal 21.7 21.7 22.07
+set -- $(judge s_tail_busy "" $j0 $j1); [ "$1" = 0 ] && [ "$2" = 1 ]
+check session_tail_busy_not_blamed $? "$*"
+session s_none normal 0 0
+set -- $(judge s_none "" $j0 $j1); [ "$1" = 1 ] && [ "$5" = 0 ]
+check session_nothing_blamed $? "$*"
+session s_none_busy normal 0 0 20.07
+set -- $(judge s_none_busy "" $j0 $j1); [ "$1" = 0 ] && [ "$2" = 1 ]
+check session_nothing_busy_not_blamed $? "$*"

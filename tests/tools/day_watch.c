@@ -17,7 +17,9 @@
  *     time (s) its boundary arrived, its X-Timestamp (capture time) and
  *     X-Frame-Seq ("-" when absent), 1 if it is a placeholder else 0
  *     (written at once: the probe may be stopped by a signal); then "#
- *     parts N bytes B" on stderr.
+ *     parts N bytes B from T0 to T1" on stderr: the epoch times (s) its
+ *     request was sent and it stopped reading (its session, which the
+ *     gap judge measures the first part and the last wait against).
  * Exit 0, or 2 on bad usage. */
 
 #include <arpa/inet.h>
@@ -290,6 +292,7 @@ static int stream(int port, const char *path, int seconds)
 	double end = now_mono() + seconds;
 	struct part_hdr h = { 0 };
 	int fd = get(port, path);
+	double t0 = now_real();
 
 	if (fd < 0) {
 		fprintf(stderr, "# connect failed\n");
@@ -328,11 +331,12 @@ static int stream(int port, const char *path, int seconds)
 		carry = n < ml - 1 ? n : ml - 1;
 		memmove(buf, buf + n - carry, carry);
 	}
+	double t1 = now_real();
 	if (h.pending)
 		part_emit(&h);
 	fflush(stdout);
 	close(fd);
-	fprintf(stderr, "# parts %llu bytes %llu\n", parts, bytes);
+	fprintf(stderr, "# parts %llu bytes %llu from %.3f to %.3f\n", parts, bytes, t0, t1);
 	return 0;
 }
 

@@ -92,7 +92,7 @@ if [ "${1:-}" = "--guest" ]; then
 		if [ $t -ge $nb ] && [ -n "$busy" ] && [ $t -le $((S - 18)) ]; then
 			nb=$((nb + 20))
 			b=$((b + 1))
-			(ev b_join; $W stream $PORT "/stream?size=640x360$F" 6 >"$out/B$b.ts" 2>/dev/null; ev b_leave) &
+			(ev b_join; $W stream $PORT "/stream?size=640x360$F" 6 >"$out/B$b.ts" 2>"$out/B$b.err"; ev b_leave) &
 			tp="$tp $!"
 		fi
 		if [ $t -ge $ns ] && [ -n "$busy" ]; then
@@ -376,16 +376,46 @@ oa=$(awk '{ if ($7 > m) m = $7 } END { print m + 0 }' "$work/samples")
 [ "$om" -le 5 ] && [ "$oa" -le 12 ]
 res outputs_freed $? "at most $om outputs in the last 10 % of the run, $oa at any time"
 
-# ---- every client served to the end
+# ---- every client served to the end. B's 6 s sessions are judged on the
+# guest's timeline, not counted against the wall clock: beside a CPU hog the
+# TCG guest encoded A's frames 2.5-3.5 s apart while B watched (the output
+# working, or the guest's CPUs saturated), so "5 of B's 12 frames" failed
+# runs whose every frame went out when it was made (2 and 3 frames). Each B
+# session, from its request to its leaving (day_watch's own times): it got a
+# frame, no gap the daemon caused (day_gaps.awk, its first part judged from
+# its request and the wait after its last up to its leaving), and at least
+# half the frames A got meanwhile (a 640x360 stream costs less than A's
+# 720p: B starved beside A fails this on any host).
+grep ': output 640x360 q80: frame ts ' "$L" | awk '{ print $(NF - 6), $(NF - 2) }' >"$work/jobsB"
+bbad=0 bdet= nb=0
+for f in "$work"/B*.ts; do
+	nb=$((nb + 1))
+	set -- $(sed -n 's/^# parts [0-9]* bytes [0-9]* from \([0-9.]*\) to \([0-9.]*\)$/\1 \2/p' "${f%.ts}.err" 2>/dev/null)
+	if [ -z "${2:-}" ]; then
+		bbad=1 bdet="$bdet ${f##*/}: no session ($(head -c 80 "${f%.ts}.err" 2>/dev/null));"
+		continue
+	fi
+	j0=$1 j1=$2
+	na=$(awk -v a="$j0" -v b="$j1" '$1 >= a && $1 <= b' "$work/A.ts" | wc -l)
+	set -- $(awk -v lim=1.0 -v rate=$rate -v s0="$j0" -v wins="$wins" -v j0="$j0" -v j1="$j1" \
+		-f tests/vm/day_gaps.awk "$work/frames" "$work/jobsB" "$work/samples" "$f")
+	{ [ "$5" -ge 1 ] && [ "$5" -ge $((na / 2)) ] && [ "$1" = 0 ]; } || bbad=1
+	bdet="$bdet ${f##*/}: $5 parts (A $na) in $(calc "$j1 - $j0") s, gaps over 1 s $1 the daemon's $2 busy $3 camera's $4 at a disconnect, worst idle hold $7 s ($9);"
+done
 lastA=$(tail -1 "$work/A.ts" | cut -d' ' -f1); rb=$(cat "$work/R.bytes" 2>/dev/null)
 rw=$(tr -d '\r' <"$work/R.h" | sed -n 's/^X-Width: //p'); rh=$(tr -d '\r' <"$work/R.h" | sed -n 's/^X-Height: //p')
 rmin=$(( (S - 20) * 320 * 180 * 2 )) # half of 2 fps
-bmin=999; for f in "$work"/B*.ts; do n=$(wc -l <"$f"); [ "$n" -lt "$bmin" ] && bmin=$n; done
-nb=$(ls "$work"/B*.ts | wc -l)
 sn=$(wc -l <"$work/snaps"); s200=$(grep -c '^200 ' "$work/snaps")
+# a snapshot asked while the camera was away (a window around a planned
+# disconnect; beside a CPU hog the guest's vivid took 10 s to come back)
+# is answered 503 "absent" at once: not a client left unserved
+sab=$(grep 'http: GET /snapshot -> 503 camera day is absent' "$L" | while read -r d tm rest; do
+	date -d "$d $tm" +%s.%N; done | awk -v wins="$wins" '{ n = split(wins, w, " ")
+	for (i = 1; i <= n; i++) { split(w[i], x, ":"); if ($1 >= x[1] && $1 <= x[2]) { k++; break } } }
+	END { print k + 0 }')
 awk -v a="$lastA" -v e="$t_end" 'BEGIN { exit !(a >= e - 2) }' && [ "${rb:-0}" -ge "$rmin" ] &&
-	[ "$rw"x"$rh" = 320x180 ] && [ "$bmin" -ge 5 ] && [ "$sn" -ge $(((S - 25) / 10 - 1)) ] && [ "$s200" = "$sn" ]
-res clients_served $? "A's last frame $(calc "$lastA - $t_end") s from the end; R ${rw}x$rh $rb bytes (>= $rmin); $nb B sessions, fewest frames $bmin (>= 5); snapshots $s200/$sn 200"
+	[ "$rw"x"$rh" = 320x180 ] && [ "$nb" -ge 2 ] && [ "$bbad" = 0 ] && [ "$sn" -ge $(((S - 25) / 10 - 1)) ] && [ $((s200 + sab)) = "$sn" ]
+res clients_served $? "A's last frame $(calc "$lastA - $t_end") s from the end; R ${rw}x$rh $rb bytes (>= $rmin); $nb B sessions (each: a frame, none of its gaps the daemon's, at least half of A's frames meanwhile):$bdet snapshots $s200/$sn 200, $sab 503 while the camera was away"
 
 grep -q 'control brightness = 100' "$L" && grep -qi 'reload' "$L"
 res hup $? "$(grep -i 'reload\|brightness' "$L" | tail -2 | cut -c 1-160 | tr '\n' ' ')"

@@ -12,7 +12,13 @@
 # Variables: lim (s: the longest gap a viewer may see), rate (the client's
 # fps= limit, 0 for none), s0 (epoch s: the client's start), wins ("FROM:TO
 # ..." in epoch s: the windows around the planned disconnects, where the
-# device is away and gaps are reported, not judged).
+# device is away and gaps are reported, not judged); for a short session,
+# j0 and j1 (epoch s: when its request was sent and when it stopped
+# reading): the first part is then judged as a gap from j0 (due: the first
+# frame dequeued after j0, which a joining client starts with) and the wait
+# after the last part as one up to j1 (a frame due before j1 and never
+# sent); without them both are left out (a client watching for the
+# whole run).
 # A gap over lim is the daemon's when it held a frame the client was due
 # for longer than lim without working on it. Held: from the moment the
 # first frame newer than the client's last one could have been dequeued
@@ -62,19 +68,15 @@ function due_at(pk, pr,   e, r) { # when the client could have had a newer frame
 	r = pr + (rate > 0 ? 0.9 / rate : 0)
 	return e > r ? e : r
 }
-FILENAME == ARGV[4] {
-	parts++
-	a = $1
-	real = ($4 == 0 && ($2 in idx))
-	matched += real
+function join(   k) { # a joining client: its first frame (the first dequeued after j0) is due from j0
+	joined = 1
+	if (j0 == "") return
+	for (k = 0; k < n && at[k + 1] <= j0; k++);
+	pk = k; pr = j0 - (rate > 0 ? 0.9 / rate : 0); pa = j0
+}
+function judge(a, held, idle,   i, inw, kind) { # a gap ending at a over lim
 	inw = 0
 	for (i = 1; i <= nw; i++) if (a >= wf[i] && (pa == "" ? a : pa) <= wt[i]) inw = 1
-	held = idle = 0
-	if (real && pk && idx[$2] > pk) {
-		d0 = due_at(pk, pr)
-		held = a - d0
-		idle = held > 0 ? held - busy_in(d0, a) : 0
-	}
 	if (!inw && held > worsth) worsth = held
 	if (!inw && idle > worst) worst = idle
 	if (pa != "" && a - pa > lim) {
@@ -83,8 +85,33 @@ FILENAME == ARGV[4] {
 		det = det sprintf("%s%.2f/%.2f/%.2f@%.0f:%s", sep, a - pa, held, idle, pa - s0, kind)
 		sep = ","
 	}
+}
+FILENAME == ARGV[4] {
+	if (!joined) join()
+	parts++
+	a = $1
+	real = ($4 == 0 && ($2 in idx))
+	matched += real
+	held = idle = 0
+	if (real && pk && idx[$2] > pk) {
+		d0 = due_at(pk, pr)
+		held = a - d0
+		idle = held > 0 ? held - busy_in(d0, a) : 0
+	}
+	judge(a, held, idle)
 	pa = a
 	if (real) { pk = idx[$2]; pr = a }
 }
-END { printf "%d %d %d %d %d %d %.2f %.2f %s\n", nk["d"], nk["b"], nk["c"], nk["w"], parts, matched,
+END {
+	if (!joined) join() # no part came
+	if (j1 != "") { # the wait after the last part (or since j0)
+		held = idle = 0
+		if (pk && pk < n && at[pk + 1] < j1) {
+			d0 = due_at(pk, pr)
+			held = j1 - d0
+			idle = held > 0 ? held - busy_in(d0, j1) : 0
+		}
+		judge(j1, held, idle)
+	}
+	printf "%d %d %d %d %d %d %.2f %.2f %s\n", nk["d"], nk["b"], nk["c"], nk["w"], parts, matched,
 	worst, worsth, det == "" ? "none" : det }
