@@ -301,15 +301,23 @@ cpu_pf() { # FROM TO (epoch): ms of CPU per frame of A
 # failed 2 of 5 runs on this loaded host with the same work (97 -> 158,
 # 126 -> 245 ms). So under TCG the work itself must return: the outputs
 # that ran jobs (converts/encodes, from the debug log) and the jobs per
-# frame of A, which an output left encoding after its clients, a costlier
-# plan kept or a second encode of A's picture would raise (an extra output
-# at A's rate is +1 job per frame on a steady 2); CPU time is printed, and
-# asserted (x1.5) under KVM.
-work_pf() { # FROM TO (epoch): "JOBS_PER_FRAME_OF_A OUTPUTS_WITH_JOBS"
-	awk -v a="$1" -v b="$2" 'FILENAME == ARGV[1] { if ($1 >= a && $1 <= b) f++; next }
+# frame the camera delivered, which an output left encoding after its
+# clients or a second encode of A's picture would raise (an extra output at
+# the camera's rate is +1 job per frame on a steady 2); CPU time is
+# printed, and asserted (x1.5) under KVM. Per frame of the camera, not of
+# A: beside a CPU hog A's output, encoding the poller's 1080p mode down to
+# 720p for 4-5 s a frame at the end, delivered a third of its frames while
+# R's cheap output kept the camera's rate (2.78 and 3.00 jobs per frame of
+# A from 1.87 and 1.75: the same work). A busy output skips frames, so load
+# lowers jobs per camera frame, early as much as late (1.28 -> 1.75 in one
+# loaded run): the end is held to its bound, at most one job per output
+# with jobs early per camera frame (+0.25 for the windows' edges), not to
+# the early figure.
+work_pf() { # FROM TO (epoch): "JOBS_PER_CAMERA_FRAME OUTPUTS_WITH_JOBS"
+	awk -v a="$1" -v b="$2" 'FILENAME == ARGV[1] { if ($3 >= a && $3 <= b) f++; next }
 		/ output [0-9]*x[0-9]* q[0-9]*: frame ts / && $(NF - 6) >= a && $(NF - 6) <= b {
 			j++; for (i = 1; i < NF; i++) if ($i == "output") o[$(i + 1) $(i + 2)] = 1 }
-		END { n = 0; for (k in o) n++; printf "%.2f %d", f ? j / f : -1, n }' "$work/A.ts" "$L"
+		END { n = 0; for (k in o) n++; printf "%.2f %d", f ? j / f : -1, n }' "$work/frames" "$L"
 }
 w1=$(cpu_pf "$(calc "$t_start + 5")" "$(calc "$t_start + 14")")
 w2=$(cpu_pf "$(calc "$t_end - 9")" "$(calc "$t_end - 1")")
@@ -317,9 +325,9 @@ set -- $(work_pf "$(calc "$t_start + 5")" "$(calc "$t_start + 14")") $(work_pf "
 if [ "$accel" = kvm ]; then
 	awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(a > 0 && b > 0 && b <= a * 1.5) }'
 else
-	awk -v a="$1" -v b="$3" -v x="$2" -v y="$4" 'BEGIN { exit !(a > 0 && b > 0 && b <= a + 0.5 && y <= x) }'
+	awk -v a="$1" -v b="$3" -v x="$2" -v y="$4" 'BEGIN { exit !(a > 0 && b > 0 && b <= x + 0.25 && y <= x) }'
 fi
-res cpu_per_frame $? "A and R alone, 5-14 s (steady) vs the last 8 s after the day: jobs per frame of A $1 -> $3 (limit +0.5 under TCG), outputs with jobs $2 -> $4 (no more); CPU per frame of A $w1 -> $w2 ms (limit x1.5 under KVM; guest $accel)"
+res cpu_per_frame $? "A and R alone, 5-14 s (steady) vs the last 8 s after the day: jobs per camera frame $1 -> $3 (limit: one per output with jobs early, +0.25, under TCG), outputs with jobs $2 -> $4 (no more); CPU per frame of A $w1 -> $w2 ms (limit x1.5 under KVM; guest $accel)"
 
 # ---- no leak: RSS, heap, fds. Over the day RSS swings with the clients
 # there (each output's pipeline scratch and frames) and with what glibc
