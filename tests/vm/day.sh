@@ -404,9 +404,12 @@ res outputs_freed $? "at most $om outputs in the last 10 % of the run, $oa at an
 # runs whose every frame went out when it was made (2 and 3 frames). Each B
 # session, from its request to its leaving (day_watch's own times): it got a
 # frame, no gap the daemon caused (day_gaps.awk, its first part judged from
-# its request and the wait after its last up to its leaving), and at least
-# half the frames A got meanwhile (a 640x360 stream costs less than A's
-# 720p: B starved beside A fails this on any host).
+# its request and the wait after its last up to its leaving), and as many
+# frames as A got meanwhile but 2 (its join, the window's edges: a 640x360
+# stream costs less than A's 720p). The count is what catches B starved
+# beside A on a loaded host, where the guest's CPUs are saturated for half
+# the day and the gap judge excuses those spans (an output planted to drop
+# 3 of 4 frames, beside stress-ng: B got 3 of A's 7, 6, 5, no gap blamed).
 grep ': output 640x360 q80: frame ts ' "$L" | awk '{ print $(NF - 6), $(NF - 2) }' >"$work/jobsB"
 bbad=0 bdet= nb=0
 for f in "$work"/B*.ts; do
@@ -420,7 +423,7 @@ for f in "$work"/B*.ts; do
 	na=$(awk -v a="$j0" -v b="$j1" '$1 >= a && $1 <= b' "$work/A.ts" | wc -l)
 	set -- $(awk -v lim=1.0 -v rate=$rate -v s0="$j0" -v wins="$wins" -v j0="$j0" -v j1="$j1" \
 		-f tests/vm/day_gaps.awk "$work/frames" "$work/jobsB" "$work/samples" "$f")
-	{ [ "$5" -ge 1 ] && [ "$5" -ge $((na / 2)) ] && [ "$1" = 0 ]; } || bbad=1
+	{ [ "$5" -ge 1 ] && [ "$5" -ge $((na - 2)) ] && [ "$1" = 0 ]; } || bbad=1
 	bdet="$bdet ${f##*/}: $5 parts (A $na) in $(calc "$j1 - $j0") s, gaps over 1 s $1 the daemon's $2 busy $3 camera's $4 at a disconnect, worst idle hold $7 s ($9);"
 done
 lastA=$(tail -1 "$work/A.ts" | cut -d' ' -f1); rb=$(cat "$work/R.bytes" 2>/dev/null)
@@ -436,7 +439,7 @@ sab=$(grep 'http: GET /snapshot -> 503 camera day is absent' "$L" | while read -
 	END { print k + 0 }')
 awk -v a="$lastA" -v e="$t_end" 'BEGIN { exit !(a >= e - 2) }' && [ "${rb:-0}" -ge "$rmin" ] &&
 	[ "$rw"x"$rh" = 320x180 ] && [ "$nb" -ge 2 ] && [ "$bbad" = 0 ] && [ "$sn" -ge $(((S - 25) / 10 - 1)) ] && [ $((s200 + sab)) = "$sn" ]
-res clients_served $? "A's last frame $(calc "$lastA - $t_end") s from the end; R ${rw}x$rh $rb bytes (>= $rmin); $nb B sessions (each: a frame, none of its gaps the daemon's, at least half of A's frames meanwhile):$bdet snapshots $s200/$sn 200, $sab 503 while the camera was away"
+res clients_served $? "A's last frame $(calc "$lastA - $t_end") s from the end; R ${rw}x$rh $rb bytes (>= $rmin); $nb B sessions (each: a frame, none of its gaps the daemon's, A's frames meanwhile but 2):$bdet snapshots $s200/$sn 200, $sab 503 while the camera was away"
 
 grep -q 'control brightness = 100' "$L" && grep -qi 'reload' "$L"
 res hup $? "$(grep -i 'reload\|brightness' "$L" | tail -2 | cut -c 1-160 | tr '\n' ' ')"
