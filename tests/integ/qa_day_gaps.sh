@@ -45,7 +45,7 @@ judge() { # CASE [WINDOWS [J0 J1]]: "DAEMON BUSY CAMERA WINDOW PARTS MATCHED IDL
 j0=$(awk -v t=$t0 'BEGIN { printf "%.3f", t + 19.8 }'); j1=$((t0 + 25))
 session() {
 	cp "$TMP/$2.frames" "$TMP/$1.frames"; cp "$TMP/$2.samples" "$TMP/$1.samples"
-	awk -v a=$j0 -v b="$(($t0 + 0))" -v to="$3" '$1 >= a && $1 < b + to' "$TMP/$2.parts" >"$TMP/$1.parts"
+	awk -v a=$j0 -v b=$t0 -v to="$3" '$1 >= a && $1 < b + to' "$TMP/$2.parts" >"$TMP/$1.parts"
 	awk -v b=$t0 -v to="${4:-99}" -v lj="${5:-}" '$1 < b + to { print }
 		END { if (lj != "") printf "%.6f %.6f\n", b + lj, b + 25.5 }' "$TMP/$2.jobs" >"$TMP/$1.jobs"
 }
