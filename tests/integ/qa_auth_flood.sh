@@ -123,9 +123,15 @@ ra=$(hdr "$TMP/h" Retry-After)
 check backoff_429 $? "10 wrong: $(sort "$TMP/bad" | uniq -c | tr '\n' ' '); 11th: $(status "$TMP/h") Retry-After=$ra"
 c1=$(code --interface 127.0.0.61 -u "admin:$PW" "$U/api/status")
 c2=$(code --interface 127.0.0.77 -u "admin:$PW" "$U/snapshot")
-c3=$(code --interface 127.0.0.78 -u "admin:wrong-once" "$U/api/status")
+# a wrong login needs a hash: right after the 10 above the hash budget may
+# be spent (a 503 that says retry; one loaded run saw it), sent again as above
+for k in $(seq 20); do
+	c3=$(code --interface 127.0.0.78 -u "admin:wrong-once" "$U/api/status")
+	[ "$c3" = 503 ] || break
+	sleep 0.3
+done
 [ "$c1" = 200 ] && [ "$c2" = 200 ] && [ "$c3" = 401 ]
-check cached_and_fresh $? "cached header from a blocked address=$c1 fresh address right=$c2 wrong=$c3"
+check cached_and_fresh $? "cached header from a blocked address=$c1 fresh address right=$c2 wrong=$c3 (after $((k - 1)) 503s)"
 # The block is logged: its own line, or, when the floods' blocks filled the
 # log limiter's window (5 lines per 10 s for this site), the window's summary
 # naming the address last held back, written when the window closes.

@@ -4,8 +4,8 @@
 # the test camera (its native modes reach 4096x4096) with the default budget
 # (8 outputs per camera, 64 MiB of output frames). The daemon's RSS is
 # sampled throughout and printed; a normal /stream client and snapshot
-# probes must be served all along; the refused requests get a 503 JSON
-# error naming the limit; RSS returns near the baseline after they leave.
+# probes must be served all along; the refused requests get a JSON error
+# naming the limit (503 frame_memory, or 429 max_outputs_per_ip); RSS returns near the baseline after they leave.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_memory_budget
 . tests/integ/lib/common.sh
@@ -63,11 +63,12 @@ attack() {
 	wait $apids # not a bare wait: the daemon is a child too
 	parts=$(grep -ac 'Content-Type: image/jpeg' "$TMP/normal.bin")
 	n503=$(grep -c '^503' "$TMP/codes"); n200=$(grep -c '^200' "$TMP/codes")
+	n429=$(grep -c '^429' "$TMP/codes")
 	# the start of each body only: a served one is megabytes of raw
 	# frames without a newline (grep ran out of memory on them)
 	why=$(for f in "$TMP"/a*.out; do head -c 1024 "$f"; echo; done 2>/dev/null |
 		grep -ao '"error":"[^"]*' | sed 's/"error":"//' | sort | uniq -c | sort -rn | head -2 | tr '\n' '|')
-	echo "$T: $n streams: peak RSS ${peak} KiB (+$(((peak - base) / 1024)) MiB), served=$n200 refused503=$n503 ($why)"
+	echo "$T: $n streams: peak RSS ${peak} KiB (+$(((peak - base) / 1024)) MiB), served=$n200 refused503=$n503 refused429=$n429 ($why)"
 	echo "$T: $n streams: peak frames+scratch+copies $((peak_fs / 1024)) MiB (frame_memory 64 MiB); peak RSS less the test pattern's buffers +$(((peak_nc - base) / 1024)) MiB (those then $((cap_at / 1024)) MiB)"
 	echo "$T: $n streams: normal /stream got $parts parts in $(($2 + 3)) s, snapshots $ok/$probes"
 	# The budget is checked when an output is admitted, on what is held
@@ -83,8 +84,12 @@ attack() {
 	# before the budget.
 	[ $(((peak_nc - base) / 1024)) -le $((64 + 16)) ]
 	rcheck "rss_${n}" $? "peak RSS less device buffers ${peak_nc} KiB, baseline ${base} KiB"
-	[ "$n503" -ge $((n - 8)) ] && [ -n "$why" ]
-	check "refused_${n}" $? "503=$n503 200=$n200: $why"
+	# refused by a limit that names itself: frame_memory (503) or, when
+	# the address's share of distinct pictures is full before the frames
+	# are held (an ASan daemon beside a second make test: all 36 refusals
+	# of the 40), max_outputs_per_ip (429)
+	[ $((n503 + n429)) -ge $((n - 8)) ] && [ -n "$why" ]
+	check "refused_${n}" $? "503=$n503 429=$n429 200=$n200: $why"
 	# served all along (the CPU the admitted outputs take slows it; the
 	# rate is printed): at least one part per second, every snapshot 200
 	[ "$parts" -ge $(($2 + 3)) ] && [ "$ok" = "$probes" ] && [ "$probes" -ge 2 ]
