@@ -150,14 +150,22 @@ int policy_oneshot_ready(const struct hub *h, const struct vc_request *req)
 	return !h->pol.hold_oneshots || promised(h, req);
 }
 
-/* A poller's request among the streams: its picture, but 1 fps (it takes
+/* A one-shot's request among the streams: its picture, but 1 fps (it takes
  * a frame now and then; the streams decide the rate, and a 10 fps viewer
- * keeps a 10 fps mode beside it). Counted in *np. */
-static void poller_request(const struct vc_mode *def, const struct vc_request *req,
-			   struct vc_request *out, size_t *np)
+ * keeps a 10 fps mode beside it). */
+static void oneshot_at_streams_rate(const struct vc_mode *def, const struct vc_request *req,
+				    struct vc_request *out)
 {
 	vc_negotiate_resolve(def, 1, req, out);
 	out->fps = 1;
+}
+
+/* A poller's request among the streams (oneshot_at_streams_rate), counted
+ * in *np. */
+static void poller_request(const struct vc_mode *def, const struct vc_request *req,
+			   struct vc_request *out, size_t *np)
+{
+	oneshot_at_streams_rate(def, req, out);
 	(*np)++;
 }
 
@@ -194,10 +202,9 @@ static struct vc_request *policy_requests(const struct hub *h, const struct vc_m
 	 * below). */
 	for (const struct output *o = h->outputs; o; o = o->next)
 		for (const struct waiter *w = o->waiters; w; w = w->next) {
-			if (streams && promised(h, &w->req)) {
-				vc_negotiate_resolve(def, 1, &w->req, &r[*ns]);
-				r[(*ns)++].fps = 1;
-			} else
+			if (streams && promised(h, &w->req))
+				oneshot_at_streams_rate(def, &w->req, &r[(*ns)++]);
+			else
 				vc_negotiate_resolve(def, want_fps, &w->req, &os[(*no)++]);
 		}
 	if (extra && kind == HUB_ONESHOT && !streams) {

@@ -183,15 +183,17 @@ enum MHD_Result snapshot_serve(struct vc_streams *s, struct vc_http_req *r, int 
 	if (w) { /* called again after resume */
 		struct output *o = w->out;
 		struct vc_frame *f = w->frame;
+		/* timed out past SNAPSHOT_WORK_MS with its frame still on a worker */
+		int encoding = w->timed_out && o && o->busy;
 
 		w->done = 1;
 		if (!f || !o)
 			return vc_http_error(r, MHD_HTTP_SERVICE_UNAVAILABLE,
 					     s->stopping ? "shutting down"
 					     : o && !o->hub->cam ? "camera removed"
-					     : o && o->busy ? "no picture within %d ms: its frame is still being encoded"
+					     : encoding ? "no picture within %d ms: its frame is still being encoded"
 					     : "no frame from the camera within %d ms",
-					     o && o->busy ? SNAPSHOT_WORK_MS : SNAPSHOT_TIMEOUT_MS);
+					     encoding ? SNAPSHOT_WORK_MS : SNAPSHOT_TIMEOUT_MS);
 		enum MHD_Result ret = send_frame(r, o, f, w->frame_dht, raw);
 		waiter_unlink(w);
 		return ret;
