@@ -25,26 +25,18 @@ cam_mode() { curl -s "$U/api/cams/0" | sed -n 's/.*"mode":{[^}]*"width":\([0-9]*
 switches() { grep -c 'stream: cam 0: mode ' "$VLOG"; }
 # cam_ival: the device's frame interval now, "NUM/DEN" s
 cam_ival() { curl -s "$U/api/cams/0" | sed -n 's/.*"mode":{[^}]*"interval":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p' | head -1; }
-# wait_ival NUM/DEN TENTHS: polls until the interval is that; prints the
-# tenths waited, or "timeout"
-wait_ival() {
+# wait_for GETTER VALUE TENTHS: polls until GETTER prints VALUE; prints the
+# tenths waited, returns 1 when they ran out
+wait_for() {
 	_i=0
-	while [ $_i -lt "$2" ]; do
-		[ "$(cam_ival)" = "$1" ] && { echo $_i; return 0; }
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	echo timeout
-}
-# wait_mode WxH TENTHS: polls until the device mode is WxH; prints the tenths waited
-wait_mode() {
-	_i=0
-	while [ $_i -lt "$2" ]; do
-		[ "$(cam_mode)" = "$1" ] && { echo $_i; return 0; }
+	while [ $_i -lt "$3" ]; do
+		[ "$($1)" = "$2" ] && { echo $_i; return 0; }
 		sleep 0.1; _i=$((_i + 1))
 	done
 	echo $_i; return 1
 }
+# wait_mode WxH TENTHS: polls until the device mode is WxH; prints the tenths waited
+wait_mode() { wait_for cam_mode "$@"; }
 # xsize URL: the X-Size a snapshot answers with
 xsize() { curl -s -D "$TMP/h" -o /dev/null --max-time 6 "$1"; hdr "$TMP/h" X-Size; }
 # sxsize URL: the X-Size a stream answers with (first headers only)
@@ -130,7 +122,7 @@ stopbg "$v43"
 # 8 switches in 16 s; in the day test's guest each switch cost the viewers
 # seconds of no frames)
 bg curl -s -N -o /dev/null "$U/stream?fps=1"; slow=$LAST
-w=$(wait_ival 1/1 40)
+w=$(wait_for cam_ival 1/1 40); wok=$?
 sleep 2.2 # past the hold of that switch
 n0=$(switches)
 ivs=
@@ -145,7 +137,7 @@ for i in 1 2 3 4 5; do
 done
 n1=$(switches)
 stopbg "$slow"
-[ "$w" != timeout ] && [ "$n1" = "$n0" ] && [ "$ivs" = " 1/1 1/1 1/1 1/1 1/1" ]
+[ "$wok" = 0 ] && [ "$n1" = "$n0" ] && [ "$ivs" = " 1/1 1/1 1/1 1/1 1/1" ]
 check snapshot_keeps_rate $? "1 fps viewer (mode rate 1/1 s after $w tenths); 5 snapshots each with a viewer joining while it waited: rates after each:$ivs, switches $n0 -> $n1 (want none)"
 
 # ---- no stream: the default comes back (the thumbnails polled above fit

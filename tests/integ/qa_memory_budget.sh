@@ -5,7 +5,8 @@
 # (8 outputs per camera, 64 MiB of output frames). The daemon's RSS is
 # sampled throughout and printed; a normal /stream client and snapshot
 # probes must be served all along; the refused requests get a JSON error
-# naming the limit (503 frame_memory, or 429 max_outputs_per_ip); RSS returns near the baseline after they leave.
+# naming the limit (503 frame_memory, or 429 max_outputs_per_ip); RSS
+# returns near the baseline after they leave.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_memory_budget
 . tests/integ/lib/common.sh

@@ -181,10 +181,15 @@ L=$work/vcapd.log
 E=$work/events
 evt() { awk -v k="$1" '$2 == k { print $1 }' "$E"; }
 t_start=$(evt start); t_end=$(evt end); t_disc=$(evt disconnect); t_hup=$(evt hup)
-# mode switches as epoch seconds (the log prints local time)
-grep 'stream: cam day: mode ' "$L" | while read -r d tm rest; do
-	echo "$(date -d "$d $tm" +%s.%N) ${rest#*mode }"
-done >"$work/switches"
+# log_at TEXT: "EPOCH REST" per log line with TEXT, REST what follows it
+# (the log prints local time)
+log_at() {
+	grep "$1" "$L" | while read -r d tm rest; do
+		echo "$(date -d "$d $tm" +%s.%N) ${rest#*"$1"}"
+	done
+}
+# mode switches as epoch seconds
+log_at 'stream: cam day: mode ' >"$work/switches"
 
 # ---- the rate without fps= on vivid
 iv=$(sed -n 's/.*"mode":{[^}]*"interval":\[\([0-9]*\),\([0-9]*\)\].*/\1\/\2/p' "$work/fps.json")
@@ -433,8 +438,7 @@ sn=$(wc -l <"$work/snaps"); s200=$(grep -c '^200 ' "$work/snaps")
 # a snapshot asked while the camera was away (a window around a planned
 # disconnect; beside a CPU hog the guest's vivid took 10 s to come back)
 # is answered 503 "absent" at once: not a client left unserved
-sab=$(grep 'http: GET /snapshot -> 503 camera day is absent' "$L" | while read -r d tm rest; do
-	date -d "$d $tm" +%s.%N; done | awk -v wins="$wins" '{ n = split(wins, w, " ")
+sab=$(log_at 'http: GET /snapshot -> 503 camera day is absent' | awk -v wins="$wins" '{ n = split(wins, w, " ")
 	for (i = 1; i <= n; i++) { split(w[i], x, ":"); if ($1 >= x[1] && $1 <= x[2]) { k++; break } } }
 	END { print k + 0 }')
 awk -v a="$lastA" -v e="$t_end" 'BEGIN { exit !(a >= e - 2) }' && [ "${rb:-0}" -ge "$rmin" ] &&

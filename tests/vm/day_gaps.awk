@@ -68,6 +68,11 @@ function due_at(pk, pr,   e, r) { # when the client could have had a newer frame
 	r = pr + (rate > 0 ? 0.9 / rate : 0)
 	return e > r ? e : r
 }
+function hold_to(t) { # held and idle: the client's next frame due (pk, pr) until t
+	d0 = due_at(pk, pr)
+	held = t - d0
+	idle = held > 0 ? held - busy_in(d0, t) : 0
+}
 function join(   k) { # a joining client: its first frame (the first dequeued after j0) is due from j0
 	joined = 1
 	if (j0 == "") return
@@ -93,11 +98,7 @@ FILENAME == ARGV[4] {
 	real = ($4 == 0 && ($2 in idx))
 	matched += real
 	held = idle = 0
-	if (real && pk && idx[$2] > pk) {
-		d0 = due_at(pk, pr)
-		held = a - d0
-		idle = held > 0 ? held - busy_in(d0, a) : 0
-	}
+	if (real && pk && idx[$2] > pk) hold_to(a)
 	judge(a, held, idle)
 	pa = a
 	if (real) { pk = idx[$2]; pr = a }
@@ -106,11 +107,7 @@ END {
 	if (!joined) join() # no part came
 	if (j1 != "") { # the wait after the last part (or since j0)
 		held = idle = 0
-		if (pk && pk < n && at[pk + 1] < j1) {
-			d0 = due_at(pk, pr)
-			held = j1 - d0
-			idle = held > 0 ? held - busy_in(d0, j1) : 0
-		}
+		if (pk && pk < n && at[pk + 1] < j1) hold_to(j1)
 		judge(j1, held, idle)
 	}
 	printf "%d %d %d %d %d %d %.2f %.2f %s\n", nk["d"], nk["b"], nk["c"], nk["w"], parts, matched,
