@@ -304,3 +304,8 @@ long vc_mp4_fragment(uint8_t *buf, size_t cap, const struct vc_mp4_sample *s)
 	end(&w);
 	return w.full ? -ENOSPC : (long)w.n;
 }
+
+uint32_t vc_mp4_live_duration(uint32_t last_interval)
+{
+	return last_interval + last_interval / 2;
+}

@@ -43,4 +43,16 @@ size_t vc_mp4_fragment_bound(size_t len);
  * when the access unit holds no other NAL unit. */
 long vc_mp4_fragment(uint8_t *buf, size_t cap, const struct vc_mp4_sample *s);
 
+/* The duration to write for a live frame whose successor has not come yet,
+ * from the interval before it (ticks): that interval and half of it again.
+ * MSE (W3C Media Source Extensions, coded frame processing) takes a decode
+ * time more than twice the last frame's duration after the previous one as
+ * a discontinuity and drops every frame up to the next key frame: with the
+ * bare interval, one frame the camera or the encoder gave late (70 ms after
+ * 33 ms) stopped a WebKit video for seconds. With the margin the next
+ * frame may come up to 3 intervals later; the overlap a frame that comes on
+ * time makes is allowed (MSE removes only frames starting inside a new
+ * one). */
+uint32_t vc_mp4_live_duration(uint32_t last_interval);
+
 #endif

@@ -617,9 +617,10 @@ async function measureLatency(card, cam) {
 		const end = n ? v.buffered.end(n - 1) : v.currentTime;
 		// a starved player's clock runs on past its data (seen 136 ms over
 		// TLS) while its last frame stays on screen: the frame shown
-		// started no later than that last one, one frame before the end
+		// started no later than that last one, which the daemon writes
+		// 1.5 frame intervals long (the next one's time not known yet)
 		const frame = 1 / (o.fps > 1 ? o.fps : 30);
-		const shown = Math.min(v.currentTime, end - frame);
+		const shown = Math.min(v.currentTime, end - 1.5 * frame);
 		const ms = Date.now() - (o.mp4_t0_ms + shown * 1000);
 		const buf = (end - v.currentTime) * 1000;
 		text = 'H.264 latency ≈ ' + Math.round(ms) + ' ms (capture → shown, the player holds ' +

@@ -362,7 +362,9 @@ void h264_out_published(struct output *o)
 		h->t0_us = f->ts_us;
 		h->t0_real_us = f->ts_real_us;
 	}
-	h->dur = frame_dur(o, h->prev_ts_us, f->ts_us);
+	/* its successor's time unknown yet: the interval before it and a
+	 * margin (a player's continuity rule, see vc_mp4_live_duration) */
+	h->dur = vc_mp4_live_duration(frame_dur(o, h->prev_ts_us, f->ts_us));
 	h->prev_ts_us = f->ts_us;
 	if (passthrough(o))
 		keep(o, h);
