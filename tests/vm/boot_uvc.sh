@@ -150,8 +150,19 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s --max-time 10 -o "$out/put_unknown.json" -w '%{http_code} %{time_total}' -X PUT -d '{"gain":3}' "$C" >"$out/put_unknown.code"
 	v4l2-ctl -d "$UVC_DEV" -C brightness >"$out/v4l2_b2.txt" 2>&1
 	curl -s --max-time 10 -o /dev/null -X PUT -d '{"brightness":0}' "$C"
-	# H.264 from the camera (its frames decoded, encoded in software)
-	curl -s -N --max-time 6 -D "$out/h264.h" -o "$out/h264.bin" "$U/stream.h264?size=640x480"
+	# H.264 from the camera (its frames decoded, encoded in software): read
+	# until the daemon has sent 14 frames, up to 40 s (5 fps on a quiet
+	# host, 1-2 beside a busy one; a stream that stops never gets there)
+	curl -s -N --max-time 40 -D "$out/h264.h" -o "$out/h264.bin" "$U/stream.h264?size=640x480" &
+	hp=$!
+	h264_sent() { st | grep -o '"kind":"h264".*' | grep -o '"frames":[0-9]*' | head -1 | tr -dc 0-9; }
+	_end=$(($(date +%s) + 40))
+	until [ "$(h264_sent)" -ge 14 ] 2>/dev/null || ! kill -0 $hp 2>/dev/null || [ "$(date +%s)" -ge $_end ]; do
+		sleep 0.5
+	done
+	sleep 1 # what was sent reaches curl
+	kill $hp 2>/dev/null
+	wait $hp
 	# budget: the camera's 1080p MJPEG and the default budget (8 outputs,
 	# 4 per address, 64 MiB of frame memory): 12 distinct full-size raw
 	# pictures, 3 from each of 4 addresses, while the default /stream runs
