@@ -618,7 +618,8 @@ async function measureLatency(card, cam) {
 		// a starved player's clock runs on past its data (seen 136 ms over
 		// TLS) while its last frame stays on screen: the frame shown
 		// started no later than that last one, which the daemon writes
-		// 1.5 frame intervals long (the next one's time not known yet)
+		// 1.5 frame intervals long (the next one's time not known yet:
+		// vc_mp4_live_duration in common/mp4.h, keep the two alike)
 		const frame = 1 / (o.fps > 1 ? o.fps : 30);
 		const shown = Math.min(v.currentTime, end - 1.5 * frame);
 		const ms = Date.now() - (o.mp4_t0_ms + shown * 1000);
