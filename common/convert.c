@@ -27,14 +27,21 @@ struct vc_conv *vc_conv_new(void)
 	return calloc(1, sizeof(struct vc_conv));
 }
 
+void vc_conv_release(struct vc_conv *c)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		vc_mem_count(VC_MEM_SCRATCH, -(long long)c->cap[i]);
+		free(c->buf[i]);
+		c->buf[i] = NULL;
+		c->cap[i] = 0;
+	}
+}
+
 void vc_conv_free(struct vc_conv *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < S_COUNT; i++) {
-		vc_mem_count(VC_MEM_SCRATCH, -(long long)c->cap[i]);
-		free(c->buf[i]);
-	}
+	vc_conv_release(c);
 	free(c);
 }
 

@@ -18,6 +18,10 @@ struct vc_conv;
 struct vc_conv *vc_conv_new(void);
 void vc_conv_free(struct vc_conv *c); /* NULL is a no-op */
 
+/* Frees c's scratch buffers (they grow to the largest picture converted):
+ * for a user that goes idle; c stays usable. */
+void vc_conv_release(struct vc_conv *c);
+
 /* 1 when vc_conv_run() can convert src rows to dst rows (any sizes), else 0.
  * Compressed rows on either side and Bayer as destination are not supported. */
 int vc_conv_supported(const struct vc_fmt *src, const struct vc_fmt *dst);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "common/memstat.h"
 #include "common/h264.h"
 #include "common/jpeg.h"
 #include "server/capture/source.h"
@@ -349,6 +350,38 @@ static void still_and_set_mode(void)
 	vc_src_test.close(s);
 }
 
+/* Stopped, the pattern keeps its buffers (like a driver until REQBUFS) but
+ * not its converter's scratch, which grows to the largest mode rendered:
+ * an idle camera held 8-14 MiB of it after a burst of large modes. */
+static void stop_frees_scratch(void)
+{
+	struct vc_src *s;
+	struct vc_src_buf b;
+	unsigned n;
+	size_t before = vc_mem_held(VC_MEM_SCRATCH);
+
+	/* RGB444: drawn through the converter's ARGB hub, a frame's worth */
+	if (vc_src_test.open("test:640x480@100:R444", &s) != 0) {
+		CHECK(0, "open");
+		return;
+	}
+	CHECK(vc_src_test.start(s, 2, &n) == 0, "start");
+	sleep_until(vc_src_test.next_due(s));
+	CHECK(vc_src_test.dequeue(s, &b) == 0, "dq");
+	vc_src_test.queue(s, b.index);
+	size_t streaming = vc_mem_held(VC_MEM_SCRATCH) - before;
+	CHECK(streaming >= (size_t)640 * 480, "scratch while streaming: %zu", streaming);
+	vc_src_test.stop(s);
+	CHECK(vc_mem_held(VC_MEM_SCRATCH) == before, "scratch kept stopped: %zu",
+	      vc_mem_held(VC_MEM_SCRATCH) - before);
+	CHECK(vc_src_test.start(s, 2, &n) == 0, "restart");
+	sleep_until(vc_src_test.next_due(s));
+	CHECK(vc_src_test.dequeue(s, &b) == 0, "dq after restart");
+	vc_src_test.queue(s, b.index);
+	vc_src_test.stop(s);
+	vc_src_test.close(s);
+}
+
 /* Frames drawn ahead by the render thread, and those dequeue draws itself
  * after the caller was late (seq jumped past the guess), both equal what
  * vc_testsrc_render gives for their number; JPEG too. */
@@ -608,6 +641,7 @@ int main(void)
 	RUN("testsrc", clock_and_content);
 	RUN("testsrc", ahead_and_late_content);
 	RUN("testsrc", still_and_set_mode);
+	RUN("testsrc", stop_frees_scratch);
 	RUN("testsrc", only_one_format);
 	RUN("testsrc", h264_caps);
 	RUN("testsrc", h264_frames);
