@@ -297,11 +297,23 @@ void budget_readmit(struct hub *h)
 
 void budget_trim(struct vc_streams *s)
 {
-	unsigned n;
-	size_t held = held_bytes(s, &n, NULL);
+	/* everything counted, the test pattern's buffers too: they are heap
+	 * like the rest, and a camera going idle frees them and its copies
+	 * after its outputs have gone */
+	size_t held = 0;
 
-	if (held + ((size_t)8 << 20) <= s->budget_trimmed_at)
+	for (int k = 0; k < VC_MEM_KINDS; k++)
+		held += vc_mem_held((enum vc_mem_kind)k);
+	/* 8 MiB fell since the last trim, or less and then nothing moved for
+	 * a tick: the frees of one going-away (outputs, then copies, then the
+	 * camera's buffers) come over several ticks, and what came after a
+	 * trim stayed resident (tens of MiB once a camera went idle) */
+	int fell = held + ((size_t)8 << 20) <= s->budget_trimmed_at ||
+		   (held < s->budget_trimmed_at && held == s->budget_last_tick);
+
+	if (fell)
 		malloc_trim(0);
-	if (held + ((size_t)8 << 20) <= s->budget_trimmed_at || held > s->budget_trimmed_at)
+	if (fell || held > s->budget_trimmed_at)
 		s->budget_trimmed_at = held;
+	s->budget_last_tick = held;
 }

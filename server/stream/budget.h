@@ -62,8 +62,9 @@ int budget_admit_plan(struct hub *h, const struct vc_mode *mode, const struct vc
  * reason). */
 void budget_readmit(struct hub *h);
 
-/* After outputs were freed: when the bytes held fell by 8 MiB or more since
- * the last call, returns the freed memory to the system (malloc_trim).
+/* On the gc tick: when the bytes counted (common/memstat.h, all kinds) fell
+ * by 8 MiB or more since the last trim, or fell and then held still for a
+ * tick, returns the freed memory to the system (malloc_trim).
  * glibc keeps freed frames in the worker threads' arenas otherwise, and its
  * mmap threshold grows after the first large free, so hundreds of MiB
  * stayed in RSS after an attack's clients had left. */

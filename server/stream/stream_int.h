@@ -201,7 +201,8 @@ struct vc_streams {
 	struct event *gc;
 	int stopping;
 	struct vc_stream_budget budget; /* budget.c */
-	size_t budget_trimmed_at;       /* output bytes held at the last trim (budget.c) */
+	size_t budget_trimmed_at;       /* bytes counted at the last trim (budget.c) */
+	size_t budget_last_tick;        /* bytes counted at the last gc tick (budget.c) */
 	unsigned hold_drops[2];         /* clients hold.c dropped since the last log line, */
 	char hold_peer[64];             /* by rule (HOLD_AGE, HOLD_MEM), and the last one */
 	struct placeholder *ph;    /* placeholder.c: its timer and JPEG context */
