@@ -36,8 +36,8 @@ const MSE = ['MediaSource', 'ManagedMediaSource'].map(name => ({ name, C: window
 	.find(m => typeof m.C === 'function' && m.C.isTypeSupported && m.C.isTypeSupported(AVC)) || null;
 const HLS = !MSE && document.createElement('video').canPlayType('application/vnd.apple.mpegurl') !== '';
 const CAN_H264 = MSE !== null || HLS;
-const STALL_MS = 5000; // no new picture in the <video> for this long: MJPEG instead
-const H264_RESTARTS = 3; // ended streams in a row restarted before MJPEG instead
+const STALL_MS = 5000; // no new picture in the <video> for this long: a new stream or MJPEG
+const H264_RESTARTS = 3; // ended or stalled streams in a row restarted before MJPEG instead
 
 const cards = new Map(); // cam id -> card state
 // A ?token= in the page's own URL (a shared link for a kiosk or a dashboard
@@ -224,8 +224,15 @@ function startVideo(card) {
 	};
 	v.onerror = () => fallback(card, 'error ' + (v.error ? v.error.code : '?'));
 	card.stallTimer = setInterval(() => {
-		if (Date.now() - last > STALL_MS)
-			fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
+		if (Date.now() - last <= STALL_MS)
+			return;
+		// One that stood still after playing gets a new stream, like an
+		// ended one: WebKitGTK's MSE, on a loaded host, stopped taking the
+		// appends it was given while the stream went on. One that never
+		// played cannot play: MJPEG.
+		if (v.currentTime > 0 && restartVideo(card))
+			return;
+		fallback(card, 'no picture for ' + STALL_MS / 1000 + ' s');
 	}, 1000);
 	if (!MSE) { // native HLS (see HLS above)
 		v.src = v.dataset.stream = withToken('/stream.m3u8?' + card.viewParams);
@@ -287,14 +294,22 @@ function playMse(card, url) {
 			// The daemon ends an MP4 stream when the camera's mode changes
 			// (new parameter sets), as when the view's own MJPEG client has
 			// just left: a new stream, a few times before giving up.
-			if (e.message === 'stream ended' && (card.h264Ends = (card.h264Ends || 0) + 1) <= H264_RESTARTS) {
-				clearInterval(card.stallTimer);
-				card.pollTimer = setTimeout(() => startLive(card), 200);
+			if (e.message === 'stream ended' && restartVideo(card))
 				return;
-			}
 			fallback(card, e.message);
 		}
 	}, { once: true });
+}
+
+// A new H.264 stream for the view, H264_RESTARTS times in a row at most
+// (a view that plays resets the count); false when they are used up.
+function restartVideo(card) {
+	if ((card.h264Ends = (card.h264Ends || 0) + 1) > H264_RESTARTS)
+		return false;
+	card.node.dataset.h264Restarts = (+card.node.dataset.h264Restarts || 0) + 1;
+	clearInterval(card.stallTimer);
+	card.pollTimer = setTimeout(() => startLive(card), 200);
+	return true;
 }
 
 function fallback(card, why) {

@@ -10,7 +10,8 @@
 # puts the view in fullscreen; at 1280 px the two cameras sit side by side,
 # at 390 px one shows with tabs to switch (the other's stream closed);
 # H.264 plays where the page offers it (it asks for MediaSource or
-# ManagedMediaSource taking avc1); with MediaSource removed (an iPhone has only ManagedMediaSource) it plays
+# ManagedMediaSource taking avc1), and when its player is made to stand
+# still the page gives it a new stream that plays; with MediaSource removed (an iPhone has only ManagedMediaSource) it plays
 # through ManagedMediaSource where the engine has it, and with neither the
 # page offers no H.264 and stays on MJPEG. A missing browser is a SKIP.
 # Ports: the daemon and the drivers pick free ones.
@@ -37,7 +38,7 @@ U=http://127.0.0.1:$VPORT
 # engine NAME: run the driver for it (its browser's files under $TMP/NAME)
 engine() {
 	mkdir -p "$TMP/$1"
-	HOME=$TMP/home timeout 170 python3 -B tests/tools/webdrive.py "$1" "$U" "$T.$1" "$TMP/$1" >"$TMP/$1.out" 2>&1
+	HOME=$TMP/home timeout 200 python3 -B tests/tools/webdrive.py "$1" "$U" "$T.$1" "$TMP/$1" >"$TMP/$1.out" 2>&1
 	_rc=$?
 	cat "$TMP/$1.out"
 	grep -q ": OK" "$TMP/$1.out" || [ $_rc = 0 ] || fail "$1_driver" "exit $_rc: $(tail -c 300 "$TMP/$1/$1.log")"

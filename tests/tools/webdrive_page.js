@@ -147,23 +147,74 @@ const steps = {
 		// then restarts the stream): judged once it settled
 		await sleep(1000);
 		await until(playing, 5000);
-		// at least 2 s, up to 8 s until 1 s of video has played (beside a
+		// at least 2 s, up to 14 s until 1 s of video has played (beside a
 		// busy host WebKitGTK's player once stood 2 s at its data's end
-		// while the daemon sent 36 frames); what the player and the daemon
-		// did meanwhile, each 500 ms, kept for a failure's message
-		const t0 = v.currentTime, q0 = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames : -1;
-		const end = Date.now() + 8000, start = Date.now();
+		// while the daemon sent 36 frames; one that stands 5 s gets a new
+		// stream from the page, counted in restarts, its time from the
+		// first sample after); what the player and the daemon did
+		// meanwhile, each 500 ms, kept for a failure's message
+		const q0 = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames : -1;
+		const restarts = () => +c.dataset.h264Restarts || 0, n0 = restarts();
+		const end = Date.now() + 14000, start = Date.now();
+		let played = 0, prev = v.currentTime, nPrev = n0, tPrev = Date.now();
 		r.series = [];
-		while (Date.now() < end && (Date.now() - start < 2000 || v.currentTime - t0 < 1)) {
+		while (Date.now() < end && (Date.now() - start < 2000 || played < 1)) {
 			await sleep(500);
-			r.series.push(await playerNow(v));
+			// a step beyond the time between samples (and the page's
+			// jumps to the live edge) is a new stream's timeline, not play
+			const now = v.currentTime, n = restarts(), dt = (Date.now() - tPrev) / 1000;
+			if (n === nPrev && now >= prev && now - prev <= dt + 0.6)
+				played += now - prev;
+			prev = now;
+			nPrev = n;
+			tPrev = Date.now();
+			r.series.push(await playerNow(v) + (n > n0 ? ' r' + (n - n0) : ''));
 		}
-		r.advanced = Math.round((v.currentTime - t0) * 100) / 100;
+		r.advanced = Math.round(played * 100) / 100;
+		r.restarts = restarts() - n0;
 		r.frames = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames - q0 : -1;
 		r.size = v.videoWidth + 'x' + v.videoHeight;
 		r.live = c.dataset.live;
 		await until(() => /\(H\.264 via [^)]*\)$/.test(stats.textContent), 4000);
 		r.how = (/\((H\.264 via [^)]*)\)$/.exec(stats.textContent) || [])[1] || stats.textContent;
+		r.answer = c.querySelector('.answer').textContent;
+		return r;
+	},
+	// cam 0's H.264 view (playing, from h264) with its player made to take
+	// no more of the stream, as WebKitGTK's MSE once did on a loaded host
+	// while the daemon went on sending: the page gives it a new stream
+	// (not MJPEG) and that plays
+	async stall() {
+		const c = card(document, 0), v = c.querySelector('video.live-video');
+		const n0 = +c.dataset.h264Restarts || 0, proto = SourceBuffer.prototype, append = proto.appendBuffer;
+		// the SourceBuffers appending within 1 s from now are the stalled
+		// player's; one made later (the new stream's) works
+		const seen = new WeakMap(), cut = Date.now() + 1000;
+		proto.appendBuffer = function (data) {
+			if (!seen.has(this))
+				seen.set(this, Date.now());
+			if (seen.get(this) < cut)
+				return;
+			return append.call(this, data);
+		};
+		const r = {}, src0 = v.src;
+		await until(() => (+c.dataset.h264Restarts || 0) > n0 ||
+			/MJPEG instead/.test(c.querySelector('.answer').textContent), 15000);
+		r.restarts = (+c.dataset.h264Restarts || 0) - n0;
+		// judged on the new stream's player (a new blob: URL) only
+		let t0 = null;
+		r.after = await until(() => {
+			if (c.dataset.live !== 'h264')
+				return 'left H.264';
+			if (v.hidden || v.src === src0 || v.readyState < 2)
+				return false;
+			if (t0 === null)
+				t0 = v.currentTime;
+			return v.currentTime > t0 + 0.5 ? 'played' : false;
+		}, 10000) || 'stood';
+		proto.appendBuffer = append;
+		r.live = c.dataset.live;
+		r.time = Math.round(v.currentTime * 100) / 100;
 		r.answer = c.querySelector('.answer').textContent;
 		return r;
 	},
