@@ -2,16 +2,16 @@
 # Serving basics against the test pattern: snapshot JPEG size, raw frame sizes
 # and headers, ETag/304, HEAD, errors (400/404/405/413/431), API JSON, IPv6,
 # graceful SIGTERM with streams open, a YUYV-only test camera (":only").
-# Ports 18100-18109 (and one the daemon picks).
+# Ports: the daemons pick their own (127.0.0.1:0, [::1]:0).
 cd "$(dirname "$0")/../.." || exit 2
 T=http_basic
-PORT=18100
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
 
-if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --device test:640x480@30:YUYV; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
 
 # The device mode's rate is the one the device is asked for / runs at, never
 # 0/0: no fps = the configured rate; fps=10 alone = a 10 fps mode, and the
@@ -219,12 +219,15 @@ check sigterm_streams_ended "$([ "$r1" != 124 ] && [ -s "$TMP/s1" ] && [ -s "$TM
 
 # IPv6 listen (when the host has ::1).
 if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
-	"$VCAPD" --listen "[::1]:$((PORT + 1))" --listen "127.0.0.1:$((PORT + 2))" >"$TMP/v6.log" 2>&1 &
+	"$VCAPD" --listen "[::1]:0" --listen "127.0.0.1:0" >"$TMP/v6.log" 2>&1 &
 	V6=$!; PIDS="$PIDS $V6"
-	# up to 5 s for it to come up (as start_vcapd waits), both must answer
+	# up to 5 s for it to come up (as start_vcapd waits), both must answer;
+	# each port is the one its log line names
 	for _i in $(seq 50); do
-		c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:$((PORT + 1))/api/status")
-		c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((PORT + 2))/api/status")
+		p6=$(sed -n 's/.*listening on \[::1\]:0 (port \([0-9]*\)).*/\1/p' "$TMP/v6.log" | head -1)
+		p4=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$TMP/v6.log" | head -1)
+		c6=$(curl -s -o /dev/null -w '%{http_code}' "http://[::1]:${p6:-0}/api/status")
+		c4=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${p4:-0}/api/status")
 		[ "$c6" = 200 ] && [ "$c4" = 200 ] && break
 		kill -0 "$V6" 2>/dev/null || break
 		sleep 0.1
@@ -236,13 +239,13 @@ else
 fi
 # JSON stays valid UTF-8 whatever bytes a name has (a device path, a driver's
 # control or input name): here an absent camera whose path has \377 and \001.
-if start_vcapd $((PORT + 3)) --device test --device "$(printf '/dev/video\377\001')"; then
-	curl -s "http://127.0.0.1:$((PORT + 3))/api/status" >"$TMP/u8"
+if start_vcapd_any --device test --device "$(printf '/dev/video\377\001')"; then
+	curl -s "http://127.0.0.1:$VPORT/api/status" >"$TMP/u8"
 	iconv -f UTF-8 -t UTF-8 "$TMP/u8" >/dev/null 2>&1 && grep -q '"path":"/dev/video\\ufffd\\u0001"' "$TMP/u8"
 	check json_utf8_escaped $? "$(grep -ao '"path":"/dev/video[^"]*"' "$TMP/u8" | od -c | head -3 | tr -s ' ')"
 	kill "$VPID"
 else
-	fail json_utf8_escaped "daemon did not start on $((PORT + 3))"
+	fail json_utf8_escaped "daemon did not start"
 fi
 # A YUYV-only camera (test pattern with "only"): the device lists YUYV alone,
 # so an MJPEG client is an encode, never a passthrough; a raw YUYV one is.

@@ -3,19 +3,19 @@
 # screenshots a moment apart; the picture is there (not the blank page) and
 # it changes. An <img src=/stream> of a camera that is absent shows the
 # placeholder picture, then the live picture once the camera appears,
-# without a reload (one stream request). Ports 18400-18409.
+# without a reload (one stream request). Ports: the daemons pick their own.
 cd "$(dirname "$0")/../.." || exit 2
 T=http_chromium
-PORT=18400
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 if [ -z "$CHROME" ]; then
 	skip img_stream_animates "no chromium installed"; exit 0
 fi
-if ! start_vcapd $PORT --device test:320x240@30:YUYV; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --device test:320x240@30:YUYV; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
 printf '<html><body style="margin:0;background:#000"><img src="%s/stream"></body></html>\n' "$U" >"$TMP/p.html"
 printf '<html><body style="margin:0;background:#000"></body></html>\n' >"$TMP/blank.html"
 shot() { # FILE PAGE
@@ -95,10 +95,10 @@ const state = async () => (await (await fetch('/api/cams/0')).json()).state;
 </body></html>
 EOH
 printf '[server]\nweb_root = %s\n' "$W" >"$TMP/ph.conf"
-if start_vcapd $((PORT + 1)) --log-level debug --config "$TMP/ph.conf" \
+if start_vcapd_any --log-level debug --config "$TMP/ph.conf" \
 	--device "fault:open=6;test:320x240@15:MJPEG" --device test:160x120@15:MJPEG \
 	--device /dev/vcapd-no-such-camera; then
-	U2=http://127.0.0.1:$((PORT + 1))
+	U2=http://127.0.0.1:$VPORT
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/prof2" \
 		--virtual-time-budget=60000 --dump-dom "$U2/ph.html" >"$TMP/ph.html" 2>/dev/null
 	R=$(sed -n '/<pre id="result"/,/<\/pre>/p' "$TMP/ph.html" | sed 's/<[^>]*>//g')
@@ -122,7 +122,7 @@ if start_vcapd $((PORT + 1)) --log-level debug --config "$TMP/ph.conf" \
 	# Judged from the log once the daemon stopped: it logs a stream's end
 	# when a send finds the socket closed, or at the stop, and either can
 	# come after Chromium exited (CI saw no end logged yet)
-	L=$TMP/vcapd-$((PORT + 1)).log
+	L=$VLOG
 	[ -n "$KEEP_LOG" ] && cp "$L" "$KEEP_LOG"
 	n=$(grep -c 'mjpeg stream on cam 0' "$L")
 	span=$(awk '/cam 0: state streaming/ && !t { t = $2 }
@@ -133,6 +133,6 @@ if start_vcapd $((PORT + 1)) --log-level debug --config "$TMP/ph.conf" \
 		echo "$R" | grep -q '^src /stream?cam=0$' && [ -n "$span" ]
 	check img_absent_placeholder_then_live $? "$(echo "$R" | tr '\n' ';') $n stream requests; one across the camera's arrival: '$span' (peer, frames)"
 else
-	fail img_absent_placeholder_then_live "daemon did not answer on $((PORT + 1))"
+	fail img_absent_placeholder_then_live "daemon did not answer"
 fi
 exit 0

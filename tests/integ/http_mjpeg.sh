@@ -1,16 +1,16 @@
 #!/bin/sh
 # An MJPEG camera (the test pattern in MJPEG): full-size JPEG clients get the
 # camera's frames untouched (X-Steps: passthrough), smaller ones and raw
-# clients get decoded/scaled/re-encoded frames. Ports 18500-18509.
+# clients get decoded/scaled/re-encoded frames. Port: the daemon picks its own.
 cd "$(dirname "$0")/../.." || exit 2
 T=http_mjpeg
-PORT=18500
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
 
-if ! start_vcapd $PORT --device test:640x480@30:MJPEG; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --device test:640x480@30:MJPEG; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
 curl -s -D "$TMP/h" -o "$TMP/s.jpg" "$U/snapshot"
 got=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$TMP/s.jpg" 2>&1)
 st=$(hdr "$TMP/h" X-Steps)

@@ -3,20 +3,20 @@
 # connection closed; a slow reader that still takes data is kept; a fast one
 # keeps streaming. Raw 1280x720 YUYV frames (1.8 MB) fill the socket buffers
 # within a second. Clients are told apart by their fps limit in /api/status.
-# Ports 18600-18609.
+# Port: the daemon picks its own.
 cd "$(dirname "$0")/../.." || exit 2
 T=http_stall
-PORT=18600
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
-RAW="$U/raw/stream?format=YUYV"
 
 # client_hold (hold.c: a frame held over 5 s drops the client) set out of
 # the way: this is client_timeout's rule, tested alone
 printf '[server]\nclient_timeout = 3\nclient_hold = 60\n' >"$TMP/c.conf"
-if ! start_vcapd $PORT --config "$TMP/c.conf" --device test:1280x720@30:YUYV; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --config "$TMP/c.conf" --device test:1280x720@30:YUYV; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
+RAW="$U/raw/stream?format=YUYV"
 # sockets only: each frame being sent is also a descriptor (its memfd)
 nfd() { ls -l "/proc/$VPID/fd" 2>/dev/null | grep -c 'socket:'; }
 # field FPS_LIMIT NAME: NAME ("frames", "bytes") of the client with that fps limit, "" when gone
@@ -24,7 +24,7 @@ field() {
 	curl -s "$U/api/status" | tr '{' '\n' | grep "\"fps_limit\":$1}" |
 		sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | head -1
 }
-# the baseline: the fewest sockets seen over 1 s (start_vcapd's last
+# the baseline: the fewest sockets seen over 1 s (start_vcapd_any's last
 # /api/status connection may still be open; counted, it let a stalled
 # socket that was never freed pass: 2 before under ASan)
 fd0=$(nfd)
@@ -49,8 +49,8 @@ while [ $i -lt 60 ]; do
 	i=$((i + 1))
 done
 check stalled_dropped $dropped "the stalled client is still listed after 15 s (timeout 3 s): $(curl -s "$U/api/status" | head -c 600)"
-grep -q "took nothing for 3 s, dropped" "$TMP/vcapd-$PORT.log"
-check drop_logged $? "$(tail -3 "$TMP/vcapd-$PORT.log")"
+grep -q "took nothing for 3 s, dropped" "$VLOG"
+check drop_logged $? "$(tail -3 "$VLOG")"
 
 # the server closed its side: once the fifo drains, curl sees the end
 cat "$TMP/stall" >/dev/null & drain=$!
@@ -83,8 +83,8 @@ check stalled_socket_freed "$([ "$fd1" -le $((fd0 + 2)) ]; echo $?)" "$fd0 socke
 kill $slow $fast 2>/dev/null
 stop_vcapd; rc=$?
 check sigterm_exit0 "$([ "$rc" = 0 ]; echo $?)" "exit $rc"
-if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$TMP/vcapd-$PORT.log"; then
-	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$TMP/vcapd-$PORT.log" | tr '\n' ' ' | head -c 1500)"
+if grep -q -E 'AddressSanitizer|LeakSanitizer|runtime error' "$VLOG"; then
+	fail sanitizer_clean "$(grep -m1 -A12 -E 'Sanitizer|runtime error' "$VLOG" | tr '\n' ' ' | head -c 1500)"
 else
 	ok sanitizer_clean
 fi

@@ -2,16 +2,16 @@
 # Real clients on the streams: ffmpeg/ffprobe read /stream (MJPEG multipart)
 # and /raw/stream with the advertised parameters and decode them cleanly; a
 # raw frame and the JPEG of the same sequence number agree (PSNR); per-client
-# fps limit. Ports 18200-18209.
+# fps limit. Ports: the daemons pick their own.
 cd "$(dirname "$0")/../.." || exit 2
 T=http_stream
-PORT=18200
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
 
-if ! start_vcapd $PORT --device test:640x480@30:YUYV; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --device test:640x480@30:YUYV; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
 
 # ffprobe identifies the multipart stream.
 timeout 20 ffprobe -v error -f mpjpeg -show_entries stream=codec_name,width,height -of csv=p=0 \
@@ -125,8 +125,8 @@ check full_rate "$([ "$n" -ge 75 ] 2>/dev/null; echo $?)" "$n parts in 3 s (capt
 
 stop_vcapd
 check exit_clean $? "exit status $?"
-grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$PORT.log"
-check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$TMP/vcapd-$PORT.log")"
+grep -q 'ERROR: AddressSanitizer\|runtime error' "$VLOG"
+check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$VLOG")"
 
 # Outputs that become equal after a mode change are merged. A 1280x720
 # client holds the device at 16:9; width=320 keeps the aspect ratio of the
@@ -136,16 +136,16 @@ check no_sanitizer_reports "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime
 # outputs, 320x180 and 320x240, before); once the 1280x720 client is gone
 # the device moves to a 4:3 mode and the one output keeps both clients,
 # which keep receiving frames.
-P2=$((PORT + 1))
-U=http://127.0.0.1:$P2
 # "WxH q=Q n=N" per output delivering MJPEG 320 wide (Q its quality, N its clients)
 outs320() {
 	curl -s "$U/api/status" | grep -o '"plan":{"output":{"fourcc":"MJPG"[^}]*"width":320,"height":[0-9]*[^}]*}[^}]*},"clients":[0-9]*' |
 		sed 's/.*"height":\([0-9]*\).*"quality":\([0-9]*\).*"clients":\([0-9]*\)/320x\1 q=\2 n=\3/' | sort | tr '\n' ' '
 }
-if ! start_vcapd $P2 --device test:640x480@30:YUYV; then
-	fail start2 "daemon did not answer on $P2"; exit 1
+if ! start_vcapd_any --device test:640x480@30:YUYV; then
+	fail start2 "second daemon did not answer"; exit 1
 fi
+P2=$VPORT
+U=http://127.0.0.1:$P2
 timeout 20 curl -s -o /dev/null "$U/stream?size=1280x720" & big=$!
 sleep 0.5
 timeout 20 curl -s -o "$TMP/ma" "$U/stream?width=320" & ca=$!
@@ -192,6 +192,6 @@ check outputs_split_after_replan $? "outputs with clients before: '$before', aft
 [ "$mode" = 1280x720 ] || skip outputs_split_case "device mode $mode, not 16:9: the split was not exercised"
 stop_vcapd
 check exit_clean_2 $? "exit status $?"
-grep -q 'ERROR: AddressSanitizer\|runtime error' "$TMP/vcapd-$P2.log"
-check no_sanitizer_reports_2 "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$TMP/vcapd-$P2.log")"
+grep -q 'ERROR: AddressSanitizer\|runtime error' "$VLOG"
+check no_sanitizer_reports_2 "$([ $? != 0 ]; echo $?)" "$(grep -m3 'ERROR\|runtime error' "$VLOG")"
 exit 0

@@ -5,8 +5,8 @@
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_compat
 . tests/integ/lib/common.sh
-P=18320
-start_vcapd $P --device test:320x240@10:YUYV --device test:160x120@10:NV12 || { fail start "vcapd did not start"; exit 1; }
+start_vcapd_any --device test:320x240@10:YUYV --device test:160x120@10:NV12 || { fail start "vcapd did not start"; exit 1; }
+P=$VPORT
 U="http://127.0.0.1:$P"
 # jpeg_size FILE: "WxH" from the SOF0/SOF2 marker.
 jpeg_size() { od -An -v -tx1 "$1" | tr -d '\n' | sed 's/ //g' |

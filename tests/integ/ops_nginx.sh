@@ -9,10 +9,11 @@
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_nginx
 . tests/integ/lib/common.sh
-P=18340; NP=18341
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 if [ ! -x "$NGINX" ]; then skip nginx "nginx not installed (nginx-light in DEPS_TEST)"; exit 0; fi
-start_vcapd $P --device test:320x240@20:YUYV || { fail start "vcapd did not start"; exit 1; }
+start_vcapd_any --device test:320x240@20:YUYV || { fail start "vcapd did not start"; exit 1; }
+P=$VPORT
+NP=$(free_port) # nginx's own port: it cannot take port 0 and say which it got
 mkdir -p "$TMP/ng/logs"
 cat >"$TMP/ng/nginx.conf" <<EOC
 worker_processes 1;

@@ -1,16 +1,17 @@
 #!/bin/sh
 # A demanding user against the test pattern: per-client fps and quality are
 # honoured also when another client already streams the same picture,
-# snapshot ETags stay unique across capture restarts, /metrics is valid Prometheus text. Ports 18902-18909 (18902-18904 used).
+# snapshot ETags stay unique across capture restarts, /metrics is valid Prometheus text. Ports: the daemons pick their own.
 cd "$(dirname "$0")/../.." || exit 2
 T=qa_serving
-PORT=18902
 . tests/integ/lib/common.sh
-U=http://127.0.0.1:$PORT
 
-if ! start_vcapd $PORT --device test:320x240@30:YUYV; then
-	fail start "daemon did not answer on $PORT"; exit 1
+if ! start_vcapd_any --device test:320x240@30:YUYV; then
+	fail start "daemon did not answer"; exit 1
 fi
+PORT=$VPORT
+U=http://127.0.0.1:$PORT
+L1=$VLOG # the second daemon's start overwrites VLOG
 # frames FILE: MJPEG parts in a saved /stream body.
 frames() { grep -c -a '^X-Frame-Seq' "$1"; }
 
@@ -100,11 +101,11 @@ check sigterm_exit0 $? "exit status $?"
 # line well formed, its family announced by HELP and TYPE before it, and each
 # family one contiguous group (two cameras, clients on both, so per-camera
 # loops that interleave families show).
-P2=$((PORT + 1))
-U=http://127.0.0.1:$P2
-if ! start_vcapd $P2 --device test:320x240@30:YUYV --device test:160x120@15:GREY; then
-	fail start2 "daemon did not answer on $P2"; exit 1
+if ! start_vcapd_any --device test:320x240@30:YUYV --device test:160x120@15:GREY; then
+	fail start2 "second daemon did not answer"; exit 1
 fi
+P2=$VPORT
+U=http://127.0.0.1:$P2
 curl -s -m 3 -o /dev/null "$U/stream?cam=0" & c1=$!
 curl -s -m 3 -o /dev/null "$U/stream?cam=1&fps=5" & c2=$!
 curl -s -m 3 -o /dev/null "$U/raw/stream?cam=1" & c3=$!
@@ -135,7 +136,7 @@ stop_vcapd
 check sigterm_exit0_2 $? "exit status $?"
 # 6. A malformed --device test:... is a command-line error (exit 2 at once),
 # not a camera that retries and logs the same error forever.
-timeout 3 "$VCAPD" --device test:abc --listen 127.0.0.1:$((PORT + 2)) >"$TMP/badtest.log" 2>&1
+timeout 3 "$VCAPD" --device test:abc --listen 127.0.0.1:0 >"$TMP/badtest.log" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q 'test:abc' "$TMP/badtest.log"
 check bad_test_device_exit2 $? "exit $rc (124 = still running after 3 s): $(head -c 150 "$TMP/badtest.log")"
@@ -144,5 +145,5 @@ printf '[camera x]\ndevice = test:abc\n' >"$TMP/bad.conf"
 rc=$?
 [ "$rc" = 1 ] && grep -q 'bad.conf:1: .*test:abc' "$TMP/cc.out"
 check check_config_bad_test_device $? "exit $rc: $(head -c 150 "$TMP/cc.out")"
-! grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$TMP"/vcapd-*.log
-check no_sanitizer_reports $? "$(grep -m3 'ERROR\|runtime error' "$TMP"/vcapd-*.log)"
+! grep -q 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' "$L1" "$VLOG"
+check no_sanitizer_reports $? "$(grep -m3 'ERROR\|runtime error' "$L1" "$VLOG")"

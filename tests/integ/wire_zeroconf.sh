@@ -3,18 +3,19 @@
 # every V4L2 capture node discover finds, else the test pattern; config
 # "control = NAME=VALUE" lines that the camera cannot take are logged one
 # error each and never stop the start; the hotplug watch pokes an ABSENT
-# camera as soon as its node appears in /dev. Ports 18970-18979.
+# camera as soon as its node appears in /dev. Ports: the first daemon picks
+# its own, the two started with a config get free ones.
 cd "$(dirname "$0")/../.." || exit 2
 T=wire_zeroconf
 . tests/integ/lib/common.sh
-PORT=18970
-U="http://127.0.0.1:$PORT"
 
 # 1. Zero config.
-if start_vcapd $PORT; then
+if start_vcapd_any; then
+	PORT=$VPORT
+	U="http://127.0.0.1:$PORT"
 	cams=$(curl -s --max-time 5 "$U/api/cams")
 	n=$(echo "$cams" | grep -o '"id":"[0-9]*"' | wc -l)
-	log="$TMP/vcapd-$PORT.log"
+	log=$VLOG
 	if ls /dev/video* >/dev/null 2>&1 && grep -q 'as camera' "$log"; then
 		nd=$(grep -c 'as camera' "$log")
 		[ "$n" = "$nd" ] && ! echo "$cams" | grep -q '"path":"test"'
@@ -31,7 +32,7 @@ fi
 
 # 2. Control lines on a source without these controls: one error each, the
 # camera is served anyway.
-P2=$((PORT + 1))
+P2=$(free_port)
 cat >"$TMP/c.conf" <<EOC
 [server]
 listen = 127.0.0.1:$P2
@@ -59,7 +60,7 @@ if [ -e "$NODE" ] || ! touch "$NODE" 2>/dev/null; then
 	exit 0
 fi
 rm -f "$NODE"
-P3=$((PORT + 2))
+P3=$(free_port)
 printf '[server]\nlisten = 127.0.0.1:%s\n[camera hp]\ndevice = %s\n' "$P3" "$NODE" >"$TMP/h.conf"
 "$VCAPD" --config "$TMP/h.conf" >"$TMP/h.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"

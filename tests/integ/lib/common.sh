@@ -1,5 +1,6 @@
 # Shared helpers for the serving integration tests (sourced, not run).
-# Each script sets T (its name prefix) and PORT (its own port range) first.
+# Each script sets T (its name prefix) first; ports come from start_vcapd_any
+# or free_port (a few older scripts still set PORT, their own port range).
 VCAPD=${VCAPD:-build/vcapd}
 TMP=$(mktemp -d "/tmp/vcapd-integ.XXXXXX")
 PIDS=""
@@ -55,6 +56,11 @@ start_vcapd_any() {
 	done
 	cat "$VLOG" >&2
 	return 1
+}
+
+# free_port: a port free on 127.0.0.1, for processes that cannot take port 0 (no retry needed).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 # stop_vcapd: SIGTERM, returns the exit status (124 when it hangs > 3 s).
