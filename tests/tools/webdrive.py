@@ -351,11 +351,11 @@ def main():
             h = step('h264')
         if h.get('offered'):
             check('h264_plays', plays(h), json.dumps(h))
-        if h.get('offered') and plays(h):
-            # a player that stands still after playing gets a new stream
-            st = step('stall')
-            check('h264_stall_restarts', st.get('restarts', 0) >= 1 and st.get('after') == 'played' and
-                  st.get('live') == 'h264', json.dumps(st))
+            if plays(h):
+                # a player that stands still after playing gets a new stream
+                st = step('stall')
+                check('h264_stall_restarts', st.get('restarts', 0) >= 1 and st.get('after') == 'played' and
+                      st.get('live') == 'h264', json.dumps(st))
         elif any(h.get('mse', {}).values()):
             check('h264_plays', False, 'the engine takes avc1 but the page offers no H.264: ' + json.dumps(h))
         else:

@@ -6,6 +6,8 @@ const [step, done] = arguments;
 const card = (d, id) => d.querySelector('[data-cam="' + id + '"]');
 const submit = c => c.querySelector('button[type=submit]').click();
 const visible = e => e.getBoundingClientRect().width > 0;
+// new H.264 streams the page gave card c's view (web/app.js restartVideo)
+const restartsOf = c => +c.dataset.h264Restarts || 0;
 // "frames the daemon sent to the page's MP4 stream / the video's time,
 // readyState, buffered ranges": who stopped when a video stands still
 async function playerNow(v) {
@@ -154,7 +156,7 @@ const steps = {
 		// first sample after); what the player and the daemon did
 		// meanwhile, each 500 ms, kept for a failure's message
 		const q0 = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames : -1;
-		const restarts = () => +c.dataset.h264Restarts || 0, n0 = restarts();
+		const n0 = restartsOf(c);
 		const end = Date.now() + 14000, start = Date.now();
 		let played = 0, prev = v.currentTime, nPrev = n0, tPrev = Date.now();
 		r.series = [];
@@ -162,7 +164,7 @@ const steps = {
 			await sleep(500);
 			// a step beyond the time between samples (and the page's
 			// jumps to the live edge) is a new stream's timeline, not play
-			const now = v.currentTime, n = restarts(), dt = (Date.now() - tPrev) / 1000;
+			const now = v.currentTime, n = restartsOf(c), dt = (Date.now() - tPrev) / 1000;
 			if (n === nPrev && now >= prev && now - prev <= dt + 0.6)
 				played += now - prev;
 			prev = now;
@@ -171,7 +173,7 @@ const steps = {
 			r.series.push(await playerNow(v) + (n > n0 ? ' r' + (n - n0) : ''));
 		}
 		r.advanced = Math.round(played * 100) / 100;
-		r.restarts = restarts() - n0;
+		r.restarts = restartsOf(c) - n0;
 		r.frames = v.getVideoPlaybackQuality ? v.getVideoPlaybackQuality().totalVideoFrames - q0 : -1;
 		r.size = v.videoWidth + 'x' + v.videoHeight;
 		r.live = c.dataset.live;
@@ -186,7 +188,7 @@ const steps = {
 	// (not MJPEG) and that plays
 	async stall() {
 		const c = card(document, 0), v = c.querySelector('video.live-video');
-		const n0 = +c.dataset.h264Restarts || 0, proto = SourceBuffer.prototype, append = proto.appendBuffer;
+		const n0 = restartsOf(c), proto = SourceBuffer.prototype, append = proto.appendBuffer;
 		// the SourceBuffers appending within 1 s from now are the stalled
 		// player's; one made later (the new stream's) works
 		const seen = new WeakMap(), cut = Date.now() + 1000;
@@ -198,9 +200,9 @@ const steps = {
 			return append.call(this, data);
 		};
 		const r = {}, src0 = v.src;
-		await until(() => (+c.dataset.h264Restarts || 0) > n0 ||
+		await until(() => restartsOf(c) > n0 ||
 			/MJPEG instead/.test(c.querySelector('.answer').textContent), 15000);
-		r.restarts = (+c.dataset.h264Restarts || 0) - n0;
+		r.restarts = restartsOf(c) - n0;
 		// judged on the new stream's player (a new blob: URL) only
 		let t0 = null;
 		r.after = await until(() => {
