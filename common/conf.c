@@ -72,7 +72,8 @@ int vc_conf_split_listen(const char *s, char *host, size_t hostlen, int *port)
 	if (hl >= hostlen)
 		return -EINVAL;
 	long p;
-	if (vc_conf_parse_long(colon + 1, 1, 65535, &p) < 0)
+	/* 0 as for --listen: the kernel picks a free port, the log names it */
+	if (vc_conf_parse_long(colon + 1, 0, 65535, &p) < 0)
 		return -EINVAL;
 	memcpy(host, h, hl);
 	host[hl] = '\0';

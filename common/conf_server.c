@@ -123,7 +123,7 @@ static int p_listen(struct vc_conf_pstate *st, const struct vc_conf_key *k, void
 
 	(void)k;
 	if (vc_conf_split_listen(v, host, sizeof(host), &port) < 0) {
-		vc_conf_bad(st, line, "listen: '%s' is not HOST:PORT, [IPV6]:PORT or :PORT (port 1-65535)", v);
+		vc_conf_bad(st, line, "listen: '%s' is not HOST:PORT, [IPV6]:PORT or :PORT (port 0-65535, 0 = any free one)", v);
 		return 0;
 	}
 	return push_str(&c->listen, &c->n_listen, v);

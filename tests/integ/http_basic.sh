@@ -221,7 +221,7 @@ check sigterm_streams_ended "$([ "$r1" != 124 ] && [ -s "$TMP/s1" ] && [ -s "$TM
 if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
 	"$VCAPD" --listen "[::1]:0" --listen "127.0.0.1:0" >"$TMP/v6.log" 2>&1 &
 	V6=$!; PIDS="$PIDS $V6"
-	# up to 5 s for it to come up (as start_vcapd waits), both must answer;
+	# up to 5 s for it to come up (as start_vcapd_any waits), both must answer;
 	# each port is the one its log line names
 	for _i in $(seq 50); do
 		p6=$(sed -n 's/.*listening on \[::1\]:0 (port \([0-9]*\)).*/\1/p' "$TMP/v6.log" | head -1)

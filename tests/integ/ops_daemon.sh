@@ -7,7 +7,6 @@
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_daemon
 . tests/integ/lib/common.sh
-P=18310
 BUILD=${VCAP_BUILD:-build}
 NL=$BUILD/tools/notify_listen
 PW=secret-pw
@@ -18,7 +17,7 @@ fi
 HASH=$(openssl passwd -6 "$PW")
 cat >"$TMP/v.conf" <<EOC
 [server]
-listen = 127.0.0.1:$P
+listen = 127.0.0.1:0
 log_level = info
 user = admin:$HASH
 token_secret = 0123456789abcdef-integ
@@ -52,7 +51,7 @@ fi
 "$VCAPD" --config "$TMP/v.conf" >"$TMP/vcapd.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"
 unset NOTIFY_SOCKET
-for i in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$P/" && break; sleep 0.1; done
+P=$(logged_port "$TMP/vcapd.log" "$VPID") || { fail setup "$(tail -5 "$TMP/vcapd.log")"; exit 1; }
 U="http://127.0.0.1:$P"
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 
@@ -129,12 +128,11 @@ fi
 # TLS with a self-signed certificate made here.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 1 \
 	-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1
-P2=$((P + 1))
-printf '[server]\nlisten = 127.0.0.1:%s\ntls_cert = %s\ntls_key = %s\n[camera a]\ndevice = test:160x120@10:YUYV\n' \
-	"$P2" "$TMP/cert.pem" "$TMP/key.pem" >"$TMP/tls.conf"
+printf '[server]\nlisten = 127.0.0.1:0\ntls_cert = %s\ntls_key = %s\n[camera a]\ndevice = test:160x120@10:YUYV\n' \
+	"$TMP/cert.pem" "$TMP/key.pem" >"$TMP/tls.conf"
 "$VCAPD" --config "$TMP/tls.conf" >"$TMP/tls.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"
-for i in $(seq 50); do curl -s -o /dev/null --cacert "$TMP/cert.pem" "https://127.0.0.1:$P2/" && break; sleep 0.1; done
+P2=$(logged_port "$TMP/tls.log" "$VPID")
 c1=$(curl -s -o "$TMP/tls.jpg" -w '%{http_code}' --max-time 5 --cacert "$TMP/cert.pem" "https://127.0.0.1:$P2/snapshot")
 c2=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://127.0.0.1:$P2/snapshot")
 c3=$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "https://127.0.0.1:$P2/snapshot")

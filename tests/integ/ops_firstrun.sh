@@ -4,8 +4,7 @@
 # pattern where there is no camera) at the --default-listen address; a
 # config's listen lines replace that default; the file written later is
 # read by SIGHUP; and a port already taken stops the start with one line
-# naming the process that holds it. Ports: chosen by the daemon (:0), and
-# 18981 on 127.0.0.2.
+# naming the process that holds it. Ports: chosen by the daemon (:0).
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_firstrun
 . tests/integ/lib/common.sh
@@ -62,10 +61,12 @@ else
 fi
 
 # 4. A config's listen lines replace --default-listen (127.0.0.2 is loopback too).
-printf '[server]\nlisten = 127.0.0.2:18981\n' >"$C"
+printf '[server]\nlisten = 127.0.0.2:0\n' >"$C"
 if run_bg "$TMP/c.log" --config "$C" --config-optional --default-listen 127.0.0.1:0; then
-	grep -q 'listening on 127.0.0.2:18981 ' "$TMP/c.log" && ! grep -q 'listening on 127.0.0.1' "$TMP/c.log"
-	check config_listen_wins $? "$(grep listening "$TMP/c.log" | tr '\n' ' ')"
+	c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.2:$VPORT/api/status")
+	grep -q 'listening on 127.0.0.2:0 (port ' "$TMP/c.log" && ! grep -q 'listening on 127.0.0.1' "$TMP/c.log" &&
+		[ "$c" = 200 ]
+	check config_listen_wins $? "status on 127.0.0.2:$VPORT $c; $(grep listening "$TMP/c.log" | tr '\n' ' ')"
 	kill "$VPID"; wait "$VPID" 2>/dev/null
 else
 	fail config_listen_wins "did not start: $(tr '\n' ' ' <"$TMP/c.log" | head -c 400)"

@@ -8,19 +8,17 @@
 # reload), and a change of control lines alone applies without a reopen;
 # restart-only keys (listen) are logged; zero config gives way to
 # [camera] sections and comes back; systemd STATUS= follows cameras,
-# clients and fps. Ports 18940-18949.
+# clients and fps. Ports: chosen by the daemon (listen = 127.0.0.1:0).
 cd "$(dirname "$0")/../.." || exit 2
 T=ops_reload
 . tests/integ/lib/common.sh
-P=18940
 BUILD=${VCAP_BUILD:-build}
 NL=$BUILD/tools/notify_listen
-U="http://127.0.0.1:$P"
 
 if [ ! -x "$NL" ]; then
 	fail setup "$NL not built"; exit 1
 fi
-conf() { # conf FILE LISTEN-PORT SECTIONS...: writes a config
+conf() { # conf FILE LISTEN-PORT SECTIONS...: writes a config (port 0: any free one)
 	_f=$1; _p=$2; shift 2
 	printf '[server]\nlisten = 127.0.0.1:%s\n' "$_p" >"$_f"
 	for _s in "$@"; do printf '%b' "$_s" >>"$_f"; done
@@ -51,24 +49,17 @@ seq_ok() {
 		END { printf "%d %d\n", n, gap * 1000; exit (bad || gap >= 1.0 || n < 2) }'
 }
 
-# taken() PORT: another process (a parallel run of this script) answers there
-taken() {
-	if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/"; then
-		fail setup "port $1 is already taken by another process"
-		exit 1
-	fi
-}
-taken $P; taken $((P + 2)); taken $((P + 3))
-conf "$TMP/c.conf" $P "$A"
+conf "$TMP/c.conf" 0 "$A"
 "$NL" "$TMP/notify.sock" 60 >"$TMP/notify.log" 2>&1 &
 NLPID=$!; PIDS="$PIDS $NLPID"
 for i in $(seq 20); do [ -S "$TMP/notify.sock" ] && break; sleep 0.05; done
 NOTIFY_SOCKET="$TMP/notify.sock" "$VCAPD" --config "$TMP/c.conf" >"$TMP/v.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"
-for i in $(seq 50); do curl -s -o /dev/null "$U/api/status" && break; sleep 0.1; done
+P=$(logged_port "$TMP/v.log" "$VPID") || { fail setup "$(tail -5 "$TMP/v.log")"; exit 1; }
+U="http://127.0.0.1:$P"
 
 # 1. Added: [camera b] appears, is listed and streams.
-conf "$TMP/c.conf" $P "$A" "$B"
+conf "$TMP/c.conf" 0 "$A" "$B"
 hup
 l=$(ids)
 timeout 5 curl -s -N --max-time 2 "$U/stream?cam=b" >"$TMP/b0.bin" 2>/dev/null
@@ -84,7 +75,7 @@ CA=$!
 curl -s -N --max-time 5 "$U/stream?cam=b" >"$TMP/b.bin" 2>/dev/null &
 CB=$!
 sleep 1.5
-conf "$TMP/c.conf" $P "$A2" "$B"
+conf "$TMP/c.conf" 0 "$A2" "$B"
 before=$(grep -ac 'Content-Type: image/jpeg' "$TMP/a.bin")
 hup; sleep 0.3
 wait $CA; rca=$?; wait $CB; rcb=$?
@@ -107,7 +98,7 @@ A3='[camera a]\ndevice = test:640x480@20:YUYV\nidle_stop_ms = never\ncontrol = n
 curl -s -N --max-time 4 "$U/stream?cam=a" >"$TMP/a3.bin" 2>/dev/null &
 CA=$!
 sleep 1.5
-conf "$TMP/c.conf" $P "$A3" "$B"
+conf "$TMP/c.conf" 0 "$A3" "$B"
 hup
 wait $CA; rca=$?
 sleep 0.5
@@ -123,7 +114,7 @@ A2=$A3
 curl -s -N --max-time 8 "$U/stream?cam=b" >"$TMP/b2.bin" 2>/dev/null &
 CB=$!
 sleep 1
-conf "$TMP/c.conf" $P "$A2"
+conf "$TMP/c.conf" 0 "$A2"
 t0=$(date +%s%N); hup
 wait $CB; rcb=$?; t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
@@ -142,12 +133,12 @@ check removed_ends_streams $? "curl rc=$rcb (0 = clean end) after $ms ms, $nb pa
 S='[camera s]\ndevice = test:160x120@1:YUYV\n'
 res=""
 for attempt in 1 2 3; do
-	conf "$TMP/c.conf" $P "$A2" "$S"; hup
+	conf "$TMP/c.conf" 0 "$A2" "$S"; hup
 	t0=$(date +%s%N)
 	curl -s -o "$TMP/snap.txt" -w '%{http_code}' --max-time 8 "$U/snapshot?cam=s" >"$TMP/snap.code" &
 	CS=$!
 	sleep 0.4
-	conf "$TMP/c.conf" $P "$A2"; hup
+	conf "$TMP/c.conf" 0 "$A2"; hup
 	wait $CS; t1=$(date +%s%N)
 	sc=$(cat "$TMP/snap.code"); ms=$(( (t1 - t0) / 1000000 ))
 	res="$res attempt $attempt: $sc in $ms ms $(head -c 80 "$TMP/snap.txt");"
@@ -174,14 +165,14 @@ echo "$st" | grep -Eq '^STATUS=1 cam \(1 streaming\), 1 client, (1[5-9]|2[0-5])\
 check status_fps_clients $? "after $((i / 10)).$((i % 10)) s: $(echo "$st" | tail -14 | tr '\n' '|')"
 
 # 5. Restart-only keys: a changed listen address is logged, the old one keeps serving.
-conf "$TMP/c.conf" $((P + 1)) "$A2"
+conf "$TMP/c.conf" "$(free_port)" "$A2"
 hup
 c1=$(code "$U/api/status")
 grep -q 'warn.*reload: listen changed: restart vcapd to apply' "$TMP/v.log" && [ "$c1" = 200 ]
 check listen_change_logged $? "old port=$c1: $(grep 'restart' "$TMP/v.log" | tr '\n' ' ')"
 # An added camera whose device is missing is listed as absent and refused
 # with 503 (it is picked up when the node appears: wire_zeroconf, boot_wire).
-conf "$TMP/c.conf" $((P + 1)) "$A2" '[camera m]\ndevice = /dev/video299\n'
+conf "$TMP/c.conf" 0 "$A2" '[camera m]\ndevice = /dev/video299\n'
 hup
 cm=$(curl -s --max-time 5 "$U/api/cams/m"); c1=$(code "$U/snapshot?cam=m"); c2=$(code "$U/snapshot?cam=a")
 echo "$cm" | grep -q '"state":"absent"' && [ "$c1" = 503 ] && [ "$c2" = 200 ]
@@ -190,7 +181,7 @@ stop_vcapd; rc=$?
 [ $rc = 0 ]; check stop_after_reloads $? "exit $rc"
 
 # 6. --device cameras take control lines from a [camera] naming the same device.
-conf "$TMP/d.conf" $((P + 2)) '[camera z]\ndevice = test:160x120@10:YUYV\ncontrol = nosuch_z=1\n' \
+conf "$TMP/d.conf" 0 '[camera z]\ndevice = test:160x120@10:YUYV\ncontrol = nosuch_z=1\n' \
 	'[camera y]\ndevice = test:320x240@10:YUYV\ncontrol = nosuch_y=1\n'
 "$VCAPD" --config "$TMP/d.conf" --device test:160x120@10:YUYV >"$TMP/d.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"
@@ -208,16 +199,15 @@ check device_flag_controls_reload $? "$(grep -i 'control\|reload' "$TMP/d.log" |
 stop_vcapd
 
 # 7. Zero config (no [camera]) gives way to a [camera] on reload, and back.
-P3=$((P + 3)); U="http://127.0.0.1:$P3"
-conf "$TMP/z.conf" $P3
+conf "$TMP/z.conf" 0
 "$VCAPD" --config "$TMP/z.conf" >"$TMP/v.log" 2>&1 &
 VPID=$!; PIDS="$PIDS $VPID"; NHUP=0
-for i in $(seq 50); do curl -s -o /dev/null "$U/api/status" && break; sleep 0.1; done
+P3=$(logged_port "$TMP/v.log" "$VPID"); U="http://127.0.0.1:$P3"
 l0=$(ids)
-conf "$TMP/z.conf" $P3 '[camera q]\ndevice = test:160x120@10:YUYV\n'
+conf "$TMP/z.conf" 0 '[camera q]\ndevice = test:160x120@10:YUYV\n'
 hup; l1=$(ids)
 c1=$(code "$U/snapshot?cam=q")
-conf "$TMP/z.conf" $P3
+conf "$TMP/z.conf" 0
 hup; l2=$(ids)
 echo "$l0" | grep -q '"id":"0"' && [ "$l1" = '"id":"q" ' ] && [ "$c1" = 200 ] && [ "$l2" = "$l0" ]
 check zeroconf_reload $? "zero config: $l0; with [camera q]: $l1 (snapshot $c1); without: $l2"

@@ -173,13 +173,16 @@ if [ $? = 0 ]; then echo "ops_systemd.restart_limits: OK"; else
 	echo "ops_systemd.restart_limits: FAIL $(grep -E '^(StartLimit|RestartSec|ExecStart)' systemd/vcapd.service | tr '\n' ' ')"; fi
 
 # The installed binary finds the installed web files beside it (no web_root
-# set) and serves the page at / (port 18944, ops_reload's range).
-PW=18944
+# set) and serves the page at / (on a port it picks).
 if [ -x "$T/root/usr/bin/vcapd" ] && [ -f "$T/root/usr/share/vcapd/web/index.html" ]; then
-	"$T/root/usr/bin/vcapd" --listen 127.0.0.1:$PW --device test >"$T/inst.log" 2>&1 &
+	"$T/root/usr/bin/vcapd" --listen 127.0.0.1:0 --device test >"$T/inst.log" 2>&1 &
 	ip=$!
 	trap 'kill $ip 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-	for i in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PW/api/status" && break; sleep 0.1; done
+	for i in $(seq 50); do
+		PW=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$T/inst.log")
+		[ -n "$PW" ] && curl -s -o /dev/null "http://127.0.0.1:$PW/api/status" && break
+		sleep 0.1
+	done
 	c=$(curl -s -o "$T/page.html" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PW/")
 	kill $ip; wait $ip 2>/dev/null
 	[ "$c" = 200 ] && cmp -s "$T/page.html" web/index.html && grep -q "web root $T/root/usr/share/vcapd/web$" "$T/inst.log"

@@ -170,7 +170,6 @@ static const struct bad bads[] = {
 	{ __LINE__, "[server]\nlisten = 8080\n", 2, "listen: '8080' is not HOST:PORT" },
 	{ __LINE__, "[server]\nlisten = ::1:8080\n", 2, "is not HOST:PORT" },
 	{ __LINE__, "[server]\nlisten = [::1]8080\n", 2, "is not HOST:PORT" },
-	{ __LINE__, "[server]\nlisten = host:0\n", 2, "is not HOST:PORT" },
 	{ __LINE__, "[server]\nlisten = host:65536\n", 2, "is not HOST:PORT" },
 	{ __LINE__, "[server]\nlog_level = loud\n", 2, "log_level: 'loud'" },
 	{ __LINE__, "[server]\nlog_level = info\nlog_level = debug\n", 3, "set twice in this section (first on line 2)" },
@@ -500,6 +499,7 @@ static void split_listen(void)
 		{ "127.0.0.1:8080", "127.0.0.1", 8080 }, { "[::1]:80", "::1", 80 },
 		{ ":9", "", 9 }, { "cam.local:65535", "cam.local", 65535 },
 		{ "[fe80::1%eth0]:1", "fe80::1%eth0", 1 },
+		{ "127.0.0.1:0", "127.0.0.1", 0 }, { "h:65536", NULL, 0 }, { "h:-1", NULL, 0 },
 		{ "x", NULL, 0 }, { "[]:80", NULL, 0 }, { "a:b", NULL, 0 }, { "a:", NULL, 0 },
 		{ "1:2:3", NULL, 0 },
 	};

@@ -1,6 +1,6 @@
 # Shared helpers for the serving integration tests (sourced, not run).
-# Each script sets T (its name prefix) first; ports come from start_vcapd_any
-# or free_port (a few older scripts still set PORT, their own port range).
+# Each script sets T (its name prefix) first; ports come from start_vcapd_any,
+# logged_port (a config's listen = 127.0.0.1:0) or free_port, never fixed.
 VCAPD=${VCAPD:-build/vcapd}
 TMP=$(mktemp -d "/tmp/vcapd-integ.XXXXXX")
 PIDS=""
@@ -19,42 +19,30 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 1" INT TERM PIPE HUP
 
-# start_vcapd PORT ARGS...: starts the daemon on 127.0.0.1:PORT, waits until it
-# answers; sets VPID. Returns non-zero when it does not come up.
-start_vcapd() {
-	_port=$1; shift
-	if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$_port/"; then
-		echo "port $_port is already taken by another process:" \
-			"$(ss -ltnpH "sport = :$_port" 2>/dev/null | sed 's/.*users://' | head -1)" >&2
-		return 1
-	fi
-	"$VCAPD" --listen "127.0.0.1:$_port" "$@" >"$TMP/vcapd-$_port.log" 2>&1 &
-	VPID=$!
-	PIDS="$PIDS $VPID"
-	for _i in $(seq 50); do
-		curl -s -o /dev/null "http://127.0.0.1:$_port/api/status" && return 0
-		kill -0 "$VPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$TMP/vcapd-$_port.log" >&2
-	return 1
-}
-
-# start_vcapd_any ARGS...: like start_vcapd, but on a port the daemon picks
-# itself (--listen 127.0.0.1:0, read back from its log), so two runs of one
-# test at the same moment cannot collide. Sets VPID, VPORT and VLOG.
+# start_vcapd_any ARGS...: starts the daemon on a port it picks itself
+# (--listen 127.0.0.1:0, read back from its log), so two runs of one test at
+# the same moment cannot collide, and waits until it answers (5 s). Sets VPID,
+# VPORT and VLOG; returns non-zero, with the log, when it does not come up.
 start_vcapd_any() {
 	VLOG=$(mktemp "$TMP/vcapd-any.XXXXXX")
 	"$VCAPD" --listen 127.0.0.1:0 "$@" >"$VLOG" 2>&1 &
 	VPID=$!
 	PIDS="$PIDS $VPID"
+	VPORT=$(logged_port "$VLOG" "$VPID") && return 0
+	cat "$VLOG" >&2
+	return 1
+}
+
+# logged_port LOG PID: the port a daemon listening on 127.0.0.1:0 (flag or
+# config) picked, once it answers there (5 s); fails when PID exits first.
+logged_port() {
 	for _i in $(seq 50); do
-		VPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$VLOG" | head -1)
-		[ -n "$VPORT" ] && curl -s -o /dev/null "http://127.0.0.1:$VPORT/api/status" && return 0
-		kill -0 "$VPID" 2>/dev/null || break
+		_p=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$1" | head -1)
+		[ -n "$_p" ] && { curl -s -o /dev/null "http://127.0.0.1:$_p/api/status" ||
+			curl -sk -o /dev/null "https://127.0.0.1:$_p/api/status"; } && { echo "$_p"; return 0; }
+		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$VLOG" >&2
 	return 1
 }
 
