@@ -69,12 +69,26 @@ if [ "${1:-}" = "--guest" ]; then
 	st() { curl -s --max-time 5 "$U/api/status"; }
 	# frames: the camera's captured frames in a status answer
 	frames() { sed -n 's/.*"stats":{"frames":\([0-9]*\).*/\1/p' | head -1; }
+	# h264_sent: frames the daemon's H.264 output has sent
+	h264_sent() { st | grep -o '"kind":"h264".*' | grep -o '"frames":[0-9]*' | head -1 | tr -dc 0-9; }
+	# within SECONDS CMD...: runs CMD every 0.2 s until it succeeds (status
+	# 0) or SECONDS passed (status 1); every wait in the guest is one of these
+	within() {
+		_end=$(($(dsec) + $1 * 10))
+		shift
+		until "$@"; do
+			[ "$(dsec)" -ge "$_end" ] && return 1
+			sleep 0.2
+		done
+	}
+	answers() { curl -s -o /dev/null --max-time 2 "$U/api/status"; }
+	answers_or_exited() { answers || ! kill -0 "$1" 2>/dev/null; }
+	idle_closed() { st | grep -q '"closed_idle":true'; }
+	streaming() { st | grep -q '"state":"streaming"'; }
+	lines_ge() { [ "$(grep -c . "$1" 2>/dev/null)" -ge "$2" ]; }
 	# hdrs FILE: waits until curl wrote FILE's headers, up to 30 s (a curl
 	# start takes seconds under TCG)
-	hdrs() {
-		_end=$(($(date +%s) + 30))
-		until grep -q '^HTTP' "$1" 2>/dev/null || [ "$(date +%s)" -ge $_end ]; do sleep 0.2; done
-	}
+	hdrs() { within 30 grep -qs '^HTTP' "$1"; }
 	echo "$UVC_DEV $UVC_META $UVC_PID ${VIVID_VM_ACCEL:-?}" >"$out/env"
 	v4l2-ctl -d "$UVC_DEV" --list-formats-ext >"$out/formats.txt" 2>&1
 	v4l2-ctl -d "$UVC_DEV" -D >"$out/querycap.txt" 2>&1
@@ -83,20 +97,14 @@ if [ "${1:-}" = "--guest" ]; then
 		--stream-count=90 --stream-to="$out/ref.mjpg" >"$out/ref.log" 2>&1
 	$VCAPD --listen 127.0.0.1:$PORT >"$out/vcapd.log" 2>&1 &
 	vp=$!
+	within 30 answers_or_exited $vp
 	up=0
-	for i in $(seq 150); do
-		curl -s -o /dev/null --max-time 2 "$U/api/status" && { up=1; break; }
-		kill -0 $vp 2>/dev/null || break
-		sleep 0.2
-	done
+	answers && up=1
 	echo $up >"$out/up"
 	[ $up = 1 ] || exit 0
 	# discovery: until the camera is open (its QUERYCAP card listed), 30 s
-	for i in $(seq 150); do
-		curl -s --max-time 5 -o "$out/cams.json" "$U/api/cams"
-		grep -q '"card"' "$out/cams.json" && break
-		sleep 0.2
-	done
+	cam_listed() { curl -s --max-time 5 -o "$out/cams.json" "$U/api/cams" && grep -q '"card"' "$out/cams.json"; }
+	within 30 cam_listed
 	# settled FILE: a status answer, saved to FILE, with one stream client
 	# counted by the policy and no switch for 2 s
 	settled() {
@@ -115,7 +123,7 @@ if [ "${1:-}" = "--guest" ]; then
 		_p=$!
 		hdrs "$out/$1.h"
 		_t0=$(date +%s)
-		until settled "$out/$1.status.json" || [ $(($(date +%s) - _t0)) -ge 40 ]; do sleep 0.5; done
+		within 40 settled "$out/$1.status.json"
 		while [ $(($(date +%s) - _t0)) -lt "$3" ]; do sleep 0.5; done
 		kill $_p 2>/dev/null
 		wait $_p
@@ -155,11 +163,8 @@ if [ "${1:-}" = "--guest" ]; then
 	# host, 1-2 beside a busy one; a stream that stops never gets there)
 	curl -s -N --max-time 40 -D "$out/h264.h" -o "$out/h264.bin" "$U/stream.h264?size=640x480" &
 	hp=$!
-	h264_sent() { st | grep -o '"kind":"h264".*' | grep -o '"frames":[0-9]*' | head -1 | tr -dc 0-9; }
-	_end=$(($(date +%s) + 40))
-	until [ "$(h264_sent)" -ge 14 ] 2>/dev/null || ! kill -0 $hp 2>/dev/null || [ "$(date +%s)" -ge $_end ]; do
-		sleep 0.5
-	done
+	h264_done() { [ "$(h264_sent)" -ge 14 ] 2>/dev/null || ! kill -0 $hp 2>/dev/null; }
+	within 40 h264_done
 	sleep 1 # what was sent reaches curl
 	kill $hp 2>/dev/null
 	wait $hp
@@ -170,8 +175,7 @@ if [ "${1:-}" = "--guest" ]; then
 	# kept); with them held, the daemon's memory counters and its RSS
 	curl -s -N --max-time 16 -o "$out/bud_default.bin" "$U/stream" &
 	bd=$!
-	_end=$(($(date +%s) + 30))
-	until [ -s "$out/bud_default.bin" ] || [ "$(date +%s)" -ge $_end ]; do sleep 0.2; done
+	within 30 test -s "$out/bud_default.bin"
 	awk '/^VmRSS/ { print $2 }' /proc/$vp/status >"$out/bud_rss0"
 	i=0
 	for f in NV12 NV21 YUYV UYVY YUV420 YVU420 RGB24 BGR24 GREY NV16 NV61 YUV422P; do
@@ -183,8 +187,7 @@ if [ "${1:-}" = "--guest" ]; then
 	st >"$out/bud_status.json"
 	awk '/^VmRSS/ { print $2 }' /proc/$vp/status >"$out/bud_rss"
 	wait $bd
-	_end=$(($(date +%s) + 20))
-	until [ "$(grep -c . "$out/bud_codes")" -ge 12 ] || [ "$(date +%s)" -ge $_end ]; do sleep 0.2; done
+	within 20 lines_ge "$out/bud_codes" 12
 	for f in /tmp/bud_*; do head -c 300 "$f"; echo; done | grep -a '^{' >"$out/bud_refusals"
 	rm -f /tmp/bud_*
 	sleep 3
@@ -194,15 +197,11 @@ if [ "${1:-}" = "--guest" ]; then
 	usbdev=$(dirname "$(readlink -f "/sys/class/video4linux/${UVC_DEV##*/}/device")")
 	echo "$usbdev" >"$out/as_usbdev"
 	rs() { cat "$usbdev/power/runtime_status" 2>/dev/null; }
+	suspended() { [ "$(rs)" = suspended ]; }
+	# closed within 30 s, suspended within 60 s of the start (tenths of a second)
 	t0=$(dsec) closed=no susp=no
-	while [ $(($(dsec) - t0)) -lt 300 ]; do
-		st | grep -q '"closed_idle":true' && { closed=$(($(dsec) - t0)); break; }
-		sleep 0.2
-	done
-	while [ "$closed" != no ] && [ $(($(dsec) - t0)) -lt 600 ]; do
-		[ "$(rs)" = suspended ] && { susp=$(($(dsec) - t0)); break; }
-		sleep 0.2
-	done
+	within 30 idle_closed && closed=$(($(dsec) - t0)) &&
+		within $((60 - closed / 10)) suspended && susp=$(($(dsec) - t0))
 	st >"$out/as_status.json"
 	echo "$closed $susp $(rs)" >"$out/as_idle"
 	dmesg | grep -c 'reset high-speed USB device' >"$out/as_resets0"
@@ -219,29 +218,28 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s -N --max-time 900 -D "$out/rp.h" -o "$out/rp.bin" "$U/stream?size=640x480" &
 	vw=$!
 	hdrs "$out/rp.h"
-	for i in $(seq 100); do st | grep -q '"state":"streaming"' && break; sleep 0.2; done
+	within 20 streaming
+	# gone: not streaming any more; back: streaming and counting frames again
+	gone() {
+		s=$(st | grep -o '"state":"[a-z]*"' | head -1)
+		[ -n "$s" ] && [ "$s" != '"state":"streaming"' ]
+	}
+	back() {
+		s=$(st)
+		f=$(echo "$s" | frames)
+		echo "$s" | grep -q '"state":"streaming"' && [ "${f:-0}" -gt "${f0:-0}" ]
+	}
 	wc -l <"$out/vcapd.log" >"$out/log0"
 	for c in $(seq "$CYCLES"); do
 		t0=$(dsec)
 		kill -USR1 "$UVC_PID"
-		# gone: not streaming any more (20 s at most)
 		seen=none
-		while [ $(($(dsec) - t0)) -lt 200 ]; do
-			s=$(st | grep -o '"state":"[a-z]*"' | head -1)
-			[ -n "$s" ] && [ "$s" != '"state":"streaming"' ] && { seen=$s; break; }
-			sleep 0.2
-		done
+		within 20 gone && seen=$s
 		t1=$(dsec)
 		f0=$(st | frames)
 		kill -USR2 "$UVC_PID"
-		# back: streaming and counting frames again (40 s at most)
 		ok=0
-		while [ $(($(dsec) - t1)) -lt 400 ]; do
-			s=$(st)
-			f=$(echo "$s" | frames)
-			echo "$s" | grep -q '"state":"streaming"' && [ "${f:-0}" -gt "${f0:-0}" ] && { ok=1; break; }
-			sleep 0.2
-		done
+		within 40 back && ok=1
 		t2=$(dsec)
 		sleep 1
 		rss=$(awk '/^VmRSS/ { print $2 }' /proc/$vp/status)
@@ -276,10 +274,7 @@ if [ "${1:-}" = "--guest" ]; then
 	uvc_node >"$q/node"
 	$VCAPD --listen 127.0.0.1:$PORT >"$q/vcapd.log" 2>&1 &
 	vp=$!
-	for i in $(seq 150); do
-		curl -s -o /dev/null --max-time 2 "$U/api/status" && break
-		sleep 0.2
-	done
+	within 30 answers_or_exited $vp
 	curl -s -N --max-time 12 -o "$q/s.bin" "$U/stream"
 	curl -s --max-time 10 -o "$q/metrics.txt" "$U/metrics"
 	# a second recording: the gap check is a wall-clock window, which a
@@ -295,10 +290,7 @@ if [ "${1:-}" = "--guest" ]; then
 	# autosuspend waits for it) and opened by the next client: caps read
 	# afresh, what it answered is still known (not said again)
 	parked=open
-	for i in $(seq 100); do
-		st | grep -q '"closed_idle":true' && { parked=closed; break; }
-		sleep 0.2
-	done
+	within 20 idle_closed && parked=closed
 	echo "$parked" >"$q/parked"
 	curl -s -N --max-time 4 -o "$q/again.bin" "$U/stream"
 	# a 15 fps client alone: the mode settles at the rate the camera runs
@@ -306,8 +298,7 @@ if [ "${1:-}" = "--guest" ]; then
 	curl -s -N --max-time 60 -D "$q/f15.h" -o "$q/f15.bin" "$U/stream?fps=15" &
 	p=$!
 	hdrs "$q/f15.h"
-	t0=$(date +%s)
-	until settled "$q/f15.a.json" || [ $(($(date +%s) - t0)) -ge 40 ]; do sleep 0.5; done
+	within 40 settled "$q/f15.a.json"
 	sleep 5
 	st >"$q/f15.b.json"
 	kill $p
