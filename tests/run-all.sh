@@ -71,8 +71,8 @@ integ_asan() {
 # integ_both: the plain and the ASan integration suites side by side. Their
 # tests mostly wait (on a frame clock, a policy window, a browser), so two
 # lanes take little more wall time than one; CI's 90 minutes need it. The
-# ASan lane runs in its own network namespace: each script's fixed port range
-# is then free in both lanes at once.
+# ASan lane runs in its own network namespace: the lanes then share no port a
+# daemon takes by default (RTSP's 8554; HTTP ports are picked by the daemons).
 integ_both() {
 	lane="$LOGDIR/lane-integ-asan.out"
 	if ! unshare -n sh -c 'ip link set lo up' 2>/dev/null; then
