@@ -9,6 +9,7 @@
 # installed binary serves the installed page at /.
 cd "$(dirname "$0")/../.." || exit 2
 VCAPD=${VCAPD:-build/vcapd}
+. tests/integ/lib/port.sh
 T=$(mktemp -d /tmp/ops_systemd.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 
@@ -120,11 +121,7 @@ else
 	setpriv --bounding-set=-sys_nice nice -n 19 "$VCAPD" --config "$T/nice.conf" \
 		--listen 127.0.0.1:0 >"$T/nice.log" 2>&1 &
 	np=$!
-	for i in $(seq 50); do
-		NP=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$T/nice.log")
-		[ -n "$NP" ] && break
-		sleep 0.1
-	done
+	NP=$(logged_port "$T/nice.log" $np)
 	curl -s -o /dev/null --max-time 5 -u admin:wrong1 "http://127.0.0.1:$NP/api/status"
 	curl -s -o /dev/null --max-time 5 -u admin:wrong2 "http://127.0.0.1:$NP/api/status"
 	kill $np; wait $np 2>/dev/null
@@ -178,11 +175,7 @@ if [ -x "$T/root/usr/bin/vcapd" ] && [ -f "$T/root/usr/share/vcapd/web/index.htm
 	"$T/root/usr/bin/vcapd" --listen 127.0.0.1:0 --device test >"$T/inst.log" 2>&1 &
 	ip=$!
 	trap 'kill $ip 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-	for i in $(seq 50); do
-		PW=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$T/inst.log")
-		[ -n "$PW" ] && curl -s -o /dev/null "http://127.0.0.1:$PW/api/status" && break
-		sleep 0.1
-	done
+	PW=$(logged_port "$T/inst.log" $ip)
 	c=$(curl -s -o "$T/page.html" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PW/")
 	kill $ip; wait $ip 2>/dev/null
 	[ "$c" = 200 ] && cmp -s "$T/page.html" web/index.html && grep -q "web root $T/root/usr/share/vcapd/web$" "$T/inst.log"

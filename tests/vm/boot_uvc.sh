@@ -72,7 +72,7 @@ if [ "${1:-}" = "--guest" ]; then
 	# h264_sent: frames the daemon's H.264 output has sent
 	h264_sent() { st | grep -o '"kind":"h264".*' | grep -o '"frames":[0-9]*' | head -1 | tr -dc 0-9; }
 	# within SECONDS CMD...: runs CMD every 0.2 s until it succeeds (status
-	# 0) or SECONDS passed (status 1); every wait in the guest is one of these
+	# 0) or SECONDS passed (status 1); every wait for a condition in the guest
 	within() {
 		_end=$(($(dsec) + $1 * 10))
 		shift

@@ -2,6 +2,7 @@
 # Each script sets T (its name prefix) first; ports come from start_vcapd_any,
 # logged_port (a config's listen = 127.0.0.1:0) or free_port, never fixed.
 VCAPD=${VCAPD:-build/vcapd}
+. tests/integ/lib/port.sh
 TMP=$(mktemp -d "/tmp/vcapd-integ.XXXXXX")
 PIDS=""
 ok() { echo "$T.$1: OK${2:+ $2}"; }
@@ -30,19 +31,6 @@ start_vcapd_any() {
 	PIDS="$PIDS $VPID"
 	VPORT=$(logged_port "$VLOG" "$VPID") && return 0
 	cat "$VLOG" >&2
-	return 1
-}
-
-# logged_port LOG PID: the port a daemon listening on 127.0.0.1:0 (flag or
-# config) picked, once it answers there (5 s); fails when PID exits first.
-logged_port() {
-	for _i in $(seq 50); do
-		_p=$(sed -n 's/.*listening on 127\.0\.0\.1:0 (port \([0-9]*\)).*/\1/p' "$1" | head -1)
-		[ -n "$_p" ] && { curl -s -o /dev/null "http://127.0.0.1:$_p/api/status" ||
-			curl -sk -o /dev/null "https://127.0.0.1:$_p/api/status"; } && { echo "$_p"; return 0; }
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-	done
 	return 1
 }
 
